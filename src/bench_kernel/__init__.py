@@ -1,0 +1,31 @@
+"""bench-kernel: measure, explain and document GPU kernel performance.
+
+The public API is re-exported here and imported lazily, so ``import bench_kernel`` costs
+nothing and pulls in neither torch nor numpy until a measuring function is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it. Every capability adds its names here.
+_EXPORTS: dict[str, str] = {
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'bench_kernel' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,98 @@
+"""The ``bench-kernel`` command line: parse, call the Python API, render. Nothing is computed here.
+
+Each command lives in its own module (``cli/<command>.py`` exposing ``command``) and is imported
+only when invoked, so ``bench-kernel decode`` never pays for torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Sequence
+
+import click
+
+from bench_kernel.errors import BenchKernelError
+
+__all__ = ["main", "cli"]
+
+# command name -> "module:attribute". The only registry of commands: add a line per command.
+_COMMANDS: dict[str, str] = {
+}
+
+
+class _LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        target = _COMMANDS.get(name)
+        if target is None:
+            return None
+        module, attr = target.split(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="bench-kernel", prog_name="bench-kernel")
+def cli() -> None:
+    """Measure, explain and document GPU kernel performance.
+
+    Add --debug anywhere to see tracebacks instead of one-line errors.
+    """
+
+
+def _error(message: str) -> None:
+    # One line, always: multi-line exception texts are folded so scripts can grep the error.
+    text = " ".join(str(message).split())
+    click.echo(f"bench-kernel: error: {text}", err=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI on ``argv`` (default ``sys.argv[1:]``) and return the exit status.
+
+    0 success, 1 runtime error (bad file, failing target, ...), 2 usage error.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args or os.environ.get("BENCH_KERNEL_DEBUG") == "1"
+    args = [a for a in args if a != "--debug"]
+    try:
+        rv = cli.main(args=args, prog_name="bench-kernel", standalone_mode=False)
+        return rv if isinstance(rv, int) else 0
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.exceptions.Abort:
+        _error("aborted")
+        return 1
+    except click.UsageError as e:
+        if debug:
+            raise
+        hint = f" (see 'bench-kernel {e.ctx.command_path.split(' ', 1)[1]} --help')" if e.ctx and " " in e.ctx.command_path else ""
+        _error(e.format_message() + hint)
+        return 2
+    except click.ClickException as e:
+        if debug:
+            raise
+        _error(e.format_message())
+        return e.exit_code or 1
+    except BenchKernelError as e:
+        if debug:
+            raise
+        _error(str(e))
+        return e.exit_code
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return 130
+    except BrokenPipeError:
+        # `bench-kernel inventory t.json | head` closes stdout early: not an error.
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        except OSError:
+            pass
+        return 0
+    except Exception as e:  # noqa: BLE001 - the promise is one line, never a traceback
+        if debug:
+            raise
+        _error(f"internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)")
+        return 1

@@ -1,0 +1,60 @@
+"""Typed errors for bench-kernel: one flat hierarchy, one place.
+
+Every error a user can cause derives from :class:`BenchKernelError`. The CLI turns any of them
+into one line ``bench-kernel: error: <message>`` and the exit code below; messages name the
+field, the value and, where there is one, the fix.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BenchKernelError",
+    "UsageError",
+    "InputError",
+    "TraceError",
+    "TargetError",
+    "DeviceError",
+    "MeasurementError",
+    "CaptureError",
+    "CorrectnessError",
+]
+
+
+class BenchKernelError(Exception):
+    """Base of every error bench-kernel reports to a user."""
+
+    exit_code: int = 1
+
+
+class UsageError(BenchKernelError):
+    """The command line or an argument is malformed (exit 2)."""
+
+    exit_code = 2
+
+
+class InputError(BenchKernelError):
+    """An input file is missing, unreadable or of the wrong kind."""
+
+
+class TraceError(InputError):
+    """A trace file is truncated, not JSON, or not a Kineto/Chrome trace."""
+
+
+class TargetError(BenchKernelError):
+    """A benchmark target cannot be imported, is missing, or raises when called."""
+
+
+class DeviceError(BenchKernelError):
+    """An unknown device name, or a device the operation needs is absent."""
+
+
+class MeasurementError(BenchKernelError):
+    """A measurement could not be made (the callable raised while timed, no kernels seen, ...)."""
+
+
+class CaptureError(MeasurementError):
+    """The callable cannot be captured in a CUDA/HIP graph."""
+
+
+class CorrectnessError(MeasurementError):
+    """The callable's output does not match the reference: its time must not be reported."""

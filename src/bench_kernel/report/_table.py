@@ -1,0 +1,144 @@
+"""A table as data (columns with a display hint, rows of raw values) and its renderers.
+
+Commands build a :class:`Table` of raw numbers in the tool's units (microseconds, bytes, FLOP/s
+as TFLOP/s, ...). Only here are they turned into text, chosen by each column's ``hint`` -- the
+bookkeeping/render split of ``torch.utils.benchmark.Compare``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+__all__ = ["Column", "Table", "format_value", "to_csv", "to_markdown", "render_rich"]
+
+#: hint -> how a raw value is shown. Durations are microseconds everywhere inside the tool.
+HINTS = ("text", "int", "float", "duration_us", "pct", "ratio", "tflops", "tbps", "bytes")
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: the row key it reads, its header and how to format it."""
+
+    key: str
+    header: str
+    hint: str = "text"
+    #: right-align numbers; text columns stay left-aligned.
+    justify: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.hint not in HINTS:
+            raise ValueError(f"Column {self.key!r}: unknown hint {self.hint!r}; expected one of {HINTS}")
+
+
+@dataclass
+class Table:
+    """Rows of raw values (dicts keyed by ``Column.key``) plus a title and notes."""
+
+    columns: list[Column]
+    rows: list[Mapping[str, Any]] = field(default_factory=list)
+    title: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _fmt_duration_us(us: float) -> str:
+    # Three significant figures, switching units so a column stays readable from ns to s.
+    a = abs(us)
+    if a == 0:
+        return "0"
+    if a < 1:
+        return f"{us * 1e3:.3g} ns"
+    if a < 1e3:
+        return f"{us:.4g} us"
+    if a < 1e6:
+        return f"{us / 1e3:.4g} ms"
+    return f"{us / 1e6:.4g} s"
+
+
+def _fmt_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.3g} {unit}"
+        n /= 1024
+    raise AssertionError("unreachable")
+
+
+def format_value(value: Any, hint: str) -> str:
+    """Format one raw value for display according to ``hint`` (see :data:`HINTS`)."""
+    if value is None:
+        return "-"
+    if isinstance(value, float) and math.isnan(value):
+        return "-"
+    if hint == "text":
+        return str(value)
+    if hint == "int":
+        return f"{int(value):,}"
+    if hint == "float":
+        return f"{value:.4g}"
+    if hint == "duration_us":
+        return _fmt_duration_us(float(value))
+    if hint == "pct":
+        return f"{value:.1f}%"
+    if hint == "ratio":
+        return f"{value:.2f}x"
+    if hint == "tflops":
+        return f"{value:.1f}"
+    if hint == "tbps":
+        return f"{value:.2f}"
+    if hint == "bytes":
+        return _fmt_bytes(float(value))
+    raise ValueError(f"unknown hint {hint!r}")
+
+
+def _cells(table: Table) -> Iterable[list[str]]:
+    for row in table.rows:
+        yield [format_value(row.get(c.key), c.hint) for c in table.columns]
+
+
+def to_csv(table: Table) -> str:
+    """Raw values (no unit conversion) under the column keys, for spreadsheets and scripts."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([c.key for c in table.columns])
+    for row in table.rows:
+        w.writerow(["" if row.get(c.key) is None else row.get(c.key) for c in table.columns])
+    return buf.getvalue()
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(table: Table) -> str:
+    """A GitHub-flavoured Markdown table with formatted values, then the notes as a list."""
+    lines = []
+    if table.title:
+        lines += [f"### {table.title}", ""]
+    lines.append("| " + " | ".join(_md_escape(c.header) for c in table.columns) + " |")
+    lines.append(
+        "|" + "|".join("---" if c.hint == "text" else "---:" for c in table.columns) + "|"
+    )
+    for cells in _cells(table):
+        lines.append("| " + " | ".join(_md_escape(x) for x in cells) + " |")
+    if table.notes:
+        lines.append("")
+        lines += [f"- {n}" for n in table.notes]
+    return "\n".join(lines) + "\n"
+
+
+def render_rich(table: Table, console: Any) -> None:
+    """Print ``table`` on a rich ``Console`` (imported lazily by the caller)."""
+    from rich.table import Table as RichTable
+
+    rt = RichTable(title=table.title, title_justify="left", header_style="bold")
+    for c in table.columns:
+        justify = c.justify or ("left" if c.hint == "text" else "right")
+        rt.add_column(c.header, justify=justify, overflow="fold")
+    for cells in _cells(table):
+        rt.add_row(*cells)
+    console.print(rt)
+    for n in table.notes:
+        console.print(f"[dim]note:[/dim] {n}", highlight=False)

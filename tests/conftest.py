@@ -1,0 +1,64 @@
+"""Shared fixtures: the real-data folder, the GPU marker, and a CLI runner."""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Real traces and kernel names live beside the project, never inside it (see DESIGN.md).
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+def _has_gpu() -> bool:
+    if importlib.util.find_spec("torch") is None:
+        return False
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if _has_gpu():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA/HIP GPU")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """``../shared/data`` from the project root; tests that need it skip when it is absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"real data folder {SHARED_DATA} is absent")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def traces_dir(shared_data: Path) -> Path:
+    return shared_data / "traces"
+
+
+@dataclass
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def run_cli(capsys: pytest.CaptureFixture[str]):
+    """Call ``bench_kernel.cli.main(argv)`` in-process and return exit code, stdout, stderr."""
+    from bench_kernel.cli import main
+
+    def _run(*argv: str) -> CliResult:
+        capsys.readouterr()
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return CliResult(code, out, err)
+
+    return _run
