@@ -13,6 +13,12 @@ __version__ = "0.1.0"
 
 # public name -> module that defines it. Every capability adds its names here.
 _EXPORTS: dict[str, str] = {
+    "bench": "bench_kernel.measure",
+    "BenchResult": "bench_kernel.measure",
+    "Case": "bench_kernel.measure",
+    "Measurement": "bench_kernel.measure",
+    "Samples": "bench_kernel.measure",
+    "load_target": "bench_kernel.measure",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

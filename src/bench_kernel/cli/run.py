@@ -1,0 +1,68 @@
+"""``bench-kernel run [TARGET]``: benchmark a callable, or the built-in suite with no TARGET."""
+
+from __future__ import annotations
+
+import click
+
+from bench_kernel.cli._common import Output, emit, output_options
+from bench_kernel.errors import BenchKernelError
+
+__all__ = ["command"]
+
+
+
+
+
+@click.command("run")
+@click.argument("target", required=False)
+@click.option("-m", "--method", "methods", multiple=True,
+              type=click.Choice(["graph", "events", "kernel", "host"]),
+              help="Timing method (repeatable). Default: graph, events, kernel (host without a GPU).")
+@click.option("--cache", type=click.Choice(["cold", "warm"]), default="cold", show_default=True,
+              help="cold: flush L2 / rotate inputs beyond L2; warm: reuse one input set.")
+@click.option("--precision", type=float, default=0.01, show_default=True,
+              help="Stop when the median's 95% CI is within this relative half-width.")
+@click.option("--max-time", "max_time_s", type=float, default=0.5, show_default=True,
+              help="Sampling time bound per method, seconds.")
+@click.option("--device-index", type=int, default=0, show_default=True, help="GPU index.")
+@output_options()
+def command(target: str | None, methods: tuple[str, ...], cache: str, precision: float,
+            max_time_s: float, device_index: int, output: Output) -> int:
+    """Benchmark TARGET (path/to/file.py:func or package.module:func).
+
+    func() returns a zero-argument callable, a case (dict or object with fn, make_inputs,
+    reference, flops, bytes, name, params) or a list of them. With no TARGET, runs the
+    built-in suite (GEMM, GEMV, RMSNorm, softmax, add, copy) sized for this machine.
+    """
+    from rich.console import Console
+
+    from bench_kernel.measure import DEFAULT_METHODS, bench_case, builtin_suite, load_target
+    from bench_kernel.measure._env import has_gpu
+    from bench_kernel.report.bench import results_table
+
+    err = Console(stderr=True)
+    if target:
+        cases = load_target(target)
+    else:
+        cases = builtin_suite()
+        if not has_gpu():
+            err.print("no GPU found: running small CPU versions of the suite with the host method")
+    results, failed = [], 0
+    with err.status("") as status:
+        for case in cases:
+            def progress(msg: str) -> None:
+                status.update(f"[{len(results) + failed + 1}/{len(cases)}] {msg}")
+            try:
+                results.append(bench_case(case, methods=methods or DEFAULT_METHODS, cache=cache,
+                                          precision=precision, max_time_s=max_time_s,
+                                          device_index=device_index, progress=progress))
+            except BenchKernelError as e:
+                if len(cases) == 1:
+                    raise
+                failed += 1
+                click.echo(f"bench-kernel: error: case {case.label!r}: {' '.join(str(e).split())}", err=True)
+    wrong = [r for r in results if r.correct is False]
+    for r in wrong:
+        click.echo(f"bench-kernel: error: case {r.name!r}: {r.notes[-1]}", err=True)
+    emit(output, data={"results": [r.to_dict() for r in results]}, tables=results_table(results))
+    return 1 if failed or wrong else 0

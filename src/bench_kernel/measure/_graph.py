@@ -1,0 +1,119 @@
+"""The ``graph`` method: N calls captured in one CUDA/HIP graph, replayed, time / N.
+
+The seed's method and ``triton.testing.do_bench_cudagraph``'s: launch overhead vanishes, so
+what is left is the kernels plus the small gaps between graph nodes. Capture happens on a side
+stream after a warm-up on that stream (cuBLAS and friends allocate workspaces lazily). Calls
+inside the graph rotate over the input sets, so a cold-cache graph is possible.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from bench_kernel.measure._records import Measurement
+from bench_kernel.measure._runner import Runner
+from bench_kernel.measure._stopping import StoppingRule
+
+__all__ = ["GraphMethod", "explain_capture_error"]
+
+#: One replay should last about this long (us) so event resolution does not matter ...
+REPLAY_TARGET_US = 2000.0
+#: ... with at most this many calls captured.
+MAX_CALLS = 1000
+#: Replays enqueued between synchronisations: about this much device time (us).
+SYNC_BATCH_US = 20_000.0
+
+_CAPTURE_HINTS = (
+    ("operation not permitted when stream is capturing",
+     "it synchronises with the host while captured (.item(), .cpu(), .tolist(), printing a tensor, torch.cuda.synchronize)"),
+    ("capture",
+     "it performs an operation that cannot be captured (a host sync, a pageable copy, a non-capturable allocation)"),
+)
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    # Leaving torch.cuda.graph() after a failure raises "operation failed due to a previous
+    # error during capture", hiding the real one in __context__: report the first error.
+    seen = {id(exc)}
+    while exc.__context__ is not None and id(exc.__context__) not in seen:
+        exc = exc.__context__
+        seen.add(id(exc))
+    return exc
+
+
+def explain_capture_error(exc: BaseException) -> str:
+    """One sentence: why capture failed, and what to do about it."""
+    root = _root_cause(exc)
+    text = " ".join(str(root).split())
+    # CUDA error texts append a long "Search for ... in https://..." hint: keep the first sentence.
+    first = text.split(" Search for ")[0].split("CUDA kernel errors might")[0].strip()[:160]
+    for needle, hint in _CAPTURE_HINTS:
+        if needle in text.lower():
+            return f"cannot capture in a CUDA graph: {hint} ({type(root).__name__}: {first})"
+    return f"cannot capture in a CUDA graph: {type(root).__name__}: {first}"
+
+
+class GraphMethod:
+    """Per-call time = replay time / captured calls."""
+
+    name = "graph"
+
+    def __init__(self, rotation_sets: int = 1) -> None:
+        self.rotation_sets = rotation_sets
+
+    def calls_to_capture(self, est_us: float) -> int:
+        """Calls in one graph: enough for a ~2 ms replay, rounded up to whole input rotations."""
+        k = self.rotation_sets
+        n = min(max(math.ceil(REPLAY_TARGET_US / max(est_us, 1e-3)), 1), MAX_CALLS)
+        # A whole number of rotations: otherwise the next replay's first call would reuse the
+        # set the previous replay's last call just touched, warm in L2.
+        return int(max(math.ceil(n / k), 1) * k)
+
+    def run(self, runner: Runner, rule: StoppingRule, cache: str) -> Measurement:
+        """Capture, replay until ``rule`` is finished; a capture failure becomes the result."""
+        import torch
+
+        t0 = time.perf_counter()
+        n_calls = self.calls_to_capture(runner.est_us)
+        graph = torch.cuda.CUDAGraph()
+        side = torch.cuda.Stream(device=runner.device_index)
+        try:
+            side.wait_stream(torch.cuda.current_stream(runner.device_index))
+            with torch.cuda.stream(side):
+                for _ in range(2):
+                    runner.call()
+            torch.cuda.current_stream(runner.device_index).wait_stream(side)
+            torch.cuda.synchronize(runner.device_index)
+            with torch.cuda.graph(graph, stream=side):
+                for j in range(n_calls):
+                    runner.call(j)
+            torch.cuda.synchronize(runner.device_index)
+        except Exception as e:  # noqa: BLE001 - any capture failure is a result, not a crash
+            reason = explain_capture_error(e)
+            try:
+                torch.cuda.synchronize(runner.device_index)
+            except Exception as e2:  # noqa: BLE001
+                reason += f"; the device is unusable afterwards ({type(e2).__name__})"
+            return Measurement.failed("graph", reason, cache=cache, wall_s=time.perf_counter() - t0)
+
+        graph.replay()  # first replay uploads the graph: keep it out of the samples
+        torch.cuda.synchronize(runner.device_index)
+        per_batch = int(min(max(SYNC_BATCH_US // (runner.est_us * n_calls), 1), 100))
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(per_batch)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(per_batch)]
+
+        def loop() -> None:
+            while not rule.is_finished():
+                n = rule.remaining(per_batch)
+                for s in range(n):
+                    starts[s].record()
+                    graph.replay()
+                    ends[s].record()
+                ends[n - 1].synchronize()
+                rule.add([starts[s].elapsed_time(ends[s]) * 1e3 / n_calls for s in range(n)])
+
+        runner.guarded("graph replay", loop)
+        del graph
+        return Measurement("graph", rule.samples, calls_per_sample=n_calls, cache=cache,
+                           stop_reason=rule.reason, wall_s=time.perf_counter() - t0)

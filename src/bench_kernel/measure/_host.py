@@ -1,0 +1,41 @@
+"""The ``host`` method: wall clock around batches of calls, synchronised at the end.
+
+The only method without a GPU, and on a GPU the cost a Python caller sees, launch included.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from bench_kernel.measure._records import Measurement
+from bench_kernel.measure._runner import Runner
+from bench_kernel.measure._stopping import StoppingRule
+
+__all__ = ["HostMethod"]
+
+#: One sample lasts at least this long (us), so timer resolution and call jitter average out.
+SAMPLE_TARGET_US = 1000.0
+
+
+class HostMethod:
+    """Per-call wall time: ``perf_counter`` around ``calls_per_sample`` calls plus one sync."""
+
+    name = "host"
+
+    def run(self, runner: Runner, rule: StoppingRule, cache: str) -> Measurement:
+        """Sample until ``rule`` is finished; ``cache`` is the state the rotation gives ("cold"/"warm")."""
+        cps = int(min(max(math.ceil(SAMPLE_TARGET_US / max(runner.est_us, 1e-3)), 1), 100_000))
+        t_start = time.perf_counter()
+
+        def loop() -> None:
+            while not rule.is_finished():
+                t0 = time.perf_counter()
+                for _ in range(cps):
+                    runner.call()
+                runner.sync()
+                rule.add([(time.perf_counter() - t0) / cps * 1e6])
+
+        runner.guarded("host timing", loop)
+        return Measurement("host", rule.samples, calls_per_sample=cps, cache=cache,
+                           stop_reason=rule.reason, wall_s=time.perf_counter() - t_start)

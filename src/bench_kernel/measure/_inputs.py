@@ -1,0 +1,122 @@
+"""Input sets and the L2 cache: rotation sizing, argument calling, the flush buffer.
+
+Cold-cache timing needs each call to find its inputs outside L2. Two tools (DESIGN.md, rule 3):
+rotate among K input sets whose total exceeds L2 -- this works inside a CUDA graph too -- and,
+for the methods that time single calls, flush L2 outside the timed region.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+__all__ = ["Rotation", "plan_rotation", "tensor_bytes", "call_with", "L2Flusher"]
+
+#: Between two uses of one input set, the other sets must total this many times L2: L2 is
+#: not a perfect LRU (seen on an H200: a 128 MiB weight reused back to back ran 20% faster
+#: than cold, though it is twice the 60 MiB L2).
+L2_MULTIPLE = 3.0
+#: At most this many input sets, however small each one is.
+MAX_SETS = 256
+
+
+@dataclass(frozen=True)
+class Rotation:
+    """How many input sets to rotate among, and why."""
+
+    sets: int
+    set_bytes: int
+    total_bytes: int
+    exceeds_l2: bool
+    note: str | None = None
+
+
+def plan_rotation(set_bytes: int, l2_bytes: int | None, *, budget_bytes: int,
+                  max_sets: int = MAX_SETS) -> Rotation:
+    """Choose K input sets so that (K - 1) * ``set_bytes`` exceeds 3x ``l2_bytes`` (all in bytes).
+
+    Calls cycle through the sets, so K - 1 other sets pass through L2 between two uses of one.
+
+    K is bounded by ``max_sets`` and by ``budget_bytes`` of device memory. When the bound
+    stops the rotation short of L2, the returned note says so: such inputs are warm in L2
+    whatever the method, and the result must not claim otherwise.
+    """
+    if set_bytes <= 0 or not l2_bytes:
+        return Rotation(1, max(set_bytes, 0), max(set_bytes, 0), exceeds_l2=False,
+                        note=None if set_bytes > 0 else "inputs hold no tensors: nothing to rotate")
+    want = 1 + math.ceil(L2_MULTIPLE * l2_bytes / set_bytes)
+    by_budget = max(1, budget_bytes // set_bytes)
+    k = min(want, max_sets, by_budget)
+    total = k * set_bytes
+    # "cold" needs the other sets to sweep L2 at least twice between two uses of one set
+    exceeds = (k - 1) * set_bytes >= 2 * l2_bytes
+    note = None
+    if k < want:
+        limit = "memory budget" if by_budget < min(want, max_sets) else f"{max_sets}-set cap"
+        state = "still cold" if exceeds else "so graph and host timings see a warm L2"
+        note = (f"input rotation stopped at {k} sets x {set_bytes} B = {total} B by the {limit}"
+                f" ({state}; L2 is {l2_bytes} B)")
+    return Rotation(k, set_bytes, total, exceeds, note)
+
+
+def tensor_bytes(obj: Any) -> int:
+    """Bytes of the distinct tensor storages reachable in ``obj`` (tuples, lists, dicts)."""
+    seen: set[int] = set()
+    total = 0
+
+    def visit(o: Any) -> None:
+        nonlocal total
+        if hasattr(o, "untyped_storage") and hasattr(o, "element_size"):
+            st = o.untyped_storage()
+            key = st.data_ptr()
+            if key not in seen:
+                seen.add(key)
+                total += st.nbytes()
+        elif isinstance(o, (list, tuple)):
+            for x in o:
+                visit(x)
+        elif isinstance(o, dict):
+            for x in o.values():
+                visit(x)
+
+    visit(obj)
+    return total
+
+
+def call_with(fn: Callable[..., Any], inputs: Any) -> Any:
+    """Call ``fn`` with one input set: a tuple/list spreads as args, a dict as kwargs."""
+    if inputs is None:
+        return fn()
+    if isinstance(inputs, dict):
+        return fn(**inputs)
+    if isinstance(inputs, (tuple, list)):
+        return fn(*inputs)
+    return fn(inputs)
+
+
+class L2Flusher:
+    """Evicts L2 by writing a buffer twice its size; allocated once per device and reused."""
+
+    _buffers: dict[int, Any] = {}
+
+    def __init__(self, l2_bytes: int | None, device_index: int = 0) -> None:
+        import torch
+
+        nbytes = int(max(2 * (l2_bytes or 0), 64 * 2**20))
+        buf = self._buffers.get(device_index)
+        if buf is None or buf.numel() * 4 < nbytes:
+            buf = torch.empty(nbytes // 4, dtype=torch.int32, device=f"cuda:{device_index}")
+            self._buffers[device_index] = buf
+        self.buffer = buf
+
+    def flush(self) -> None:
+        # zero_() is one memset-like kernel: a write of every line evicts what was there.
+        self.buffer.zero_()
+
+
+def normalise_inputs(make_inputs: Callable[[], Any] | None, count: int) -> Sequence[Any]:
+    """``count`` fresh input sets from ``make_inputs`` ([None] for a zero-argument callable)."""
+    if make_inputs is None:
+        return [None]
+    return [make_inputs() for _ in range(count)]

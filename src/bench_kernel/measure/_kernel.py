@@ -1,0 +1,229 @@
+"""The ``kernel`` method: device-side durations from the PyTorch profiler (Kineto/CUPTI).
+
+Each call runs inside ``record_function("bk::call")`` (each L2 flush inside ``"bk::flush"``).
+A device activity (kernel, memcpy, memset) links to the CPU event that launched it through
+Kineto's correlation (``linked_correlation_id``); the call range that contains that CPU event
+owns it. A call's sample is the SUM of its activities' durations, which is what the device
+spent on it whatever the gaps; the per-kernel breakdown comes from the same events.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import time
+import warnings
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from bench_kernel.errors import MeasurementError
+from bench_kernel.measure._inputs import L2Flusher
+from bench_kernel.measure._records import KernelStat, Measurement
+from bench_kernel.measure._runner import Runner
+from bench_kernel.measure._stopping import StoppingRule
+
+__all__ = ["KernelMethod", "DeviceActivity", "CpuEvent", "attribute", "breakdown"]
+
+CALL_MARK, FLUSH_MARK = "bk::call", "bk::flush"
+#: Calls per profiler session: enough device time (us) that the session's cost is amortised.
+SESSION_TARGET_US = 20_000.0
+MIN_CALLS, MAX_CALLS = 10, 200
+
+
+@dataclass(frozen=True)
+class CpuEvent:
+    """A host-side profiler event: an op, an annotation or a runtime call (ns)."""
+
+    id: int
+    name: str
+    start_ns: int
+    end_ns: int
+
+
+@dataclass(frozen=True)
+class DeviceActivity:
+    """A device-side activity and the id of the CPU event that launched it (ns)."""
+
+    name: str
+    kind: str  # kernel | memcpy | memset
+    start_ns: int
+    dur_ns: int
+    linked_id: int
+
+
+def _kind(name: str, activity_type: str) -> str:
+    t = activity_type.lower()
+    if "memcpy" in t or name.startswith("Memcpy"):
+        return "memcpy"
+    if "memset" in t or name.startswith("Memset"):
+        return "memset"
+    return "kernel"
+
+
+def _containing(spans: Sequence[tuple[int, int, int]], starts: Sequence[int], t: int) -> int | None:
+    i = bisect.bisect_right(starts, t) - 1
+    if i >= 0 and t <= spans[i][1]:
+        return spans[i][2]
+    return None
+
+
+def attribute(cpu: Sequence[CpuEvent], device: Iterable[DeviceActivity]
+              ) -> tuple[list[list[DeviceActivity]], int]:
+    """Assign device activities to calls: (activities per call in call order, unlinked count).
+
+    First by the device-side spans Kineto derives for each ``bk::call`` annotation (they cover
+    the kernels launched inside it, Triton's direct launches included); else through the
+    launching op (``linked_id``) and the host-side call range holding it. Activities of a
+    ``bk::flush`` are ours and dropped; those that match nothing are counted, never guessed.
+    """
+    calls = sorted((e for e in cpu if e.name == CALL_MARK), key=lambda e: e.start_ns)
+    call_index = {c.id: i for i, c in enumerate(calls)}
+    host_calls = [(c.start_ns, c.end_ns, i) for i, c in enumerate(calls)]
+    host_flush = sorted((e.start_ns, e.end_ns, -1) for e in cpu if e.name == FLUSH_MARK)
+    dev_calls, dev_flush, acts = [], [], []
+    for a in device:
+        if a.name == CALL_MARK and a.linked_id in call_index:
+            dev_calls.append((a.start_ns, a.start_ns + a.dur_ns, call_index[a.linked_id]))
+        elif a.name == FLUSH_MARK:
+            dev_flush.append((a.start_ns, a.start_ns + a.dur_ns, -1))
+        elif a.name not in (CALL_MARK, FLUSH_MARK):
+            acts.append(a)
+    dev_calls.sort()
+    dev_flush.sort()
+    lookups = [(spans, [s[0] for s in spans]) for spans in (dev_calls, dev_flush, host_calls, host_flush)]
+    by_id = {e.id: e for e in cpu}
+    per_call: list[list[DeviceActivity]] = [[] for _ in calls]
+    unlinked = 0
+    for act in acts:
+        owner = _containing(*lookups[0], act.start_ns)
+        if owner is None and _containing(*lookups[1], act.start_ns) is not None:
+            continue
+        if owner is None:
+            op = by_id.get(act.linked_id)
+            if op is not None and _containing(*lookups[3], op.start_ns) is not None:
+                continue
+            owner = _containing(*lookups[2], op.start_ns) if op is not None else None
+        if owner is None:
+            unlinked += 1
+        else:
+            per_call[owner].append(act)
+    return per_call, unlinked
+
+
+def overlaps(acts: Sequence[DeviceActivity]) -> bool:
+    """True when two activities of one call ran at the same time (several streams)."""
+    spans = sorted((a.start_ns, a.start_ns + a.dur_ns) for a in acts)
+    return any(b[0] < a[1] for a, b in zip(spans, spans[1:]))
+
+
+def breakdown(per_call: Sequence[Sequence[DeviceActivity]]) -> list[KernelStat]:
+    """Per distinct activity name: launches per call, us per call and share of the call's sum.
+
+    The shares sum to 1 and the us-per-call figures to the mean per-call sum (asserted).
+    """
+    from bench_kernel.kernels import decode
+
+    n = len(per_call)
+    if n == 0:
+        return []
+    count: dict[tuple[str, str], int] = defaultdict(int)
+    total_ns: dict[tuple[str, str], int] = defaultdict(int)
+    for acts in per_call:
+        for a in acts:
+            count[(a.name, a.kind)] += 1
+            total_ns[(a.name, a.kind)] += a.dur_ns
+    grand = sum(total_ns.values())
+    stats = []
+    for key in sorted(total_ns, key=lambda k: -total_ns[k]):
+        name, kind = key
+        d = decode(name) if kind == "kernel" else None
+        stats.append(KernelStat(
+            name=name, short=d.short if d else name, category=d.category if d else kind, kind=kind,
+            count_per_call=count[key] / n, us_per_call=total_ns[key] / n / 1e3,
+            share=total_ns[key] / grand if grand else 0.0))
+    assert math.isclose(sum(s.us_per_call for s in stats), grand / n / 1e3, rel_tol=1e-9, abs_tol=1e-9)
+    return stats
+
+
+def _collect(prof: object) -> tuple[list[CpuEvent], list[DeviceActivity]]:
+    from torch.autograd import DeviceType
+
+    cpu, dev = [], []
+    for e in prof.profiler.kineto_results.events():  # type: ignore[attr-defined]
+        if e.device_type() == DeviceType.CPU:
+            cpu.append(CpuEvent(e.correlation_id(), e.name(), e.start_ns(), e.end_ns()))
+        else:
+            name = e.name()
+            # A device-side annotation span carries its host annotation's id as correlation_id.
+            link = e.correlation_id() if name in (CALL_MARK, FLUSH_MARK) else e.linked_correlation_id()
+            at = e.activity_type() if hasattr(e, "activity_type") else ""
+            dev.append(DeviceActivity(name, _kind(name, str(at)), e.start_ns(), e.duration_ns(), link))
+    return cpu, dev
+
+
+class KernelMethod:
+    """Per-call sum of device activity durations, and the per-kernel breakdown."""
+
+    name = "kernel"
+
+    def __init__(self, flusher: L2Flusher | None) -> None:
+        self.flusher = flusher
+        self.kernels: list[KernelStat] = []
+        self.notes: list[str] = []
+
+    def run(self, runner: Runner, rule: StoppingRule, cache: str) -> Measurement:
+        """Profile sessions of calls until ``rule`` is finished."""
+        import torch
+        from torch.profiler import ProfilerActivity, profile, record_function
+
+        cold = cache == "cold" and self.flusher is not None
+        per_session = int(min(max(math.ceil(SESSION_TARGET_US / max(runner.est_us, 1e-3)), MIN_CALLS), MAX_CALLS))
+        all_calls: list[list[DeviceActivity]] = []
+        unlinked_total = 0
+        overlapped = False
+        t0 = time.perf_counter()
+        activities = [ProfilerActivity.CPU, ProfilerActivity.CUDA]
+
+        def loop() -> None:
+            nonlocal unlinked_total, overlapped
+            while not rule.is_finished():
+                n = rule.remaining(per_session)
+                with warnings.catch_warnings():
+                    # torch warns that each profiler cycle clears events: that is what we want.
+                    warnings.simplefilter("ignore", UserWarning)
+                    prof = profile(activities=activities)
+                    prof.__enter__()
+                try:
+                    for _ in range(n):
+                        if cold:
+                            with record_function(FLUSH_MARK):
+                                self.flusher.flush()
+                        with record_function(CALL_MARK):
+                            runner.call()
+                    torch.cuda.synchronize(runner.device_index)
+                finally:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", UserWarning)
+                        prof.__exit__(None, None, None)
+                cpu, dev = _collect(prof)
+                per_call, unlinked = attribute(cpu, dev)
+                unlinked_total += unlinked
+                if not any(per_call):
+                    raise MeasurementError(
+                        f"the profiler saw no device activity for {runner.name!r} "
+                        f"({len(dev)} device events, {unlinked} unlinked): does it launch GPU work?")
+                overlapped = overlapped or any(overlaps(c) for c in per_call)
+                all_calls.extend(per_call)
+                rule.add([sum(a.dur_ns for a in c) / 1e3 for c in per_call])
+
+        runner.guarded("kernel profiling", loop)
+        self.kernels = breakdown(all_calls)
+        notes = []
+        if unlinked_total:
+            notes.append(f"{unlinked_total} device activities could not be linked to a call and were left out")
+        if overlapped:
+            notes.append("kernels of one call overlapped on several streams: the sum exceeds the busy time")
+        self.notes = notes
+        return Measurement("kernel", rule.samples, calls_per_sample=1, cache="cold" if cold else cache,
+                           stop_reason=rule.reason, wall_s=time.perf_counter() - t0, notes=tuple(notes))

@@ -1,0 +1,178 @@
+"""Result records: one per level (Measurement -> BenchResult), plain-JSON serialisable.
+
+Every number carries its unit in its name; times are microseconds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench_kernel.measure._stats import Samples
+
+__all__ = ["Measurement", "KernelStat", "BenchResult", "METHODS", "SCHEMA_VERSION"]
+
+#: The timing methods, in the order results show them (DESIGN.md, "Measurement").
+METHODS = ("graph", "events", "kernel", "host")
+SCHEMA_VERSION = 1
+
+
+def _num(x: float) -> float | None:
+    return None if x is None or (isinstance(x, float) and (math.isnan(x) or math.isinf(x))) else x
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One method on one callable: per-call samples and how they were taken.
+
+    ``error`` is set (and ``samples`` empty) when the method could not measure, e.g. a callable
+    that cannot be captured in a graph; the reason is the whole point of the record then.
+    """
+
+    method: str
+    samples: Samples
+    calls_per_sample: int = 1
+    cache: str = "cold"
+    stop_reason: str | None = None
+    wall_s: float = 0.0
+    notes: tuple[str, ...] = ()
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.samples.n > 0
+
+    @property
+    def median_us(self) -> float:
+        return self.samples.median_us
+
+    @classmethod
+    def failed(cls, method: str, reason: str, cache: str = "cold", wall_s: float = 0.0) -> "Measurement":
+        return cls(method=method, samples=Samples(()), cache=cache, wall_s=wall_s, error=reason)
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.samples
+        lo, hi = s.ci95_us
+        return {
+            "method": self.method,
+            "ok": self.ok,
+            "error": self.error,
+            "median_us": _num(s.median_us),
+            "iqr_us": _num(s.iqr_us),
+            "ci95_us": [_num(lo), _num(hi)] if s.n else None,
+            "rel_ci95": _num(s.rel_ci95),
+            "min_us": _num(s.min_us),
+            "mean_us": _num(s.mean_us),
+            "n": s.n,
+            "calls_per_sample": self.calls_per_sample,
+            "cache": self.cache,
+            "stop_reason": self.stop_reason,
+            "wall_s": round(self.wall_s, 4),
+            "notes": list(self.notes),
+            "samples_us": list(s.values_us),
+        }
+
+
+@dataclass(frozen=True)
+class KernelStat:
+    """One distinct device activity (kernel, memcpy, memset) of one call, from the profiler."""
+
+    name: str
+    short: str
+    category: str
+    kind: str  # "kernel" | "memcpy" | "memset"
+    count_per_call: float
+    us_per_call: float
+    share: float  # of the call's summed device time, 0..1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "short": self.short, "category": self.category, "kind": self.kind,
+            "count_per_call": self.count_per_call, "us_per_call": self.us_per_call,
+            "share": self.share,
+        }
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    """Everything measured about one callable."""
+
+    name: str
+    params: dict[str, Any] = field(default_factory=dict)
+    measurements: dict[str, Measurement] = field(default_factory=dict)
+    kernels: tuple[KernelStat, ...] = ()
+    env: dict[str, Any] = field(default_factory=dict)
+    correct: bool | None = None
+    flops: float | None = None
+    bytes: float | None = None
+    notes: tuple[str, ...] = ()
+    #: Filled by the roofline analysis when asked for (``run --roofline``); None otherwise.
+    roofline: dict[str, Any] | None = None
+
+    def median_us(self, method: str) -> float | None:
+        m = self.measurements.get(method)
+        return m.median_us if m is not None and m.ok else None
+
+    @property
+    def primary_method(self) -> str | None:
+        """The method whose time speaks for the callable: graph, else kernel, events, host."""
+        for method in ("graph", "kernel", "events", "host"):
+            if self.median_us(method) is not None:
+                return method
+        return None
+
+    @property
+    def time_us(self) -> float | None:
+        m = self.primary_method
+        return self.median_us(m) if m else None
+
+    @property
+    def launch_overhead_us(self) -> float | None:
+        """events - graph: what launching each kernel from the host costs per call."""
+        e, g = self.median_us("events"), self.median_us("graph")
+        return None if e is None or g is None else e - g
+
+    @property
+    def graph_gap_us(self) -> float | None:
+        """graph - kernel: idle device time between kernels even inside a graph."""
+        g, k = self.median_us("graph"), self.median_us("kernel")
+        return None if g is None or k is None else g - k
+
+    @property
+    def kernels_per_call(self) -> float | None:
+        if not self.kernels:
+            return None
+        return sum(k.count_per_call for k in self.kernels if k.kind == "kernel")
+
+    @property
+    def achieved_tflops(self) -> float | None:
+        t = self.time_us
+        return None if self.flops is None or not t else self.flops / (t * 1e-6) / 1e12
+
+    @property
+    def achieved_tbps(self) -> float | None:
+        t = self.time_us
+        return None if self.bytes is None or not t else self.bytes / (t * 1e-6) / 1e12
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "name": self.name,
+            "params": dict(self.params),
+            "correct": self.correct,
+            "time_us": _num(self.time_us),
+            "primary_method": self.primary_method,
+            "measurements": {k: m.to_dict() for k, m in self.measurements.items()},
+            "launch_overhead_us": _num(self.launch_overhead_us),
+            "graph_gap_us": _num(self.graph_gap_us),
+            "kernels_per_call": self.kernels_per_call,
+            "kernels": [k.to_dict() for k in self.kernels],
+            "flops": self.flops,
+            "bytes": self.bytes,
+            "achieved_tflops": _num(self.achieved_tflops),
+            "achieved_tbps": _num(self.achieved_tbps),
+            "roofline": self.roofline,
+            "env": dict(self.env),
+            "notes": list(self.notes),
+        }

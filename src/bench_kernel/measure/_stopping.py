@@ -1,0 +1,69 @@
+"""When to stop sampling: NVBench's stopping criterion, as a small object tested without a GPU.
+
+``add(samples)`` then ``is_finished()``: stop once the median's 95% CI half-width is within
+``precision`` of the median (after ``min_samples``), or when ``max_time_s`` or ``max_samples``
+is reached. ``reason`` says which, so a result can say it stopped on time, not on precision.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from bench_kernel.measure._stats import Samples
+
+__all__ = ["StoppingRule"]
+
+
+@dataclass
+class StoppingRule:
+    """Adaptive stopping on the relative precision of the median.
+
+    precision: target half-width of the 95% CI of the median, relative (0.01 = 1%).
+    min_samples: never stop on precision before this many samples.
+    max_samples: hard cap on the number of samples.
+    max_time_s: wall-clock bound in seconds, measured from construction.
+    """
+
+    precision: float = 0.01
+    min_samples: int = 10
+    max_samples: int = 10_000
+    max_time_s: float = 1.0
+    clock: Callable[[], float] = time.perf_counter
+    samples: Samples = field(default_factory=lambda: Samples(()))
+    reason: str | None = None
+
+    def __post_init__(self) -> None:
+        if not (self.precision > 0):
+            raise ValueError(f"precision must be > 0, got {self.precision!r}")
+        if self.min_samples < 1 or self.max_samples < self.min_samples:
+            raise ValueError(f"need 1 <= min_samples <= max_samples, got {self.min_samples}, {self.max_samples}")
+        if not (self.max_time_s > 0):
+            raise ValueError(f"max_time_s must be > 0, got {self.max_time_s!r}")
+        self._t0 = self.clock()
+
+    def add(self, values_us: Sequence[float]) -> None:
+        """Add per-call samples in microseconds."""
+        self.samples = self.samples + Samples.of(values_us)
+
+    @property
+    def elapsed_s(self) -> float:
+        return self.clock() - self._t0
+
+    def is_finished(self) -> bool:
+        """True once precision is met, or a bound is hit; sets ``reason``."""
+        n = self.samples.n
+        if n >= self.min_samples and self.samples.rel_ci95 <= self.precision:
+            self.reason = "precision"
+        elif n >= self.max_samples:
+            self.reason = "max_samples"
+        elif self.elapsed_s >= self.max_time_s and n >= 1:
+            self.reason = "time"
+        else:
+            return False
+        return True
+
+    def remaining(self, batch: int) -> int:
+        """How many samples to take next: ``batch``, or fewer near ``max_samples``."""
+        return max(1, min(batch, self.max_samples - self.samples.n))

@@ -1,0 +1,45 @@
+"""Tables for benchmark results (``bench-kernel run``)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from bench_kernel.report._table import Column, Table
+
+__all__ = ["results_table", "kernels_table"]
+
+
+def results_table(results: Sequence) -> Table:
+    """One row per case: median us per method, launch overhead, kernels per call, throughput."""
+    methods = [m for m in ("graph", "events", "kernel", "host")
+               if any(m in r.measurements for r in results)]
+    cols = [Column("case", "case"), Column("params", "params")]
+    cols += [Column(f"{m}_us", f"{m}", "duration_us") for m in methods]
+    cols += [
+        Column("launch_overhead_us", "launch ovh", "duration_us"),
+        Column("kernels_per_call", "kernels", "float"),
+        Column("achieved_tflops", "TFLOP/s", "tflops"),
+        Column("achieved_tbps", "TB/s", "tbps"),
+    ]
+    rows, notes = [], []
+    for r in results:
+        row = {"case": r.name, "params": " ".join(f"{k}={v}" for k, v in r.params.items()),
+               "launch_overhead_us": r.launch_overhead_us, "kernels_per_call": r.kernels_per_call,
+               "achieved_tflops": r.achieved_tflops, "achieved_tbps": r.achieved_tbps}
+        for m in methods:
+            row[f"{m}_us"] = r.median_us(m)
+        rows.append(row)
+        notes += [f"{r.name}: {n}" for n in r.notes]
+    backend = results[0].env.get("device") if results else None
+    title = f"bench-kernel run on {backend}" if backend else "bench-kernel run"
+    return Table(cols, rows, title=title, notes=notes)
+
+
+def kernels_table(result) -> Table:
+    """The per-kernel breakdown of one result's ``kernel`` method."""
+    cols = [Column("short", "kernel"), Column("category", "category"),
+            Column("count_per_call", "per call", "float"), Column("us_per_call", "time/call", "duration_us"),
+            Column("share_pct", "share", "pct")]
+    rows = [{"short": k.short, "category": k.category, "count_per_call": k.count_per_call,
+             "us_per_call": k.us_per_call, "share_pct": 100 * k.share} for k in result.kernels]
+    return Table(cols, rows, title=f"{result.name}: kernels of one call")

@@ -1,0 +1,118 @@
+"""``bench-kernel run`` on the CPU: JSON schema, formats, one-line errors with exit codes."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from bench_kernel.measure._env import has_gpu
+
+pytestmark = pytest.mark.skipif(has_gpu(), reason="CPU behaviour")
+
+TARGET = """
+import torch
+def cases():
+    return [
+        {"name": "add", "fn": torch.add, "make_inputs": lambda: (torch.randn(256), torch.randn(256)),
+         "bytes": 3 * 256 * 4, "params": {"n": 256}},
+        {"name": "mul", "fn": lambda x: x * 3, "make_inputs": lambda: (torch.randn(256),),
+         "reference": lambda x: x * 3},
+    ]
+def wrong():
+    return {"name": "bad", "fn": lambda x: x + 1, "make_inputs": lambda: (torch.randn(8),),
+            "reference": lambda x: x - 1}
+def raises():
+    def boom():
+        raise ZeroDivisionError("division by zero")
+    return boom
+def mixed():
+    return [cases()[0], raises()]
+"""
+
+
+@pytest.fixture
+def target(tmp_path):
+    p = tmp_path / "t.py"
+    p.write_text(textwrap.dedent(TARGET))
+    return p
+
+
+def test_json_schema(run_cli, target):
+    r = run_cli("run", f"{target}:cases", "--json", "--max-time", "0.05")
+    assert r.exit_code == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert [x["name"] for x in data["results"]] == ["add", "mul"]
+    add, mul = data["results"]
+    m = add["measurements"]["host"]
+    for key in ("median_us", "iqr_us", "ci95_us", "n", "min_us", "mean_us", "calls_per_sample", "cache", "samples_us"):
+        assert key in m
+    assert m["median_us"] > 0 and m["n"] == len(m["samples_us"]) >= 1
+    assert m["ci95_us"][0] <= m["median_us"] <= m["ci95_us"][1]
+    assert add["params"] == {"n": 256} and add["bytes"] == 3 * 256 * 4
+    assert add["achieved_tbps"] == pytest.approx(3 * 256 * 4 / (m["median_us"] * 1e-6) / 1e12)
+    assert mul["correct"] is True and add["correct"] is None
+    assert {"env", "notes", "kernels", "launch_overhead_us", "graph_gap_us"} <= set(add)
+
+
+@pytest.mark.parametrize("fmt,check", [
+    ("--csv", lambda out: out.splitlines()[0].startswith("case,params,host_us")),
+    ("--md", lambda out: out.startswith("### bench-kernel run") and "| add |" in out),
+])
+def test_csv_and_markdown(run_cli, target, fmt, check):
+    r = run_cli("run", f"{target}:cases", fmt, "--max-time", "0.05")
+    assert r.exit_code == 0, r.stderr
+    assert check(r.stdout)
+
+
+def test_output_file_takes_format_from_extension(run_cli, target, tmp_path):
+    out = tmp_path / "res.json"
+    r = run_cli("run", f"{target}:cases", "-o", str(out), "--max-time", "0.05")
+    assert r.exit_code == 0
+    assert len(json.loads(out.read_text())["results"]) == 2
+
+
+def test_wrong_result_exits_1_with_reason(run_cli, target):
+    r = run_cli("run", f"{target}:wrong", "--json")
+    assert r.exit_code == 1
+    assert r.stderr.startswith("bench-kernel: error: case 'bad': wrong result, not timed: out: relative error")
+    assert json.loads(r.stdout)["results"][0]["measurements"] == {}
+
+
+def test_one_failing_case_of_several_reports_and_continues(run_cli, target):
+    r = run_cli("run", f"{target}:mixed", "--json", "--max-time", "0.05")
+    assert r.exit_code == 1
+    assert "case 'boom': 'boom' raised ZeroDivisionError during warm-up" in r.stderr
+    assert [x["name"] for x in json.loads(r.stdout)["results"]] == ["add"]
+
+
+@pytest.mark.parametrize("args,code,fragment", [
+    (("run", "missing.py:cases"), 1, "target file 'missing.py' does not exist"),
+    (("run", "{t}:nope"), 1, "has no attribute 'nope'"),
+    (("run", "{t}:raises"), 1, "'boom' raised ZeroDivisionError during warm-up: division by zero"),
+    (("run", "no_such_mod_q:cases"), 1, "cannot import module 'no_such_mod_q'"),
+    (("run", "{t}:cases", "--method", "warp"), 2, "'warp' is not one of"),
+    (("run", "nocolon"), 2, "must be 'path/to/file.py:func'"),
+    (("run", "{t}:cases", "--json", "--csv"), 2, "choose one output format"),
+])
+def test_bad_input_is_one_line(run_cli, target, args, code, fragment):
+    r = run_cli(*[a.format(t=target) for a in args])
+    assert r.exit_code == code, r.stderr
+    assert r.stderr.startswith("bench-kernel: error: ")
+    assert r.stderr.count("\n") == 1, r.stderr
+    assert fragment in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_debug_shows_the_traceback(run_cli, target):
+    with pytest.raises(Exception):
+        run_cli("run", f"{target}:nope", "--debug")
+
+
+def test_builtin_suite_on_cpu(run_cli):
+    r = run_cli("run", "--json", "--max-time", "0.02", "--precision", "0.5")
+    assert r.exit_code == 0, r.stderr
+    names = [x["name"] for x in json.loads(r.stdout)["results"]]
+    assert names == ["gemm", "gemv", "rmsnorm", "softmax", "add", "copy"]
+    assert "no GPU found" in r.stderr

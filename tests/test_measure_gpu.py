@@ -1,0 +1,126 @@
+"""The measurement methods on real kernels (GPU only: marked ``gpu``, skipped without one)."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import bench_kernel  # noqa: E402
+from bench_kernel.measure import Case, bench_case  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+MiB = 2**20
+
+
+def _randn(n, dtype=None):
+    return torch.randn(n, device="cuda", dtype=dtype or torch.float32)
+
+
+def test_each_method_on_a_memory_bound_kernel():
+    n = 64 * MiB // 4
+    r = bench_kernel.bench(torch.add, make_inputs=lambda: (_randn(n), _randn(n)), bytes=3 * n * 4,
+                           methods=("graph", "events", "kernel", "host"))
+    med = {m: r.median_us(m) for m in ("graph", "events", "kernel", "host")}
+    assert all(v is not None and v > 0 for v in med.values()), r.notes
+    # one kernel of ~60 us: the device-side sum can't exceed what a graph replay takes, and
+    # launch costs only add to it
+    assert med["kernel"] <= med["graph"] * 1.03
+    assert med["graph"] <= med["events"] * 1.03
+    assert r.kernels_per_call == 1
+    assert 1.0 < r.achieved_tbps < 5.0  # HBM: an H200 copies at ~4.3 TB/s
+    for m in ("graph", "events", "kernel"):
+        assert r.measurements[m].cache == "cold"
+
+
+def test_multi_kernel_gemv_sums_its_kernels():
+    k = 4096
+    r = bench_kernel.bench(torch.nn.functional.linear,
+                           make_inputs=lambda: (_randn((1, k), torch.bfloat16), _randn((k, k), torch.bfloat16)),
+                           methods=("kernel",))
+    ker = r.measurements["kernel"]
+    launches = sum(s.count_per_call for s in r.kernels)
+    assert launches >= 2, [s.name for s in r.kernels]  # cuBLAS: split-K GEMV + reduction
+    # the breakdown is the mean of the per-call sums, each of which is a sample
+    assert sum(s.us_per_call for s in r.kernels) == pytest.approx(ker.samples.mean_us, rel=1e-9)
+    # independently: the profiler's own per-call sum over a fresh run, within 5%
+    x, w = _randn((1, k), torch.bfloat16), _randn((k, k), torch.bfloat16)
+    for _ in range(5):
+        torch.nn.functional.linear(x, w)
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(50):
+            torch.nn.functional.linear(x, w)
+        torch.cuda.synchronize()
+    dev_us = sum(e.device_time_total for e in prof.key_averages()) / 50
+    assert ker.median_us == pytest.approx(dev_us, rel=0.25)  # raw run is warm: only a sanity bound
+
+
+def test_triton_kernel_is_seen_by_the_kernel_method():
+    triton = pytest.importorskip("triton")  # noqa: F841
+    from pathlib import Path
+
+    example = Path(__file__).parent.parent / "examples" / "triton_add.py"
+    [case] = bench_kernel.load_target(f"{example}:cases")
+    r = bench_case(case, methods=("graph", "kernel"))
+    assert r.correct is True
+    assert [s.short for s in r.kernels if s.kind == "kernel"] == ["add_kernel"]
+    assert r.median_us("kernel") <= r.median_us("graph") * 1.05
+
+
+def test_capture_unsafe_callable_falls_back_with_a_reason():
+    def host_sync(x):
+        return x / x.abs().max().item()
+
+    r = bench_kernel.bench(host_sync, make_inputs=lambda: (_randn(1 << 20),))
+    g = r.measurements["graph"]
+    assert not g.ok and "cannot capture in a CUDA graph" in g.error and "synchronises" in g.error
+    assert r.measurements["events"].ok and r.measurements["kernel"].ok
+    assert r.primary_method == "kernel"
+    # the device is still usable afterwards
+    assert float(torch.ones(4, device="cuda").sum()) == 4.0
+
+
+def test_wrong_kernel_is_refused():
+    r = bench_kernel.bench(lambda x: x * 2.001, make_inputs=lambda: (_randn(1 << 20),), reference=lambda x: x * 2)
+    assert r.correct is False and r.measurements == {} and r.time_us is None
+    assert "relative error" in r.notes[-1]
+
+
+def test_cold_and_warm_differ_on_an_input_that_fits_l2():
+    n = 4 * MiB // 4  # 4 MB: fits the L2 of any recent GPU
+
+    def run(cache):
+        return bench_kernel.bench(lambda x: x.mul_(1.0001), make_inputs=lambda: (_randn(n),),
+                                  cache=cache, methods=("kernel", "graph"))
+
+    cold, warm = run("cold"), run("warm")
+    assert cold.measurements["kernel"].cache == "cold" and warm.measurements["kernel"].cache == "warm"
+    assert cold.median_us("kernel") > 1.15 * warm.median_us("kernel")
+    assert cold.median_us("graph") > 1.15 * warm.median_us("graph")
+
+
+def test_env_is_recorded():
+    r = bench_kernel.bench(torch.add, make_inputs=lambda: (_randn(1024), _randn(1024)), methods=("graph",))
+    env = r.env
+    assert env["backend"] in ("cuda", "hip")
+    assert env["sm_count"] > 0 and env["l2_bytes"] > 0 and env["device"]
+    assert env["torch"] == torch.__version__
+    if env["backend"] == "cuda":
+        assert env["state_before"].get("sm_clock_mhz", 1) > 0
+
+
+def test_suite_runs_every_case_on_the_gpu(run_cli):
+    import json
+
+    r = run_cli("run", "--json", "--max-time", "0.2")
+    assert r.exit_code == 0, r.stderr
+    res = {x["name"]: x for x in json.loads(r.stdout)["results"]}
+    assert list(res) == ["gemm", "gemv", "rmsnorm", "softmax", "add", "copy"]
+    for x in res.values():
+        for m in ("graph", "events", "kernel"):
+            assert x["measurements"][m]["ok"], (x["name"], m, x["notes"])
+    assert res["copy"]["kernels"][0]["kind"] == "memcpy"
+    assert res["gemm"]["achieved_tflops"] > 300  # bf16 8192^3 on an H100/H200-class GPU

@@ -1,0 +1,66 @@
+"""The kernel method's bookkeeping: which device activity belongs to which call (no GPU)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench_kernel.measure._kernel import CALL_MARK, FLUSH_MARK, CpuEvent, DeviceActivity, attribute, breakdown, overlaps
+
+
+def _events():
+    cpu = [
+        CpuEvent(1, FLUSH_MARK, 0, 10), CpuEvent(2, "aten::zero_", 1, 9),
+        CpuEvent(3, CALL_MARK, 20, 50), CpuEvent(4, "aten::mm", 21, 40),
+        CpuEvent(5, FLUSH_MARK, 60, 70), CpuEvent(6, "aten::zero_", 61, 69),
+        CpuEvent(7, CALL_MARK, 80, 110), CpuEvent(8, "aten::mm", 81, 100),
+        CpuEvent(9, "aten::stray", 200, 210),
+    ]
+    dev = [
+        # device-side spans Kineto derives for the annotations (linked_id = annotation id)
+        DeviceActivity(FLUSH_MARK, "kernel", 1000, 50, 1),
+        DeviceActivity(CALL_MARK, "kernel", 1100, 400, 3),
+        DeviceActivity(FLUSH_MARK, "kernel", 1600, 50, 5),
+        DeviceActivity(CALL_MARK, "kernel", 1700, 400, 7),
+        DeviceActivity("fill", "kernel", 1000, 50, 2),           # our flush
+        DeviceActivity("gemv", "kernel", 1100, 300, 4),
+        DeviceActivity("reduce", "kernel", 1420, 80, 4),
+        DeviceActivity("fill", "kernel", 1600, 50, 6),           # our flush
+        DeviceActivity("gemv", "kernel", 1700, 310, 0),          # direct launch: no op link
+        DeviceActivity("reduce", "kernel", 2020, 80, 8),
+        DeviceActivity("stray", "kernel", 5000, 10, 9),          # outside every call
+    ]
+    return cpu, dev
+
+
+def test_spans_assign_kernels_to_calls_and_drop_flushes():
+    cpu, dev = _events()
+    per_call, unlinked = attribute(cpu, dev)
+    assert [[a.name for a in c] for c in per_call] == [["gemv", "reduce"], ["gemv", "reduce"]]
+    assert unlinked == 1
+
+
+def test_without_device_spans_falls_back_to_the_launching_op():
+    cpu, dev = _events()
+    dev = [a for a in dev if a.name not in (CALL_MARK, FLUSH_MARK)]
+    per_call, unlinked = attribute(cpu, dev)
+    # the direct launch (linked_id 0) cannot be placed without spans: counted, not guessed
+    assert [[a.name for a in c] for c in per_call] == [["gemv", "reduce"], ["reduce"]]
+    assert unlinked == 2
+
+
+def test_breakdown_sums_to_the_per_call_total():
+    cpu, dev = _events()
+    per_call, _ = attribute(cpu, dev)
+    stats = breakdown(per_call)
+    by = {s.name: s for s in stats}
+    assert by["gemv"].count_per_call == 1 and by["gemv"].us_per_call == pytest.approx(0.305)
+    assert by["reduce"].us_per_call == pytest.approx(0.08)
+    assert sum(s.share for s in stats) == pytest.approx(1.0)
+    assert [s.name for s in stats] == ["gemv", "reduce"]  # largest first
+
+
+def test_overlap_detection():
+    a = DeviceActivity("a", "kernel", 0, 100, 0)
+    b = DeviceActivity("b", "kernel", 50, 100, 0)
+    c = DeviceActivity("c", "kernel", 200, 10, 0)
+    assert overlaps([a, b]) and not overlaps([a, c])

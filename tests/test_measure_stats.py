@@ -1,0 +1,99 @@
+"""Statistics and the stopping rule, on synthetic samples (no GPU)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bench_kernel.measure import Samples, StoppingRule
+from bench_kernel.measure._stats import median_ci95_ranks
+
+
+def test_samples_statistics_match_numpy():
+    vals = [5.0, 1.0, 3.0, 2.0, 4.0, 100.0]
+    s = Samples.of(vals)
+    assert s.n == 6
+    assert s.median_us == 3.5
+    assert s.min_us == 1.0
+    assert s.mean_us == pytest.approx(115 / 6)
+    q1, q3 = np.percentile(vals, [25, 75])
+    assert s.iqr_us == pytest.approx(q3 - q1)
+
+
+def test_ci_ranks_follow_binomial_normal_approximation():
+    # n = 100: 50 -/+ 1.96 * 10 / 2 = 40.2 .. 59.8 -> ranks 40 and 60 (0-based)
+    assert median_ci95_ranks(100) == (40, 60)
+    # too few samples: the whole range
+    assert median_ci95_ranks(4) == (0, 3)
+    s = Samples.of(range(100))
+    assert s.ci95_us == (40.0, 60.0)
+    assert s.rel_ci95 == pytest.approx(10 / 49.5)
+
+
+def test_median_ci_covers_true_median_about_95_percent():
+    # A skewed distribution like real timings; the true median of lognormal(0, 0.5) is 1.
+    rng = np.random.default_rng(7)
+    hits = 0
+    trials = 2000
+    for _ in range(trials):
+        lo, hi = Samples.of(rng.lognormal(0.0, 0.5, size=50)).ci95_us
+        hits += lo <= 1.0 <= hi
+    assert 0.93 <= hits / trials <= 0.985
+
+
+def test_empty_samples_are_nan_not_errors():
+    s = Samples(())
+    assert math.isnan(s.median_us) and s.rel_ci95 == math.inf
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def test_stops_on_precision_after_min_samples():
+    rule = StoppingRule(precision=0.01, min_samples=10, clock=FakeClock())
+    rule.add([10.0] * 9)
+    assert not rule.is_finished()
+    rule.add([10.0])
+    assert rule.is_finished() and rule.reason == "precision"
+
+
+def test_noisy_samples_need_more_samples_than_quiet_ones():
+    rng = np.random.default_rng(0)
+
+    def samples_needed(spread: float) -> int:
+        rule = StoppingRule(precision=0.01, min_samples=10, max_samples=100_000, clock=FakeClock())
+        while not rule.is_finished():
+            rule.add(list(100 + spread * rng.standard_normal(10)))
+        return rule.samples.n
+
+    quiet, noisy = samples_needed(0.5), samples_needed(5.0)
+    assert quiet <= 20
+    assert noisy > 5 * quiet
+
+
+def test_stops_on_time_bound_and_on_max_samples():
+    clock = FakeClock()
+    rule = StoppingRule(precision=1e-6, max_time_s=1.0, clock=clock)
+    rule.add([1.0, 2.0, 3.0])
+    assert not rule.is_finished()
+    clock.t = 1.5
+    assert rule.is_finished() and rule.reason == "time"
+
+    rule = StoppingRule(precision=1e-6, min_samples=5, max_samples=20, clock=FakeClock())
+    rule.add(list(range(1, 21)))
+    assert rule.is_finished() and rule.reason == "max_samples"
+    assert rule.remaining(50) == 1
+
+
+@pytest.mark.parametrize("kwargs", [{"precision": 0}, {"min_samples": 0}, {"max_time_s": -1},
+                                    {"min_samples": 10, "max_samples": 5}])
+def test_rejects_bad_parameters(kwargs):
+    with pytest.raises(ValueError):
+        StoppingRule(**kwargs)
