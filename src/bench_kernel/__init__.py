@@ -13,6 +13,8 @@ __version__ = "0.1.0"
 
 # public name -> module that defines it. Every capability adds its names here.
 _EXPORTS: dict[str, str] = {
+    "decode": "bench_kernel.kernels",
+    "KernelName": "bench_kernel.kernels",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -19,6 +19,7 @@ __all__ = ["main", "cli"]
 
 # command name -> "module:attribute". The only registry of commands: add a line per command.
 _COMMANDS: dict[str, str] = {
+    "decode": "bench_kernel.cli.decode:command",
 }
 
 

@@ -17,7 +17,7 @@ from bench_kernel.kernels._decode import decode
 from bench_kernel.kernels._demangle import demangle
 from bench_kernel.kernels._model import CATEGORIES, FAMILIES, KernelName, Span
 from bench_kernel.kernels._shorten import MAX_SHORT
-from bench_kernel.kernels._tree import render_tree
+from bench_kernel.kernels._tree import key_fields, render_tree
 
-__all__ = ["KernelName", "Span", "decode", "demangle", "render_tree", "Rule", "Rules", "load_rules",
+__all__ = ["KernelName", "Span", "decode", "demangle", "render_tree", "key_fields", "Rule", "Rules", "load_rules",
            "default_rules", "FAMILIES", "CATEGORIES", "MAX_SHORT"]

@@ -41,7 +41,7 @@ _SUFFIXES = ("KernelImplInternal", "CUDAKernelImpl", "KernelImpl", "_kernel_cuda
 _ALIASES = {"direct_copy": "copy", "bfloat16_copy": "copy", "bfloat16tofloat32_copy": "copy",
             "pow_tensor_scalar": "pow", "arg_max": "argmax", "arg_min": "argmin", "norm_two": "norm",
             "max_nan": "max", "min_nan": "min", "compare_eq": "eq", "clamp_scalar": "clamp",
-            "normal_and_transform": "normal", "uniform_and_transform": "uniform", "index_put": "index_put"}
+            "normal_and_transform": "normal", "plus": "add", "minus": "sub", "multiplies": "mul", "uniform_and_transform": "uniform", "index_put": "index_put"}
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -113,7 +113,9 @@ def decode_aten(name: str, readable: str) -> Decoded | None:
             b.set(field, int(re.sub(r"[ul]", "", rest.pop(0))))
     op = dtype = None
     if kernel == "multi_tensor_apply_kernel" and len(rest) >= 2:
-        op, dtype = _op_of(rest[-1])
+        # <TensorListMetadata, Functor, Op[, scalar types]>: the op (Copy, std::plus) says the most.
+        ops = [a for a in rest[1:] if dtype_of(a) is None and not re.fullmatch(r"-?\d+\w*", a)]
+        op, dtype = _op_of(ops[-1]) if ops else (None, None)
     elif kernel in _LEADING_INTS or kernel in ("unrolled_elementwise_kernel", "elementwise_kernel_with_index"):
         functor = next((a for a in rest if not re.fullmatch(r"-?\d+\w*", a) and dtype_of(a) is None), None)
         op, dtype = _op_of(functor) if functor else (None, None)

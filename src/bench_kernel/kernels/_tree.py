@@ -14,7 +14,7 @@ from typing import Any
 
 from bench_kernel.kernels._model import KernelName
 
-__all__ = ["render_tree"]
+__all__ = ["render_tree", "key_fields"]
 
 
 def _value(v: Any) -> str:
@@ -44,3 +44,28 @@ def render_tree(kn: KernelName) -> str:
         label = f"{s.label}{mark}: {values}" if values else f"{s.label}{mark}"
         lines.append("".join(row) + "└─ " + label)
     return "\n".join(lines)
+
+
+# Fields shown first in a one-line summary; the rest follow in decode order.
+_KEY_ORDER = ("op", "ops", "dtype", "collective", "stage", "arch", "layout", "stages", "cluster", "head_dim",
+              "causal", "kind", "vector_width", "block_size", "scale_block_m", "pipeline", "scheduler")
+_SKIP = {"tile_m", "tile_n", "tile_k", "kernel", "index", "macro_tile", "types", "flags"}
+
+
+def key_fields(kn: KernelName, max_chars: int = 60) -> str:
+    """A one-line summary of the decoded fields for tables: ``tile=16x128x256 layout=TN …``."""
+    f = kn.fields
+    parts: list[str] = []
+    tile = [str(f[k]) for k in ("tile_m", "tile_n", "tile_k") if k in f]
+    if tile:
+        parts.append("tile=" + "x".join(tile))
+    keys = [k for k in _KEY_ORDER if k in f] + [k for k in f if k not in _KEY_ORDER and k not in _SKIP]
+    for k in keys:
+        if k in _SKIP:
+            continue
+        v = f[k]
+        text = f"{k}={'+'.join(str(x) for x in v) if isinstance(v, (list, tuple)) else _value(v)}"
+        if sum(len(p) + 1 for p in parts) + len(text) > max_chars:
+            break
+        parts.append(text)
+    return " ".join(parts)
