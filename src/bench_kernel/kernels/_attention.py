@@ -71,7 +71,12 @@ def decode_flashinfer(name: str, readable: str) -> Decoded | None:
         phase = re.search(r"(Context|Generation|SwapsMmaAb\w*)$", body)
         if phase:
             b.set("phase", phase.group(1).lower(), inferred=True)
-        return b.build(short=None if len(name) > 80 else name)
+        short = name
+        for long_, abbrev in (("Kernel_", "_"), ("Bfloat16", "Bf16"), ("SlidingOrChunked", "Sliding"),
+                              ("Persistent", "Pers"), ("VarSeq", "Var")):
+            if len(short) > 80:
+                short = short.replace(long_, abbrev)
+        return b.build(short=short)
     m = _TRTLLM_BMM.match(name)
     if m:
         b = Builder("flashinfer", name)
@@ -83,7 +88,9 @@ def decode_flashinfer(name: str, readable: str) -> Decoded | None:
         b.set("cluster", m["cluster"], start=m.start("cluster") - 3, end=m.end("cluster"), label="cluster", inferred=True)
         b.set("layout", m["layout"], start=m.start("layout"), end=m.end("layout"), label="A/B layout", inferred=True)
         b.set("arch", m["arch"], start=m.start("arch"), end=m.end("arch"), label="architecture", inferred=True)
-        return b.build(short=None if len(name) > 80 else name)
+        flags = "".join(f"_{f}" for f in ("swiGlu", "dynBatch") if f"_{f}" in name)
+        short = f"bmm_{m['types']}_t{m['tm']}x{m['tn']}x{m['tk']}_s{m['stages']}_{m['layout']}{flags}_{m['arch']}"
+        return b.build(short=name if len(name) <= 80 else short)
     head = parse_function(readable).qualified
     if head.startswith(("flashinfer::", "moe::dev::")):
         parts = split_scope(head)
@@ -111,7 +118,8 @@ def decode_cudnn(name: str, readable: str) -> Decoded | None:
         b.set("tile", m["tile"], start=m.start("tile"), end=m.end("tile"), label="tile (Q x KV x D)", inferred=True)
         b.set("warps", m["warps"], start=m.start("warps"), end=m.end("warps"), label="warps", inferred=True)
         b.set("cluster", m["cluster"], start=m.start("cluster") - 3, end=m.end("cluster"), label="cluster", inferred=True)
-        return b.build(short=None if len(name) > 80 else name)
+        short = f"cudnn_sdpa_{m['arch']}_{m['impl']}_{m['dir']}_{m['mma']}_{m['dtype']}_knob{m['knob']}_{m['tile']}_{m['warps']}"
+        return b.build(short=name if len(name) <= 80 else short)
     if name.startswith("cudnn") or re.search(r"\bcudnn::", readable.split("(")[0]):
         head = parse_function(readable).qualified
         kernel = split_component(split_scope(head)[-1])[0] if "::" in head else name

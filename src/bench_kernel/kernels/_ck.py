@@ -104,7 +104,12 @@ def _instance(name: str, prefix: str) -> Decoded:
     f = b.fields
     if "m_per_block" in f:
         b.tile(f["m_per_block"], f["n_per_block"], f["k_per_block"])
-    return b.build(short=name)
+    short = name
+    if len(name) > 80 and groups:
+        # Keep what tells instances apart at a glance: the block tile and the pipeline.
+        tail = "_".join(g for g in groups[-2:] if not g[:1].isdigit())
+        short = f"{prefix}_{groups[0]}_…" + (f"_{tail}" if tail else "")
+    return b.build(short=short)
 
 
 def _moe(name: str) -> Decoded | None:
@@ -133,8 +138,10 @@ def _moe(name: str) -> Decoded | None:
         parts = m["types"].split("_")
         if len(parts) == 3:
             b.set(("a_dtype", "b_dtype", "out_dtype"), [p.lower() for p in parts], start=m.start("types"),
-                  end=m.end("types"), label="A, B, output dtypes (inferred order)", inferred=True)
-    return b.build(short=name if len(name) <= 80 else None)
+                  end=m.end("types"), label="A, B, output dtypes", inferred=True)
+    short = name if len(name) <= 80 else (f"moe_ck2stages_gemm{m['stage']}_{m['tile']}_{m['waves']}_{m['op']}_v{m['pipe']}"
+                                          + (f"_{m['act']}" if m["act"] else ""))
+    return b.build(short=short)
 
 
 # Template-argument order of ck::GridwiseGemm*_xdl_cshuffle_v3 after the GemmSpecialization

@@ -51,7 +51,13 @@ def _xmma(name: str, m: re.Match[str]) -> Decoded:
     sk = re.search(r"_(segment_k|split_k|splitk)_(on|off)", name)
     if sk:
         b.set("split_k", sk.group(2) == "on", start=sk.start() + 1, end=sk.end(), label="split-K", inferred=True)
-    return b.build(short=None if len(name) > 80 else name)
+    short = name
+    if len(short) > 80:
+        short = re.sub(r"(?:_kernel)?(?:__\d+x)?_cublas$", "", short)
+        for long_, abbrev in (("tilesize", "t"), ("warpgroupsize", "wg"), ("warpsize", "w"), ("_execute", ""),
+                              ("segment_k", "segk")):
+            short = short.replace(long_, abbrev)
+    return b.build(short=short)
 
 
 def _legacy(name: str, m: re.Match[str]) -> Decoded:

@@ -46,7 +46,9 @@ def _v3(name: str, m: re.Match[str], off: int) -> Decoded:
     if m["rest"]:
         b.set("schedule", m["rest"].strip("_"), start=off + m.start("rest") + 1, end=off + m.end("rest"),
               label="kernel and epilogue schedule")
-    return b.build(short=name if len(name) <= 80 else None)
+    short = name if len(name) <= 80 else (f"cutlass3x_sm{m['arch']}_{m['op']}_{m['types']}_{m['tile']}_{m['cluster']}_"
+                                          f"{m['stages']}_{m['layout']}_align{m['align']}")
+    return b.build(short=short)
 
 
 def _v2(name: str, m: re.Match[str], off: int) -> Decoded:
