@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = ["Function", "parse_function", "split_args", "split_scope", "split_component", "matches"]
 
@@ -19,8 +20,12 @@ _OPENERS = {"(": ")", "{": "}", "[": "]"}
 _CLOSERS = {")": "(", "}": "{", "]": "["}
 
 
+@lru_cache(maxsize=8192)
 def matches(s: str) -> dict[int, int]:
-    """Map each opening bracket's offset to its closing bracket's offset (balanced pairs only)."""
+    """Map each opening bracket's offset to its closing bracket's offset (balanced pairs only).
+
+    Cached: the splitters below revisit the same argument strings; callers must not mutate the result.
+    """
     stack: list[tuple[str, int]] = []
     out: dict[int, int] = {}
     for m in _BRACKET.finditer(s):
@@ -42,16 +47,23 @@ def matches(s: str) -> dict[int, int]:
     return out
 
 
+@lru_cache(maxsize=32)
+def _scanner(targets: str) -> re.Pattern[str]:
+    return re.compile("[" + re.escape("<({[" + targets) + "]")
+
+
 def _top_level(s: str, targets: str, mm: dict[int, int], start: int = 0, end: int | None = None):
     """Yield offsets of characters in ``targets`` that sit outside any matched bracket pair."""
     end = len(s) if end is None else end
-    i = start
-    while i < end:
+    scan = _scanner(targets).search
+    m = scan(s, start, end)
+    while m is not None:
+        i = m.start()
         ch = s[i]
         if ch in targets:
             yield i
-        j = mm.get(i)
-        i = (j + 1) if j is not None and ch in "<({[" else i + 1
+        j = mm.get(i) if ch in "<({[" else None
+        m = scan(s, (j if j is not None else i) + 1, end)
 
 
 def split_args(s: str) -> list[str]:
@@ -113,6 +125,7 @@ class Function:
 _ANON = "(anonymous namespace)::"
 
 
+@lru_cache(maxsize=8192)
 def parse_function(text: str) -> Function:
     """Split ``ret ns::name<targs>(params) const`` into its parts (best effort, never raises)."""
     s = text.replace(_ANON, "").strip()

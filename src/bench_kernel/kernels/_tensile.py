@@ -57,7 +57,9 @@ def decode_tensile(name: str, readable: str) -> Decoded | None:
         start, end = pos, pos + len(tok)
         pos = end + 1
         if last and tok.isdigit() and last[0] in ("MIWT", "WG"):
+            # MIWT2_1 / WG64_4_1: the value goes on across "_"; replace the span stored so far.
             last = (last[0], last[1], end, f"{last[3]}_{tok}")
+            b.spans.pop()
             _store(b, keys, *last)
             continue
         m = _TOKEN.match(tok)
@@ -96,6 +98,5 @@ def _store(b: Builder, keys: dict[str, tuple[str, str]], key: str, start: int, e
         return
     field, meaning = known
     v = value.replace("n", "-", 1) if value.startswith("n") else value
-    b.spans[:] = [s for s in b.spans if field not in s.fields]
     b.set(field, as_int(v) if field not in ("isa", "macro_tile", "matrix_instruction") else v,
           start=start, end=end, label=meaning)
