@@ -67,7 +67,7 @@ GOLDEN = {
         '    └─ architecture (inferred): arch=sm100a'),
     'cudnn': ('cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0',
         'cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0\n'
-        '                                 │          │     │     │        │ │         │     └─ cluster (inferred): cluster=1x1x1\n'
+        "                                 │          │     │     │        │ │         │        └─ cluster (after 'cga') (inferred): cluster=1x1x1\n"
         '                                 │          │     │     │        │ │         └─ warps (inferred): warps=4x1x1\n'
         '                                 │          │     │     │        │ └─ tile (Q x KV x D) (inferred): tile=64x128x64\n'
         '                                 │          │     │     │        └─ engine knob (inferred): knob=7\n'

@@ -51,6 +51,11 @@ _TRTLLM_BMM = re.compile(r"^bmm_(?P<types>.+?)_t(?P<tm>\d+)x(?P<tn>\d+)x(?P<tk>\
                          r"\w*?cga(?P<cluster>\d+x\d+x\d+)\w*?_(?P<layout>[TN]{2})_\w*?(?P<arch>sm\d+[a-z]?)$")
 
 
+_BMM_FIELDS = (("types", "types", "A, B, C types"), ("stages", "stages", "stages (after 's')"),
+               ("cluster", "cluster", "cluster (after 'cga')"), ("layout", "layout", "A/B layout"),
+               ("arch", "arch", "architecture"))
+
+
 def decode_flashinfer(name: str, readable: str) -> Decoded | None:
     """Decode FlashInfer kernels, including the TensorRT-LLM-gen cubins it ships (fmha/bmm/MoE routing)."""
     m = _TRTLLM_FMHA.match(name)
@@ -81,13 +86,8 @@ def decode_flashinfer(name: str, readable: str) -> Decoded | None:
     if m:
         b = Builder("flashinfer", name)
         b.set("kernel", "trtllm_gen_bmm")
-        b.set("types", m["types"], start=m.start("types"), end=m.end("types"), label="A, B, C types", inferred=True)
-        b.set(("tile_m", "tile_n", "tile_k"), (int(m["tm"]), int(m["tn"]), int(m["tk"])), start=m.start("tm") - 1,
-              end=m.end("tk"), label="CTA tile M x N x K", inferred=True)
-        b.set("stages", int(m["stages"]), start=m.start("stages") - 1, end=m.end("stages"), label="stages", inferred=True)
-        b.set("cluster", m["cluster"], start=m.start("cluster") - 3, end=m.end("cluster"), label="cluster", inferred=True)
-        b.set("layout", m["layout"], start=m.start("layout"), end=m.end("layout"), label="A/B layout", inferred=True)
-        b.set("arch", m["arch"], start=m.start("arch"), end=m.end("arch"), label="architecture", inferred=True)
+        b.groups(m, _BMM_FIELDS, inferred=True)
+        b.tile(int(m["tm"]), int(m["tn"]), int(m["tk"]))
         flags = "".join(f"_{f}" for f in ("swiGlu", "dynBatch") if f"_{f}" in name)
         short = f"bmm_{m['types']}_t{m['tm']}x{m['tn']}x{m['tk']}_s{m['stages']}_{m['layout']}{flags}_{m['arch']}"
         return b.build(short=name if len(name) <= 80 else short)
@@ -103,21 +103,20 @@ _CUDNN_SDPA = re.compile(r"^cudnn_generated_\w*?_sdpa_(?P<arch>sm\d+)_(?P<impl>\
                          r"(?P<warps>\d+x\d+x\d+)_cga(?P<cluster>\d+x\d+x\d+)")
 
 
+_CUDNN_SDPA_FIELDS = (("arch", "arch", "architecture"), ("dir", "direction", "fprop / bprop"),
+                      ("mma", "mma", "MMA instruction family"), ("dtype", "dtype", "dtype"),
+                      ("knob", "knob", "engine knob"), ("tile", "tile", "tile (Q x KV x D)"),
+                      ("warps", "warps", "warps"), ("cluster", "cluster", "cluster (after 'cga')"))
+
+
 def decode_cudnn(name: str, readable: str) -> Decoded | None:
     """Decode cuDNN kernels: generated SDPA/flash kernels and ``cudnn::`` helpers."""
     m = _CUDNN_SDPA.match(name)
     if m:
         b = Builder("cudnn", name)
         b.set("kernel", "sdpa")
-        b.set("arch", m["arch"], start=m.start("arch"), end=m.end("arch"), label="architecture", inferred=True)
-        b.set("direction", "forward" if m["dir"] == "fprop" else "backward", start=m.start("dir"), end=m.end("dir"),
-              label="fprop / bprop", inferred=True)
-        b.set("mma", m["mma"], start=m.start("mma"), end=m.end("mma"), label="MMA instruction family", inferred=True)
-        b.set("dtype", m["dtype"], start=m.start("dtype"), end=m.end("dtype"), label="dtype", inferred=True)
-        b.set("knob", int(m["knob"]), start=m.start("knob"), end=m.end("knob"), label="engine knob", inferred=True)
-        b.set("tile", m["tile"], start=m.start("tile"), end=m.end("tile"), label="tile (Q x KV x D)", inferred=True)
-        b.set("warps", m["warps"], start=m.start("warps"), end=m.end("warps"), label="warps", inferred=True)
-        b.set("cluster", m["cluster"], start=m.start("cluster") - 3, end=m.end("cluster"), label="cluster", inferred=True)
+        b.groups(m, _CUDNN_SDPA_FIELDS, inferred=True)
+        b.set("direction", "forward" if m["dir"] == "fprop" else "backward")
         short = f"cudnn_sdpa_{m['arch']}_{m['impl']}_{m['dir']}_{m['mma']}_{m['dtype']}_knob{m['knob']}_{m['tile']}_{m['warps']}"
         return b.build(short=name if len(name) <= 80 else short)
     if name.startswith("cudnn") or re.search(r"\bcudnn::", readable.split("(")[0]):

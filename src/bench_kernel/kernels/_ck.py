@@ -22,34 +22,28 @@ __all__ = ["decode_ck"]
 
 # One group per "_"-separated part after the prefix: (field names, label). "[]" = the whole group
 # as a list of ints; "scheduler"/"pipeline" are the loop scheduler word and "v<N>".
-_XFER = ("[]",)
-_GRAMMARS: dict[str, tuple[tuple[tuple[str, ...], str], ...]] = {
-    "a8w8_rowwise": (
-        (("block_size", "m_per_block", "n_per_block", "k_per_block"), "BlockSize x MPerBlock x NPerBlock x KPerBlock"),
-        (("m_per_xdl", "n_per_xdl"), "MPerXDL x NPerXDL (wave tile)"),
-        (("m_xdl_per_wave", "n_xdl_per_wave"), "MXdlPerWave x NXdlPerWave"),
-        (("a_block_transfer",), "ABlockTransfer thread cluster (K0 x M x K1)"),
-        (("b_block_transfer",), "BBlockTransfer thread cluster (K0 x N x K1)"),
-        (("c_block_transfer",), "CBlockTransfer cluster lengths"),
-        (("c_scalar_per_vector",), "CBlockTransfer scalars per vector"),
-        (("c_shuffle_m_xdl_per_wave", "c_shuffle_n_xdl_per_wave"), "CShuffle MXdlPerWave x NXdlPerWave per shuffle"),
-        (("scheduler",), "loop scheduler"),
-        (("pipeline",), "block GEMM pipeline version"),
-    ),
+_Group = tuple[tuple[str, ...], str]
+_BLOCK: _Group = (("block_size", "m_per_block", "n_per_block", "k_per_block"),
+                  "BlockSize x MPerBlock x NPerBlock x KPerBlock")
+# Groups from MPerXDLxNPerXDL to the pipeline version, shared by the rowwise and blockscale grammars.
+_FROM_XDL: tuple[_Group, ...] = (
+    (("m_per_xdl", "n_per_xdl"), "MPerXDL x NPerXDL"),
+    (("m_xdl_per_wave", "n_xdl_per_wave"), "MXdlPerWave x NXdlPerWave"),
+    (("a_block_transfer",), "ABlockTransfer thread cluster (K0 x M x K1)"),
+    (("b_block_transfer",), "BBlockTransfer thread cluster (K0 x N x K1)"),
+    (("c_block_transfer",), "CBlockTransfer cluster lengths"),
+    (("c_scalar_per_vector",), "CBlockTransfer scalars per vector"),
+    (("c_shuffle_m_xdl_per_wave", "c_shuffle_n_xdl_per_wave"), "CShuffle MXdlPerWave x NXdlPerWave per shuffle"),
+    (("scheduler",), "loop scheduler"),
+    (("pipeline",), "block GEMM pipeline version"),
+)
+_GRAMMARS: dict[str, tuple[_Group, ...]] = {
+    "a8w8_rowwise": (_BLOCK,) + _FROM_XDL,
     "a8w8_blockscale": (
         (("scale_block_m", "scale_block_n", "scale_block_k"), "ScaleBlockM x ScaleBlockN x ScaleBlockK"),
-        (("block_size", "m_per_block", "n_per_block", "k_per_block"), "BlockSize x MPerBlock x NPerBlock x KPerBlock"),
+        _BLOCK,
         (("ak1", "bk1"), "AK1 x BK1 (K elements per vector load)"),
-        (("m_per_xdl", "n_per_xdl"), "MPerXDL x NPerXDL"),
-        (("m_xdl_per_wave", "n_xdl_per_wave"), "MXdlPerWave x NXdlPerWave"),
-        (("a_block_transfer",), "ABlockTransfer thread cluster (K0 x M x K1)"),
-        (("b_block_transfer",), "BBlockTransfer thread cluster (K0 x N x K1)"),
-        (("c_block_transfer",), "CBlockTransfer cluster lengths"),
-        (("c_scalar_per_vector",), "CBlockTransfer scalars per vector"),
-        (("c_shuffle_m_xdl_per_wave", "c_shuffle_n_xdl_per_wave"), "CShuffle MXdlPerWave x NXdlPerWave per shuffle"),
-        (("scheduler",), "loop scheduler"),
-        (("pipeline",), "block GEMM pipeline version"),
-    ),
+    ) + _FROM_XDL,
     # csrc/ck_gemm_a8w8/gemm_a8w8_common.py (``tileKernelInstance.name``): the ck_tile variant.
     "a8w8_cktile": (
         (("m_per_block", "n_per_block", "k_per_block"), "M x N x K block tile"),

@@ -49,6 +49,16 @@ class Builder:
         if start is not None and end is not None and label:
             self.spans.append(Span(start, end, label, tuple(names)))
 
+    def groups(self, m: re.Match[str], spec: tuple[tuple[str, str, str], ...], *, inferred: bool = False,
+               offset: int = 0) -> None:
+        """Set one field per ``(group, field, label)`` of a regex match; all-digit values become ints."""
+        for group, name, label in spec:
+            value = m[group]
+            if value is None:
+                continue
+            self.set(name, int(value) if value.isdigit() else value, start=offset + m.start(group),
+                     end=offset + m.end(group), label=label, inferred=inferred)
+
     def tile(self, m: int, n: int, k: int | None = None) -> None:
         """The normalised GEMM tile every GEMM-like family gives (``tile_m``/``tile_n``/``tile_k``)."""
         self.fields["tile_m"] = m

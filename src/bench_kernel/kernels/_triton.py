@@ -95,14 +95,11 @@ def decode_triton(name: str, readable: str) -> Decoded | None:
     if m:
         b = Builder("triton", name)
         b.set("kernel", "matmul_ogs")
-        b.set("layout", m["layout"], start=m.start("layout"), end=m.end("layout"), label="A, B, C layouts", inferred=True)
-        b.set("types", m["types"], start=m.start("types"), end=m.end("types"), label="A x B x weight types", inferred=True)
+        b.groups(m, (("layout", "layout", "A, B, C layouts"), ("types", "types", "A x B x weight types")), inferred=True)
         tm, tn, tk = (int(x) for x in m["tile"].split("x"))
         b.set(("tile_m", "tile_n", "tile_k"), (tm, tn, tk), start=m.start("tile"), end=m.end("tile"),
               label="BLOCK_M x BLOCK_N x BLOCK_K")
-        b.set("split_k", int(m["split"]), start=m.start("split"), end=m.end("split"), label="split-K")
-        if m["act"]:
-            b.set("epilogue", m["act"], start=m.start("act"), end=m.end("act"), label="fused epilogue")
+        b.groups(m, (("split", "split_k", "split-K"), ("act", "epilogue", "fused epilogue")))
         return b.build(short=name if len(name) <= 80 else None)
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         return None
