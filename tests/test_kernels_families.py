@@ -50,6 +50,7 @@ def test_ck_template_abscale_reads_the_v3_template_order():
     f = k.to_dict()["fields"]
     assert (f["tile_m"], f["tile_n"], f["tile_k"], f["scale_block_n"]) == (32, 64, 128, 128)
     assert (f["scheduler"], f["pipeline"]) == ("interwave", "v3")
+    assert k.short == "ck::kernel_gemm_xdl_cshuffle_v3<32x64x128>"
 
 
 def test_tensile_layout_tile_and_isa():
@@ -106,6 +107,12 @@ def test_inductor_kinds():
     assert fields("triton_red_fused_abs_amax_transpose_view_32")["kind"] == "reduction"
     assert fields("triton_tem_fused_mm_0") == {"kind": "template", "ops": ["mm"], "index": 0}
     assert decode("triton_tem_fused_mm_0").category == "gemm"
+
+
+def test_bare_snake_case_names_are_triton_with_a_note():
+    k = decode("_topk_forward")
+    assert k.family == "triton" and any("family inferred" in n for n in k.notes)
+    assert decode("attn_fwd").family == "other"  # no leading '_', no marker: not claimed
 
 
 def test_triton_constexpr_names():

@@ -189,7 +189,9 @@ def _template(readable: str) -> Decoded:
                 b.set("scheduler", _SCHEDULERS.get(int(m.group(2)), m.group(2)))
             elif m and m.group(1) == "BlockGemmPipelineVersion":
                 b.set("pipeline", f"v{int(m.group(2)) + 1}")  # the enum is 0-based: v1 == 0
-    return b.build()
+    f = b.fields
+    inner = "x".join(str(f[k]) for k in ("tile_m", "tile_n", "tile_k") if k in f) or "…"
+    return b.build(short=f"{namespace}::{kernel}<{inner}>")
 
 
 def decode_ck(name: str, readable: str) -> Decoded | None:

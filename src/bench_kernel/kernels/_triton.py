@@ -108,6 +108,9 @@ def decode_triton(name: str, readable: str) -> Decoded | None:
     if not looks_triton:
         return None
     b = Builder("triton", name)
+    if len(pairs) < 2 and "triton" not in name.lower():
+        b.notes.append("family inferred from the name's shape: a bare '_snake_case' name is how Triton "
+                       "kernels (Python functions) appear")
     first = pairs[0].start() if len(pairs) >= 2 else len(name)
     kernel = name[:first].rstrip("_") or name
     b.set("kernel", kernel.lstrip("_") or kernel)
