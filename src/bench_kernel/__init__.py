@@ -19,6 +19,8 @@ _EXPORTS: dict[str, str] = {
     "Measurement": "bench_kernel.measure",
     "Samples": "bench_kernel.measure",
     "load_target": "bench_kernel.measure",
+    "decode": "bench_kernel.kernels",
+    "KernelName": "bench_kernel.kernels",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

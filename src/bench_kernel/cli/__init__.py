@@ -20,6 +20,7 @@ __all__ = ["main", "cli"]
 # command name -> "module:attribute". The only registry of commands: add a line per command.
 _COMMANDS: dict[str, str] = {
     "run": "bench_kernel.cli.run:command",
+    "decode": "bench_kernel.cli.decode:command",
 }
 
 

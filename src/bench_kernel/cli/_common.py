@@ -126,6 +126,7 @@ def emit(output: Output, *, data: Any, tables: list[Table] | Table | None = None
 
 def _render(console: Any, tables: list[Table], text: str | None) -> None:
     if text is not None:
-        console.print(text, highlight=False, markup=False)
+        # soft_wrap: trees and documents are drawn to exact columns; folding them breaks the picture.
+        console.print(text, highlight=False, markup=False, soft_wrap=True)
     for t in tables:
         render_rich(t, console)

@@ -1,38 +1,23 @@
 """Kernel names: demangle, shorten, decode per family, classify into categories.
 
 CONTRACT (used by trace/, measure/, source_trace/, report/):
-``decode(name) -> KernelName`` with ``.name .demangled .family .short .category .fields``.
-The fallback below keeps the contract until the real decoders land; it must be replaced.
+``decode(name) -> KernelName`` with ``.name .demangled .family .short .category .fields``
+(plus ``.notes``, ``.inferred``, ``.rule``); cached, never raises on a name.
+
+    >>> from bench_kernel.kernels import decode
+    >>> k = decode("nvjet_tst_144x128_64x6_2x1_v_bz_bias_TNN")
+    >>> k.family, k.category, k.fields["tile_m"], k.fields["stages"]
+    ('cublas', 'gemm', 144, 6)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any
+from bench_kernel.kernels._classify import Rule, Rules, default_rules, load_rules
+from bench_kernel.kernels._decode import decode
+from bench_kernel.kernels._demangle import demangle
+from bench_kernel.kernels._model import CATEGORIES, FAMILIES, KernelName, Span
+from bench_kernel.kernels._shorten import MAX_SHORT
+from bench_kernel.kernels._tree import key_fields, render_tree
 
-__all__ = ["KernelName", "decode"]
-
-
-@dataclass(frozen=True)
-class KernelName:
-    """One kernel name, decoded."""
-
-    name: str
-    demangled: str
-    family: str
-    short: str
-    category: str
-    fields: dict[str, Any] = field(default_factory=dict)
-    notes: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "family": self.family, "short": self.short,
-                "category": self.category, "fields": dict(self.fields)}
-
-
-@lru_cache(maxsize=65536)
-def decode(name: str) -> KernelName:
-    """Decode a kernel name as a profiler shows it (fallback: no decoding yet)."""
-    short = name if len(name) <= 80 else name[:77] + "..."
-    return KernelName(name=name, demangled=name, family="other", short=short, category="other")
+__all__ = ["KernelName", "Span", "decode", "demangle", "render_tree", "key_fields", "Rule", "Rules", "load_rules",
+           "default_rules", "FAMILIES", "CATEGORIES", "MAX_SHORT"]

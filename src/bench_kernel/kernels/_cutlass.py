@@ -1,0 +1,124 @@
+"""CUTLASS kernels: 3.x ``cutlass3x_*`` and 2.x ``cutlass_*`` procedural names, the
+``cutlass::Kernel*<NAME>`` wrappers around them, and 3.x ``cutlass::device_kernel<GemmUniversal<…>>``.
+
+Procedural names follow cutlass_library (python/cutlass_library/gemm_operation.py,
+``GemmOperation.procedural_name``): ``cutlass{3x}_sm{arch}_{opcode class}_{op}_{types}_{tile}
+[_{cluster}]_{stages}_{layouts}_align{n}[_{kernel schedule}_{epilogue schedule}]``; in 2.x names the
+threadblock group is ``{M}x{N}_{K}x{stages}`` and the op carries the MMA shape (``s16816gemm``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from bench_kernel.kernels._cxx import matches, split_args
+from bench_kernel.kernels._model import Decoded
+from bench_kernel.kernels._spans import Builder
+
+__all__ = ["decode_cutlass"]
+
+_V3 = re.compile(r"cutlass3x_sm(?P<arch>\d+[a-z]?)_(?P<cls>[a-z]+)_(?P<op>[a-z0-9]*?(?:gemm|conv\w*?|fprop|dgrad|wgrad))_"
+                 r"(?P<types>.+?)_(?P<tile>\d+x\d+x\d+)_(?P<cluster>\d+x\d+x\d+)_(?P<stages>\d+)_"
+                 r"(?P<layout>[nt]{3})_align(?P<align>\d+)(?P<rest>(?:_\w+?)*)$")
+_V2 = re.compile(r"cutlass_(?:(?P<arch>\d+)_)?(?P<cls>simt|tensorop|wmma_tensorop|wmma)_(?P<ext>.+?)_"
+                 r"(?P<tile>\d+x\d+)(?:_(?P<kst>\d+x\d+))?_(?P<layout>[a-z]+)_align(?P<align>\d+)$")
+_WRAPPED = re.compile(r"^(?:void )?cutlass\w*::Kernel\d?<(?P<inner>cutlass\w+)>")
+_OP = re.compile(r"(?:^|_)(?P<instr>[a-z]?\d*)(?P<op>gemm|fprop|dgrad|wgrad|conv\w*)")
+
+
+def _v3(name: str, m: re.Match[str], off: int) -> Decoded:
+    b = Builder("cutlass", name)
+    b.set("version", 3)
+    b.set("arch", f"sm{m['arch']}", start=off + m.start("arch") - 2, end=off + m.end("arch"), label="SM architecture")
+    b.set("opcode_class", m["cls"], start=off + m.start("cls"), end=off + m.end("cls"), label="opcode class")
+    b.set("op", m["op"], start=off + m.start("op"), end=off + m.end("op"), label="operation")
+    b.set("types", m["types"], start=off + m.start("types"), end=off + m.end("types"), label="A, B, accumulator, C, D types")
+    tm, tn, tk = (int(x) for x in m["tile"].split("x"))
+    b.set(("tile_m", "tile_n", "tile_k"), (tm, tn, tk), start=off + m.start("tile"), end=off + m.end("tile"),
+          label="CTA tile M x N x K")
+    b.set("cluster", m["cluster"], start=off + m.start("cluster"), end=off + m.end("cluster"), label="cluster shape")
+    b.set("stages", int(m["stages"]), start=off + m.start("stages"), end=off + m.end("stages"),
+          label="pipeline stages (0: chosen by the builder)")
+    b.set("layout", m["layout"].upper(), start=off + m.start("layout"), end=off + m.end("layout"),
+          label="A, B, C layouts (t: transposed)")
+    b.set("align", int(m["align"]), start=off + m.start("align") - 5, end=off + m.end("align"),
+          label="alignment (elements)")
+    if m["rest"]:
+        b.set("schedule", m["rest"].strip("_"), start=off + m.start("rest") + 1, end=off + m.end("rest"),
+              label="kernel and epilogue schedule")
+    short = name if len(name) <= 80 else (f"cutlass3x_sm{m['arch']}_{m['op']}_{m['types']}_{m['tile']}_{m['cluster']}_"
+                                          f"{m['stages']}_{m['layout']}_align{m['align']}")
+    return b.build(short=short)
+
+
+def _v2(name: str, m: re.Match[str], off: int) -> Decoded:
+    b = Builder("cutlass", name)
+    b.set("version", 2)
+    if m["arch"]:
+        b.set("arch", f"sm{m['arch']}", start=off + m.start("arch"), end=off + m.end("arch"), label="SM architecture")
+    b.set("opcode_class", m["cls"], start=off + m.start("cls"), end=off + m.end("cls"), label="opcode class")
+    op = _OP.search(m["ext"])
+    if op:
+        b.set("op", op["op"], start=off + m.start("ext") + op.start("op"), end=off + m.start("ext") + op.end("op"),
+              label="operation (with MMA shape prefix)")
+        if op["instr"]:
+            b.set("instruction", op["instr"])
+    b.set("types", m["ext"])
+    tm, tn = (int(x) for x in m["tile"].split("x"))
+    b.set(("tile_m", "tile_n"), (tm, tn), start=off + m.start("tile"), end=off + m.end("tile"), label="CTA tile M x N")
+    if m["kst"]:
+        tk, st = (int(x) for x in m["kst"].split("x"))
+        b.set(("tile_k", "stages"), (tk, st), start=off + m.start("kst"), end=off + m.end("kst"),
+              label="K tile x pipeline stages")
+    b.set("layout", m["layout"].upper(), start=off + m.start("layout"), end=off + m.end("layout"),
+          label="A, B layouts (t: transposed) or tensor layout")
+    b.set("align", int(m["align"]), start=off + m.start("align") - 5, end=off + m.end("align"),
+          label="alignment (elements)")
+    return b.build(short=name if len(name) <= 80 else None)
+
+
+def _device_kernel(readable: str) -> Decoded:
+    b = Builder("cutlass")
+    b.set("version", 3)
+    kernel = re.search(r"::(GemmUniversal|Conv\w*|\w+Kernel\w*)<", readable)
+    b.set("kernel", kernel.group(1) if kernel else "device_kernel")
+    mainloop = re.search(r"(Mainloop\w+|Kernel\w*WarpSpecialized\w*)", readable)
+    if mainloop:
+        b.set("mainloop", mainloop.group(1))
+    mma = readable.find("CollectiveMma<")
+    if mma >= 0:
+        mm = matches(readable)
+        close = mm.get(mma + len("CollectiveMma"))
+        if close is not None:
+            args = split_args(readable[mma + len("CollectiveMma<"):close])
+            # CollectiveMma<DispatchPolicy, TileShape, …> (cutlass/gemm/collective/collective_mma.hpp)
+            if len(args) > 1:
+                dims = re.findall(r"cute::C<(\d+)>", args[1])
+                if len(dims) == 3:
+                    b.tile(*(int(d) for d in dims))
+    short = f"cutlass::device_kernel<{b.fields['kernel']}"
+    short += f", {b.fields['mainloop']}>" if "mainloop" in b.fields else ">"
+    return b.build(short=short if len(short) <= 80 else None)
+
+
+def decode_cutlass(name: str, readable: str) -> Decoded | None:
+    """Decode a CUTLASS kernel name, or None when it is not one."""
+    target, off = name, 0
+    w = _WRAPPED.match(readable)
+    if w:
+        target, off = w["inner"], 0
+    if target.startswith("cutlass3x_"):
+        m = _V3.match(target)
+        return _v3(target, m, off) if m else Decoded("cutlass", {"version": 3})
+    if target.startswith("cutlass_"):
+        m = _V2.match(target)
+        if m:
+            d = _v2(target, m, off)
+            if "cudnn" in readable.split("<", 1)[0]:
+                d.fields["library"] = "cudnn"
+            return d
+        return Decoded("cutlass", {"version": 2})
+    if readable.startswith(("void cutlass::device_kernel<", "cutlass::device_kernel<")) or \
+            readable.startswith("cutlass::device_kernel"):
+        return _device_kernel(readable)
+    return None

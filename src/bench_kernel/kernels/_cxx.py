@@ -1,0 +1,141 @@
+"""Just enough C++ declaration parsing to shorten and decode demangled kernel names.
+
+Demangled names are not a grammar one can lex naively: ``>`` is also a comparison inside
+``enable_if<(((8)>(0)))…>``, lambdas carry their own parameter lists (``{lambda(int)#1}``), and
+adversarial input can leave any bracket unbalanced. So brackets are matched once per string with
+a stack in which ``>`` only closes a pending ``<`` and ``)``/``}``/``]`` discard unclosed ``<``;
+every split below works at depth 0 of that matching. Unbalanced input degrades, never raises.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = ["Function", "parse_function", "split_args", "split_scope", "split_component", "matches"]
+
+_BRACKET = re.compile(r"[<>(){}\[\]]")
+_OPENERS = {"(": ")", "{": "}", "[": "]"}
+_CLOSERS = {")": "(", "}": "{", "]": "["}
+
+
+@lru_cache(maxsize=8192)
+def matches(s: str) -> dict[int, int]:
+    """Map each opening bracket's offset to its closing bracket's offset (balanced pairs only).
+
+    Cached: the splitters below revisit the same argument strings; callers must not mutate the result.
+    """
+    stack: list[tuple[str, int]] = []
+    out: dict[int, int] = {}
+    for m in _BRACKET.finditer(s):
+        ch, i = m.group(), m.start()
+        if ch == "<" or ch in _OPENERS:
+            stack.append((ch, i))
+        elif ch == ">":
+            # "->" and comparisons inside parentheses are not template closers.
+            if stack and stack[-1][0] == "<" and not (i > 0 and s[i - 1] == "-"):
+                out[stack.pop()[1]] = i
+        else:
+            want = _CLOSERS[ch]
+            k = len(stack) - 1
+            while k >= 0 and stack[k][0] != want:
+                k -= 1
+            if k >= 0:
+                out[stack[k][1]] = i
+                del stack[k:]
+    return out
+
+
+@lru_cache(maxsize=32)
+def _scanner(targets: str) -> re.Pattern[str]:
+    return re.compile("[" + re.escape("<({[" + targets) + "]")
+
+
+def _top_level(s: str, targets: str, mm: dict[int, int], start: int = 0, end: int | None = None):
+    """Yield offsets of characters in ``targets`` that sit outside any matched bracket pair."""
+    end = len(s) if end is None else end
+    scan = _scanner(targets).search
+    m = scan(s, start, end)
+    while m is not None:
+        i = m.start()
+        ch = s[i]
+        if ch in targets:
+            yield i
+        j = mm.get(i) if ch in "<({[" else None
+        m = scan(s, (j if j is not None else i) + 1, end)
+
+
+def split_args(s: str) -> list[str]:
+    """Split a template argument or parameter list at its top-level commas (stripped parts)."""
+    if not s.strip():
+        return []
+    mm = matches(s)
+    cuts = list(_top_level(s, ",", mm))
+    bounds = zip([-1] + cuts, cuts + [len(s)])
+    return [s[a + 1:b].strip() for a, b in bounds]
+
+
+def split_scope(s: str) -> list[str]:
+    """Split a qualified name at its top-level ``::`` (``a::b<c::d>::e`` -> ``a``, ``b<c::d>``, ``e``)."""
+    mm = matches(s)
+    parts, last = [], 0
+    for i in _top_level(s, ":", mm):
+        if i >= last and s.startswith("::", i):
+            parts.append(s[last:i])
+            last = i + 2
+    parts.append(s[last:])
+    return [p.strip() for p in parts]
+
+
+def split_component(c: str) -> tuple[str, str | None, str | None]:
+    """``name<targs>(params) const`` -> (name, targs or None, params or None)."""
+    if c.startswith("{"):  # {lambda(int)#1}: a lambda is named by its braces, not parsed further
+        return c, None, None
+    mm = matches(c)
+    name_end = len(c)
+    targs = params = None
+    for i in _top_level(c, "<(", mm):
+        j = mm.get(i)
+        if j is None:
+            continue
+        if c[i] == "<" and targs is None and params is None:
+            name_end = min(name_end, i)
+            targs = c[i + 1:j]
+        elif c[i] == "(" and params is None:
+            name_end = min(name_end, i)
+            params = c[i + 1:j]
+    if c.startswith("operator"):  # operator() / operator< are names, not calls or templates
+        return c.split(" ")[0], None, None
+    return c[:name_end].strip(), targs, params
+
+
+@dataclass(frozen=True)
+class Function:
+    """A demangled function declaration taken apart."""
+
+    #: the return type (``void``, ``std::enable_if<…>::type``), or "".
+    returns: str
+    #: the qualified name with template arguments, ``at::native::reduce_kernel<512, 1, …>``.
+    qualified: str
+    #: the parameter list without parentheses, or None for names that are not declarations.
+    params: str | None
+
+
+_ANON = "(anonymous namespace)::"
+
+
+@lru_cache(maxsize=8192)
+def parse_function(text: str) -> Function:
+    """Split ``ret ns::name<targs>(params) const`` into its parts (best effort, never raises)."""
+    s = text.replace(_ANON, "").strip()
+    mm = matches(s)
+    paren = next((i for i in _top_level(s, "(", mm) if i in mm and not s.startswith("operator", max(0, i - 8))), None)
+    head = s if paren is None else s[:paren]
+    params = None if paren is None else s[paren + 1:mm[paren]]
+    hm = matches(head)
+    spaces = list(_top_level(head, " ", hm))
+    if spaces:
+        cut = spaces[-1]
+        return Function(head[:cut].strip(), head[cut + 1:].strip(), params)
+    return Function("", head.strip(), params)
