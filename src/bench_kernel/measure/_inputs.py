@@ -96,7 +96,12 @@ def call_with(fn: Callable[..., Any], inputs: Any) -> Any:
 
 
 class L2Flusher:
-    """Evicts L2 by writing a buffer twice its size; allocated once per device and reused."""
+    """Evicts L2 by reading a buffer twice its size; allocated once per device and reused.
+
+    Reading, not writing (do_bench writes zeros): a written buffer leaves L2 full of dirty
+    lines that the timed kernel then pays to write back. Seen on an H200: a 64 MiB fp32 add
+    took 4% longer after a zero_() flush than in a cold graph replay.
+    """
 
     _buffers: dict[int, Any] = {}
 
@@ -106,13 +111,14 @@ class L2Flusher:
         nbytes = int(max(2 * (l2_bytes or 0), 64 * 2**20))
         buf = self._buffers.get(device_index)
         if buf is None or buf.numel() * 4 < nbytes:
-            buf = torch.empty(nbytes // 4, dtype=torch.int32, device=f"cuda:{device_index}")
+            buf = torch.randint(0, 1 << 20, (nbytes // 4,), dtype=torch.int32, device=f"cuda:{device_index}")
             self._buffers[device_index] = buf
         self.buffer = buf
+        self._torch = torch
 
     def flush(self) -> None:
-        # zero_() is one memset-like kernel: a write of every line evicts what was there.
-        self.buffer.zero_()
+        """Enqueue one reduction over the buffer: every L2 line is replaced by a clean one."""
+        self.buffer.sum(dtype=self._torch.int64)
 
 
 def normalise_inputs(make_inputs: Callable[[], Any] | None, count: int) -> Sequence[Any]:

@@ -1,0 +1,35 @@
+"""The repository's promises that a test can hold: README commands, CI, pins, data files."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"```(?:sh|bash|console)?\n(.*?)```", text, re.S)
+    assert block, "README must open with a code block of the two commands"
+    return [line for line in block.group(1).splitlines() if line and not line.startswith("#")]
+
+
+def test_readme_opens_with_install_run_and_test_commands():
+    run_cmd, test_cmd = _readme_commands()
+    assert "bench-kernel run" in run_cmd and "pip install" in run_cmd
+    assert "pytest" in test_cmd
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
+    assert ci == _readme_commands()[1]
+
+
+def test_ci_installs_a_pinned_torch():
+    # An unpinned torch pulls a multi-GB CUDA build; the CPU wheel on disk is 2.13.0.
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    extras = meta["project"]["optional-dependencies"]
+    assert "torch==2.13.0" in extras["test"]
+    assert not any(d.startswith("torch") for d in meta["project"]["dependencies"])
