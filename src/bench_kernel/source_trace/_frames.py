@@ -1,0 +1,115 @@
+"""Python frames for the document: which to drop, how to show their paths, where links point.
+
+Kineto records a frame as ``file.py(line): function`` with the file already relative to the
+``sys.path`` entry it was imported from (``torch/nn/functional.py``), or absolute.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import os
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from bench_kernel.source_trace._model import SourceFrame
+
+__all__ = ["FrameRules", "plumbing_rules", "to_source_frames", "resolve_file", "display_path"]
+
+_SITE_DIRS = ("site-packages", "dist-packages")
+#: Frames inside these are the measuring machinery, never the user's path.
+_TOOL_PARTS = ("bench_kernel/", "torch/profiler/", "torch/autograd/profiler")
+
+
+class FrameRules:
+    """(file suffix, function or "*") pairs of frames to drop."""
+
+    def __init__(self, rows: Iterable[tuple[str, str]]) -> None:
+        self.rows = [(f, fn) for f, fn in rows]
+
+    def drops(self, file: str, function: str) -> bool:
+        f = file.replace("\\", "/")
+        return any(f.endswith(suffix) and (fn == "*" or fn == function) for suffix, fn in self.rows)
+
+
+@functools.lru_cache(maxsize=1)
+def plumbing_rules() -> FrameRules:
+    """The rules in ``data/plumbing_frames.tsv``, validated: two non-empty columns per row."""
+    text = resources.files("bench_kernel.source_trace").joinpath("data/plumbing_frames.tsv").read_text()
+    rows = []
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    for n, row in enumerate(csv.reader(lines[1:], delimiter="\t"), start=2):
+        if len(row) != 2 or not all(c.strip() for c in row):
+            raise ValueError(f"plumbing_frames.tsv row {n}: expected 'file<TAB>function', got {row!r}")
+        rows.append((row[0].strip(), row[1].strip()))
+    return FrameRules(rows)
+
+
+def _is_tool(file: str) -> bool:
+    f = file.replace("\\", "/")
+    return any(part in f for part in _TOOL_PARTS)
+
+
+@functools.lru_cache(maxsize=4096)
+def resolve_file(file: str, root: str) -> str | None:
+    """The absolute path of a recorded frame file on this machine, or None."""
+    p = Path(file)
+    if p.is_absolute():
+        return str(p) if p.is_file() else None
+    for base in [root, *sys.path]:
+        if not base:
+            continue
+        cand = Path(base) / file
+        if cand.is_file():
+            return str(cand.resolve())
+    return None
+
+
+def display_path(file: str, abs_path: str | None, root: Path) -> str:
+    """Root-relative for user code, package-relative for installed code, else as recorded."""
+    f = file.replace("\\", "/")
+    if abs_path:
+        try:
+            return Path(abs_path).resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            pass
+        parts = Path(abs_path).parts
+        for marker in _SITE_DIRS:
+            if marker in parts:
+                return Path(*parts[parts.index(marker) + 1:]).as_posix()
+    for marker in _SITE_DIRS:
+        if f"/{marker}/" in f:
+            return f.split(f"/{marker}/", 1)[1]
+    return f
+
+
+def to_source_frames(frames: Sequence, *, root: Path, doc_dir: Path, keep_all: bool = False,
+                     rules: FrameRules | None = None) -> tuple[SourceFrame, ...]:
+    """Frames (objects with ``file``, ``line``, ``function``; outermost first) for the document.
+
+    Drops frames without a file (built-ins, ``nn.Module`` markers), the profiler's and this
+    tool's own frames and everything outside them (the harness), and -- unless ``keep_all`` --
+    the plumbing frames of ``data/plumbing_frames.tsv``.
+    """
+    rules = rules or plumbing_rules()
+    frames = [f for f in frames if getattr(f, "file", None) and getattr(f, "line", None)]
+    # Everything up to the last tool frame is the harness that called the user's code.
+    last_tool = max((i for i, f in enumerate(frames) if _is_tool(f.file)), default=-1)
+    frames = frames[last_tool + 1:]
+    out = []
+    for f in frames:
+        if _is_tool(f.file) or (not keep_all and rules.drops(f.file, f.function)):
+            continue
+        abs_path = resolve_file(f.file, str(root))
+        disp = display_path(f.file, abs_path, root)
+        link = disp
+        if abs_path:
+            try:
+                Path(abs_path).resolve().relative_to(root.resolve())
+                link = Path(os.path.relpath(abs_path, doc_dir)).as_posix()
+            except ValueError:
+                pass
+        out.append(SourceFrame(disp, link, int(f.line), f.function, abs_path))
+    return tuple(out)

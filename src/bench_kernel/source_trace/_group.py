@@ -1,0 +1,52 @@
+"""Grouping kernels into paths (sub-flows) by the first frame where their stacks differ."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from bench_kernel.source_trace._model import KernelSite, PathGroup
+
+__all__ = ["group_paths", "common_prefix_len"]
+
+
+def common_prefix_len(stacks: Sequence[Sequence]) -> int:
+    """Length of the longest frame prefix (by file, line, function) shared by every stack."""
+    if not stacks:
+        return 0
+    n = min(len(s) for s in stacks)
+    for i in range(n):
+        key = stacks[0][i].key
+        if any(s[i].key != key for s in stacks[1:]):
+            return i
+    return n
+
+
+def group_paths(sites: Sequence[KernelSite]) -> tuple[PathGroup, ...]:
+    """Paths in launch order; each titled by the function of the frame where it diverges.
+
+    Kernels whose stack ends at the shared prefix (launched by the common frame itself) form
+    their own path, titled by their op.
+    """
+    with_stack = [s for s in sites if s.stack]
+    depth = common_prefix_len([s.stack for s in with_stack]) if len(with_stack) > 1 else None
+    groups: dict[object, list[KernelSite]] = {}
+    for s in sorted(sites, key=lambda s: s.order):
+        if depth is None or not s.stack:
+            key: object = ("all",) if s.stack else ("nostack", s.order)
+        elif len(s.stack) > depth:
+            key = s.stack[depth].key
+        else:
+            key = ("leaf", s.op or s.short)
+        groups.setdefault(key, []).append(s)
+    paths = []
+    for key, members in groups.items():
+        first = members[0]
+        if isinstance(key, tuple) and len(key) == 3 and key not in (("all",),):
+            title = f"`{key[2]}`"
+        elif first.stack:
+            title = f"`{first.stack[-1].function}`"
+        else:
+            title = f"`{first.short}`"
+        cats = list(dict.fromkeys(m.category for m in members))
+        paths.append(PathGroup(f"{title} ({', '.join(cats)})", tuple(members)))
+    return tuple(paths)
