@@ -13,6 +13,18 @@ __version__ = "0.1.0"
 
 # public name -> module that defines it. Every capability adds its names here.
 _EXPORTS: dict[str, str] = {
+    "Calibration": "bench_kernel.hardware",
+    "DeviceSpec": "bench_kernel.hardware",
+    "calibrate": "bench_kernel.hardware",
+    "detect_device": "bench_kernel.hardware",
+    "get_device": "bench_kernel.hardware",
+    "list_devices": "bench_kernel.hardware",
+    "load_calibration": "bench_kernel.hardware",
+    "Counts": "bench_kernel.roofline",
+    "RooflineResult": "bench_kernel.roofline",
+    "count": "bench_kernel.roofline",
+    "plot_roofline": "bench_kernel.roofline",
+    "roofline": "bench_kernel.roofline",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
