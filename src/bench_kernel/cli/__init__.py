@@ -19,6 +19,9 @@ __all__ = ["main", "cli"]
 
 # command name -> "module:attribute". The only registry of commands: add a line per command.
 _COMMANDS: dict[str, str] = {
+    "calibrate": "bench_kernel.cli.calibrate:command",
+    "devices": "bench_kernel.cli.devices:command",
+    "roofline": "bench_kernel.cli.roofline:command",
 }
 
 
