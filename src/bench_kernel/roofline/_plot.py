@@ -73,8 +73,9 @@ def build_figure(points: Iterable[RooflineResult] | Mapping[str, RooflineResult]
                          color=_BOUND_COLORS.get(p.bound, "black"), edgecolors="black", linewidths=0.5)
         dot.set_gid(f"point-{i}")
         pct = f"{p.pct_of_roof:.0f}%" if p.pct_of_roof >= 1 else f"{p.pct_of_roof:.2g}%"
+        # Alternate above/below so labels of neighbouring points do not print over each other.
         ax.annotate(f"{label} ({pct})", (p.arithmetic_intensity, p.achieved_tflops),
-                    textcoords="offset points", xytext=(5, 5), fontsize=8)
+                    textcoords="offset points", xytext=(5, 5) if i % 2 == 0 else (5, -11), fontsize=8)
     for bound, color in _BOUND_COLORS.items():
         if any(p.bound == bound for _, p in shown):
             ax.scatter([], [], color=color, edgecolors="black", linewidths=0.5, label=f"{bound}-bound case")
@@ -84,7 +85,7 @@ def build_figure(points: Iterable[RooflineResult] | Mapping[str, RooflineResult]
     ax.set_ylabel(f"Performance ({dt}, TFLOP/s)")
     ax.set_title(f"Roofline: {spec.name}, {dt} (dense peaks); % = share of the spec roof")
     ax.grid(True, which="both", linewidth=0.3, alpha=0.5)
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper left", fontsize=8)  # above the memory roof: empty unless a case beats it
     if hidden:
         fig.text(0.01, 0.01, f"not shown (0 FLOP, pure data movement): {', '.join(hidden)}", fontsize=7)
     return fig
