@@ -7,13 +7,11 @@ import json
 import pytest
 
 import bench_kernel.hardware
-from test_hardware_calibration import make_calibration
+from _hardware_helpers import make_calibration, needs_no_gpu
 
 
+@needs_no_gpu
 def test_without_a_gpu_is_one_clear_line(run_cli):
-    torch = pytest.importorskip("torch")
-    if torch.cuda.is_available():
-        pytest.skip("a GPU is present")
     r = run_cli("calibrate")
     assert r.exit_code == 1
     assert r.stderr == ("bench-kernel: error: calibrate measures this machine's GPU and none is visible "

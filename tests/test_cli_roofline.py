@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bench_kernel.hardware import save_calibration
-from test_hardware_calibration import make_calibration
+from _hardware_helpers import make_calibration, needs_no_gpu
 
 CONTRACT = {"device", "dtype", "peak_tflops", "peak_tbps", "arithmetic_intensity", "floor_us",
             "achieved_tflops", "achieved_tbps", "pct_of_roof", "bound"}
@@ -87,9 +87,7 @@ def test_missing_required_option_is_a_usage_error(run_cli):
     assert r.exit_code == 2 and "--time-us" in r.stderr
 
 
+@needs_no_gpu
 def test_no_device_and_no_gpu_is_one_line(run_cli):
-    torch = pytest.importorskip("torch")
-    if torch.cuda.is_available():
-        pytest.skip("a GPU is present")
     r = run_cli("roofline", "--flops", "1", "--bytes", "1", "--time-us", "1")
     assert r.exit_code == 1 and "no CUDA/HIP GPU is visible" in r.stderr and "--device NAME" in r.stderr

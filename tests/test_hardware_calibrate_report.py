@@ -10,7 +10,7 @@ import pytest
 import bench_kernel.hardware
 from bench_kernel.hardware import get_device
 from conftest import ROOT
-from test_hardware_calibration import make_calibration
+from _hardware_helpers import make_calibration
 
 
 def _load_script():

@@ -9,22 +9,14 @@ from pathlib import Path
 import pytest
 
 from bench_kernel.errors import DeviceError, InputError
+from _hardware_helpers import make_calibration, needs_no_gpu
 from bench_kernel.hardware import (
-    Calibration,
     cache_dir,
     calibrate,
     calibration_path,
     load_calibration,
     save_calibration,
 )
-
-
-def make_calibration(**overrides) -> Calibration:
-    base = dict(device="H200", reported_name="NVIDIA H200", driver="nvidia-580.65.06", torch_version="2.11.0",
-                measured_at="2026-11-30T10:00:00+00:00", dram_tbps=4.31, l2_tbps=9.8,
-                matmul_tflops={"bf16": 752.0, "fp8": 1310.0}, launch_events_us=4.1, launch_graph_node_us=1.3,
-                raw={"dram_copy": {"median_us": 998.1, "samples_us": [998.1, 999.0]}})
-    return Calibration(**{**base, **overrides})
 
 
 def test_round_trip_keeps_every_field(tmp_path):
@@ -87,9 +79,7 @@ def test_calibration_is_frozen():
         make_calibration().dram_tbps = 9.0
 
 
+@needs_no_gpu
 def test_calibrate_without_a_gpu_is_one_clear_error():
-    torch = pytest.importorskip("torch")
-    if torch.cuda.is_available():
-        pytest.skip("a GPU is present")
     with pytest.raises(DeviceError, match="calibrate measures this machine's GPU and none is visible"):
         calibrate()

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from _hardware_helpers import needs_no_gpu
 from bench_kernel.errors import DeviceError
 from bench_kernel.hardware import _detect, detect_device, driver_version, resolve_reported
 
@@ -44,10 +45,8 @@ def test_an_unknown_gpu_names_close_rows_and_the_fix():
         resolve_reported("NVIDIA H100 NVL", 132)
 
 
+@needs_no_gpu
 def test_detect_without_a_gpu_is_one_clear_error():
-    torch = pytest.importorskip("torch")
-    if torch.cuda.is_available():
-        pytest.skip("a GPU is present")
     with pytest.raises(DeviceError, match="no CUDA/HIP GPU is visible.*--device NAME"):
         detect_device()
 

@@ -11,7 +11,7 @@ pytest.importorskip("matplotlib")
 from bench_kernel.errors import UsageError  # noqa: E402
 from bench_kernel.roofline import plot_roofline, roofline  # noqa: E402
 from bench_kernel.roofline._plot import build_figure  # noqa: E402
-from test_hardware_calibration import make_calibration  # noqa: E402
+from _hardware_helpers import make_calibration  # noqa: E402
 
 CAL = make_calibration(dram_tbps=4.3, matmul_tflops={"bf16": 760.0})
 

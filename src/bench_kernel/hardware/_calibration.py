@@ -11,7 +11,6 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, Mapping
 
 import msgspec
@@ -23,20 +22,8 @@ __all__ = ["Calibration", "cache_dir", "calibration_path", "load_calibration", "
 SCHEMA_VERSION = 1
 
 
-class _CalibrationFile(msgspec.Struct, forbid_unknown_fields=True):
+class _Versioned(msgspec.Struct):
     schema_version: int
-    device: str
-    reported_name: str
-    driver: str
-    torch_version: str
-    measured_at: str
-    dram_tbps: float
-    l2_tbps: float | None
-    matmul_tflops: dict[str, float]
-    launch_events_us: float
-    launch_graph_node_us: float
-    raw: dict[str, Any]
-    notes: list[str] = []
 
 
 @dataclass(frozen=True)
@@ -79,24 +66,22 @@ class Calibration:
         """Parse and validate a cached calibration; InputError naming the file and field if bad."""
         fix = f"delete {origin} or rerun 'bench-kernel calibrate'"
         try:
-            f = msgspec.json.decode(data, type=_CalibrationFile)
+            version = msgspec.json.decode(data, type=_Versioned).schema_version
+            if version != SCHEMA_VERSION:
+                raise InputError(f"{origin}: schema_version {version}, expected {SCHEMA_VERSION}; {fix}")
+            # msgspec fills the dataclass itself, checking every field against its annotation.
+            cal = msgspec.json.decode(data, type=cls)
         except msgspec.DecodeError as e:
             raise InputError(f"{origin}: not a valid calibration ({e}); {fix}") from None
-        if f.schema_version != SCHEMA_VERSION:
-            raise InputError(f"{origin}: schema_version {f.schema_version}, expected {SCHEMA_VERSION}; {fix}")
-        positive = {"dram_tbps": f.dram_tbps, "launch_events_us": f.launch_events_us,
-                    "launch_graph_node_us": f.launch_graph_node_us,
-                    **{f"matmul_tflops.{k}": v for k, v in f.matmul_tflops.items()}}
-        if f.l2_tbps is not None:
-            positive["l2_tbps"] = f.l2_tbps
+        positive = {"dram_tbps": cal.dram_tbps, "launch_events_us": cal.launch_events_us,
+                    "launch_graph_node_us": cal.launch_graph_node_us,
+                    **{f"matmul_tflops.{k}": v for k, v in cal.matmul_tflops.items()}}
+        if cal.l2_tbps is not None:
+            positive["l2_tbps"] = cal.l2_tbps
         for name, value in positive.items():
             if not (math.isfinite(value) and value > 0):
                 raise InputError(f"{origin}: {name} must be a finite number > 0, got {value!r}; {fix}")
-        return cls(device=f.device, reported_name=f.reported_name, driver=f.driver,
-                   torch_version=f.torch_version, measured_at=f.measured_at, dram_tbps=f.dram_tbps,
-                   l2_tbps=f.l2_tbps, matmul_tflops=MappingProxyType(dict(f.matmul_tflops)),
-                   launch_events_us=f.launch_events_us, launch_graph_node_us=f.launch_graph_node_us,
-                   raw=MappingProxyType(dict(f.raw)), notes=tuple(f.notes))
+        return cal
 
 
 def cache_dir() -> Path:
