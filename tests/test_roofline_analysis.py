@@ -148,6 +148,11 @@ def test_unknown_device_and_missing_peak_are_device_errors():
         roofline(1e6, 1e6, 10.0, device="L40S", dtype="fp64")
 
 
+def test_a_calibration_of_another_device_is_refused():
+    with pytest.raises(DeviceError, match="calibration given is of 'MI300X', not 'H200'"):
+        roofline(1e6, 1e6, 10.0, device="H200", calibration=make_calibration(device="MI300X"))
+
+
 def test_documented_defaults():
     params = inspect.signature(roofline).parameters
     assert params["dtype"].default == "bf16"
@@ -164,3 +169,13 @@ def test_bench_kernel_roofline_is_callable_whatever_was_imported_first():
     assert out.split() == ["memory", "True"]
     import bench_kernel
     assert bench_kernel.roofline(1e6, 4.8e8, 125.0, device="H200", calibration=False).bound == "memory"
+
+
+def test_analysis_and_cli_import_neither_torch_nor_matplotlib():
+    code = ("import sys, bench_kernel.roofline, bench_kernel.hardware, bench_kernel.cli.roofline, "
+            "bench_kernel.cli.devices, bench_kernel.cli.calibrate; from bench_kernel.cli import main; "
+            "main(['roofline', '--flops', '1e9', '--bytes', '1e9', '--time-us', '9', '--device', 'H200', "
+            "'--no-measured', '--json']); main(['devices', '--json']); "
+            "print('torch' in sys.modules, 'matplotlib' in sys.modules, file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stderr.split() == ["False", "False"]

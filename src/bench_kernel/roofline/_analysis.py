@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from bench_kernel.errors import UsageError
+from bench_kernel.errors import DeviceError, UsageError
 from bench_kernel.hardware import (
     Calibration,
     DeviceSpec,
@@ -223,6 +223,9 @@ def roofline(flops: float, bytes: float, time_us: float, *, device: str | Device
 
     cal: Calibration | None
     if isinstance(calibration, Calibration):
+        if calibration.device != spec.name:
+            raise DeviceError(f"the calibration given is of {calibration.device!r}, not {spec.name!r}; "
+                              f"pass the calibration of this device, or calibration=False")
         cal = calibration
     else:
         cal = load_calibration(spec.name) if calibration else None
