@@ -21,6 +21,18 @@ _EXPORTS: dict[str, str] = {
     "load_target": "bench_kernel.measure",
     "decode": "bench_kernel.kernels",
     "KernelName": "bench_kernel.kernels",
+    "Calibration": "bench_kernel.hardware",
+    "DeviceSpec": "bench_kernel.hardware",
+    "calibrate": "bench_kernel.hardware",
+    "detect_device": "bench_kernel.hardware",
+    "get_device": "bench_kernel.hardware",
+    "list_devices": "bench_kernel.hardware",
+    "load_calibration": "bench_kernel.hardware",
+    "Counts": "bench_kernel.roofline",
+    "RooflineResult": "bench_kernel.roofline",
+    "count": "bench_kernel.roofline",
+    "plot_roofline": "bench_kernel.roofline",
+    "roofline": "bench_kernel.roofline",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

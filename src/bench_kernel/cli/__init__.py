@@ -21,6 +21,9 @@ __all__ = ["main", "cli"]
 _COMMANDS: dict[str, str] = {
     "run": "bench_kernel.cli.run:command",
     "decode": "bench_kernel.cli.decode:command",
+    "calibrate": "bench_kernel.cli.calibrate:command",
+    "devices": "bench_kernel.cli.devices:command",
+    "roofline": "bench_kernel.cli.roofline:command",
 }
 
 

@@ -1,0 +1,281 @@
+"""The peak table (``peaks.json``): load it, validate every row, look devices up by name.
+
+The table is data, not code: a figure changes by editing the JSON, and :func:`parse_peak_table`
+refuses a file with a missing source, a duplicated name or a non-positive figure, so
+a typo never becomes a silently wrong roof.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from types import MappingProxyType
+from typing import Any, Mapping
+
+import msgspec
+
+from bench_kernel.errors import DeviceError, InputError, UsageError
+
+__all__ = [
+    "DeviceSpec",
+    "PeakTable",
+    "canonical_dtype",
+    "get_device",
+    "list_devices",
+    "normalize_name",
+    "parse_peak_table",
+    "peak_table",
+]
+
+#: Scalar figures of a row that need a source when they are not null.
+_SCALAR_FIGURES = ("memory_tbps", "l2_mib", "llc_mib", "sm_count", "boost_clock_mhz")
+_VENDORS = ("NVIDIA", "AMD")
+_MIB = 1 << 20
+
+
+class _DeviceRow(msgspec.Struct, forbid_unknown_fields=True):
+    name: str
+    vendor: str
+    arch: str
+    aliases: list[str]
+    memory_tbps: float
+    peak_tflops: dict[str, float | None]
+    l2_mib: float | None
+    llc_mib: float | None
+    sm_count: int
+    boost_clock_mhz: int | None
+    sources: dict[str, str]
+    notes: str = ""
+
+
+class _PeakFile(msgspec.Struct, forbid_unknown_fields=True):
+    schema_version: int
+    about: list[str]
+    dtypes: list[str]
+    dtype_aliases: dict[str, str]
+    refs: dict[str, str]
+    devices: list[_DeviceRow]
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    """One device of the peak table: spec (datasheet) ceilings, all compute figures DENSE."""
+
+    name: str
+    """Table name, e.g. ``"H200"``; what ``--device`` takes."""
+    vendor: str
+    arch: str
+    aliases: tuple[str, ...]
+    """Names PyTorch reports for this device (``torch.cuda.get_device_name()``) and common spellings."""
+    memory_tbps: float
+    """DRAM bandwidth in TB/s (1e12 bytes/s)."""
+    peak_tflops: Mapping[str, float] = field(hash=False)
+    """Dense peak per canonical dtype, TFLOP/s (TOPS for int8); dtypes without a figure are absent."""
+    l2_bytes: int | None
+    llc_bytes: int | None
+    """Last-level cache beyond L2 (AMD Infinity Cache); ``None`` where L2 is the last level."""
+    sm_count: int
+    """SMs (NVIDIA) or CUs (AMD) of one torch device."""
+    boost_clock_mhz: int | None
+    sources: Mapping[str, str] = field(hash=False)
+    """Figure name (``memory_tbps``, a dtype, ``l2_mib``, ...) -> where the number comes from."""
+    notes: str = ""
+
+    def peak(self, dtype: Any) -> float:
+        """Dense peak for ``dtype`` (any alias or torch dtype) in TFLOP/s; DeviceError if none."""
+        canon = canonical_dtype(dtype)
+        value = self.peak_tflops.get(canon)
+        if value is None:
+            have = ", ".join(self.peak_tflops)
+            why = f" ({self.notes})" if self.notes else ""
+            raise DeviceError(
+                f"device {self.name!r} has no dense {canon} peak in the peak table{why}; "
+                f"choose --dtype from: {have}"
+            )
+        return value
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "vendor": self.vendor, "arch": self.arch,
+            "aliases": list(self.aliases), "memory_tbps": self.memory_tbps,
+            "peak_tflops": dict(self.peak_tflops), "l2_bytes": self.l2_bytes,
+            "llc_bytes": self.llc_bytes, "sm_count": self.sm_count,
+            "boost_clock_mhz": self.boost_clock_mhz, "sources": dict(self.sources),
+            "notes": self.notes,
+        }
+
+
+@dataclass(frozen=True)
+class PeakTable:
+    """The parsed table: devices in file order, dtype names and aliases, reference list."""
+
+    devices: tuple[DeviceSpec, ...]
+    dtypes: tuple[str, ...]
+    dtype_aliases: Mapping[str, str] = field(hash=False)
+    refs: Mapping[str, str] = field(hash=False)
+    about: tuple[str, ...] = ()
+    _by_key: Mapping[str, DeviceSpec] = field(default_factory=dict, hash=False, repr=False)
+
+    def lookup(self, name: str) -> DeviceSpec | None:
+        """The device whose name or alias normalises to the same key as ``name``, else None."""
+        return self._by_key.get(normalize_name(name))
+
+    def close_names(self, name: str, n: int = 5) -> list[str]:
+        """Table names that look like ``name`` (prefix/substring first, then difflib)."""
+        key = normalize_name(name)
+        hits: list[str] = []
+        if key:
+            hits += [d.name for k, d in self._by_key.items() if k.startswith(key) or key in k]
+        keys = list(self._by_key)
+        hits += [self._by_key[k].name for k in difflib.get_close_matches(key, keys, n=n, cutoff=0.5)]
+        return list(dict.fromkeys(hits))[:n]
+
+
+_VENDOR_PREFIX = re.compile(r"^\s*(nvidia|amd)\s+(instinct\s+)?", re.IGNORECASE)
+
+
+def normalize_name(name: str) -> str:
+    """Lower-case alphanumerics without the vendor prefix: ``"NVIDIA H100 PCIe"`` -> ``"h100pcie"``.
+
+    Matching on this key is exact, so "fuzzy" means only case, spacing, punctuation and the
+    vendor word: ``"NVIDIA H100"`` matches neither H100 SXM nor H100 PCIe (it is ambiguous).
+    """
+    return re.sub(r"[^a-z0-9]", "", _VENDOR_PREFIX.sub("", str(name)).lower())
+
+
+def _fail(origin: str, where: str, message: str) -> InputError:
+    return InputError(f"{origin}: {where}: {message}")
+
+
+def _check_source(origin: str, where: str, text: str, refs: Mapping[str, str]) -> None:
+    ref = text.split(":", 1)[0].strip()
+    if ref != "derived" and ref not in refs:
+        raise _fail(origin, where, f"source {text!r} must start with 'derived:' or a ref id "
+                                   f"({', '.join(refs)}) followed by ':'")
+
+
+def _positive(origin: str, where: str, value: float | None, nullable: bool) -> None:
+    if value is None:
+        if not nullable:
+            raise _fail(origin, where, "must not be null")
+        return
+    if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+        raise _fail(origin, where, f"must be a finite number > 0, got {value!r}")
+
+
+def _row_to_spec(origin: str, i: int, row: _DeviceRow, dtypes: tuple[str, ...],
+                 refs: Mapping[str, str]) -> DeviceSpec:
+    where = f"devices[{i}] {row.name!r}"
+    if row.vendor not in _VENDORS:
+        raise _fail(origin, where, f"vendor {row.vendor!r} must be one of {_VENDORS}")
+    if set(row.peak_tflops) != set(dtypes):
+        raise _fail(origin, where, f"peak_tflops keys {sorted(row.peak_tflops)} must be exactly "
+                                   f"{list(dtypes)} (null where there is no figure)")
+    _positive(origin, f"{where}.memory_tbps", row.memory_tbps, nullable=False)
+    _positive(origin, f"{where}.sm_count", row.sm_count, nullable=False)
+    for fig in ("l2_mib", "llc_mib", "boost_clock_mhz"):
+        _positive(origin, f"{where}.{fig}", getattr(row, fig), nullable=True)
+    for dt in dtypes:
+        _positive(origin, f"{where}.peak_tflops.{dt}", row.peak_tflops[dt], nullable=True)
+    if all(v is None for v in row.peak_tflops.values()):
+        raise _fail(origin, where, "has no compute figure at all")
+
+    present = {f for f in _SCALAR_FIGURES if getattr(row, f) is not None}
+    present |= {dt for dt, v in row.peak_tflops.items() if v is not None}
+    missing, extra = present - set(row.sources), set(row.sources) - present
+    if missing:
+        raise _fail(origin, where, f"figures without a source: {sorted(missing)}")
+    if extra:
+        raise _fail(origin, where, f"sources for null or unknown figures: {sorted(extra)}")
+    for fig, text in row.sources.items():
+        _check_source(origin, f"{where}.sources.{fig}", text, refs)
+
+    return DeviceSpec(
+        name=row.name, vendor=row.vendor, arch=row.arch, aliases=tuple(row.aliases),
+        memory_tbps=float(row.memory_tbps),
+        peak_tflops=MappingProxyType({d: float(v) for d, v in row.peak_tflops.items() if v is not None}),
+        l2_bytes=None if row.l2_mib is None else int(row.l2_mib * _MIB),
+        llc_bytes=None if row.llc_mib is None else int(row.llc_mib * _MIB),
+        sm_count=row.sm_count, boost_clock_mhz=row.boost_clock_mhz,
+        sources=MappingProxyType(dict(row.sources)), notes=row.notes,
+    )
+
+
+def parse_peak_table(data: bytes | str, origin: str = "peaks.json") -> PeakTable:
+    """Parse and validate a peak table; any problem is an InputError naming the row and field."""
+    try:
+        raw = msgspec.json.decode(data, type=_PeakFile)
+    except msgspec.DecodeError as e:  # ValidationError is a subclass: names the JSON path
+        raise InputError(f"{origin}: {e}") from None
+    if raw.schema_version != 1:
+        raise _fail(origin, "schema_version", f"expected 1, got {raw.schema_version}")
+    dtypes = tuple(raw.dtypes)
+    if "bf16" not in dtypes or len(set(dtypes)) != len(dtypes):
+        raise _fail(origin, "dtypes", f"must be unique and include 'bf16', got {list(dtypes)}")
+    for alias, target in raw.dtype_aliases.items():
+        if target not in dtypes:
+            raise _fail(origin, f"dtype_aliases[{alias!r}]", f"{target!r} is not one of {list(dtypes)}")
+
+    specs = tuple(_row_to_spec(origin, i, row, dtypes, raw.refs) for i, row in enumerate(raw.devices))
+    by_key: dict[str, DeviceSpec] = {}
+    for spec in specs:
+        for label in (spec.name, *spec.aliases):
+            key = normalize_name(label)
+            other = by_key.get(key)
+            if not key or (other is not None and other is not spec):
+                owner = other.name if other else "?"
+                raise _fail(origin, f"device {spec.name!r}",
+                            f"name/alias {label!r} (key {key!r}) is empty or already names {owner!r}")
+            by_key[key] = spec
+    return PeakTable(devices=specs, dtypes=dtypes, dtype_aliases=MappingProxyType(dict(raw.dtype_aliases)),
+                     refs=MappingProxyType(dict(raw.refs)), about=tuple(raw.about),
+                     _by_key=MappingProxyType(by_key))
+
+
+@lru_cache(maxsize=1)
+def peak_table() -> PeakTable:
+    """The packaged table (``bench_kernel/hardware/peaks.json``), parsed once."""
+    data = resources.files("bench_kernel.hardware").joinpath("peaks.json").read_bytes()
+    return parse_peak_table(data, origin="bench_kernel/hardware/peaks.json")
+
+
+def list_devices() -> tuple[DeviceSpec, ...]:
+    """Every device of the peak table, in table order."""
+    return peak_table().devices
+
+
+def get_device(name: str | DeviceSpec) -> DeviceSpec:
+    """The table row for ``name``: a table name, an alias or the name PyTorch reports.
+
+    Matching ignores case, spacing, punctuation and a leading ``NVIDIA``/``AMD Instinct``, and is
+    otherwise exact; an unknown or ambiguous name raises DeviceError listing the closest names.
+    """
+    if isinstance(name, DeviceSpec):
+        return name
+    table = peak_table()
+    spec = table.lookup(name)
+    if spec is not None:
+        return spec
+    close = table.close_names(name)
+    hint = (f"close matches: {', '.join(close)}" if close
+            else f"known devices: {', '.join(d.name for d in table.devices)}")
+    raise DeviceError(f"unknown device {name!r}; {hint}. Pass --device with one of these names "
+                      f"(see 'bench-kernel devices'), or add a row to bench_kernel/hardware/peaks.json")
+
+
+def canonical_dtype(dtype: Any) -> str:
+    """``"bf16"`` for ``"bfloat16"``, ``torch.bfloat16``, ``"BF16"``...; UsageError if unknown."""
+    table = peak_table()
+    text = str(dtype).strip().lower()
+    text = text[len("torch."):] if text.startswith("torch.") else text
+    if text in table.dtypes:
+        return text
+    canon = table.dtype_aliases.get(text)
+    if canon is None:
+        raise UsageError(f"unknown dtype {str(dtype)!r}; expected one of {', '.join(table.dtypes)} "
+                         f"(or an alias such as bfloat16, float16, float8_e4m3fn)")
+    return canon

@@ -1,0 +1,112 @@
+"""The roofline plot: log-log, spec roof dashed, measured roof solid, ridge points, labelled cases.
+
+matplotlib is imported lazily (the ``plot`` extra). The figure is built on a bare ``Figure`` (no
+pyplot), so plotting has no global state and needs no display. Artists carry ``gid``s
+(``roof-spec``, ``roof-measured``, ``ridge-spec``, ``ridge-measured``, ``point-<i>``) that survive
+into SVG ids, and SVG text stays text: both make the file checkable and editable.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from bench_kernel.errors import UsageError
+from bench_kernel.hardware import Calibration, DeviceSpec, canonical_dtype, get_device
+from bench_kernel.roofline._analysis import Roof, RooflineResult, measured_roof, spec_roof
+
+__all__ = ["build_figure", "plot_roofline"]
+
+_FORMATS = (".png", ".svg")
+_BOUND_COLORS = {"memory": "#1f77b4", "compute": "#d62728", "launch": "#9467bd"}
+
+
+def _labelled(points: Iterable[RooflineResult] | Mapping[str, RooflineResult]) -> list[tuple[str, RooflineResult]]:
+    if isinstance(points, Mapping):
+        return [(str(k), v) for k, v in points.items()]
+    return [(p.name or f"#{i}", p) for i, p in enumerate(points)]
+
+
+def _roof_line(ax: Any, roof: Roof, xs: list[float], style: str, color: str) -> None:
+    ys = [min(roof.peak_tflops, roof.peak_tbps * x) for x in xs]
+    label = f"{roof.source} roof: {roof.peak_tflops:,.1f} TFLOP/s, {roof.peak_tbps:.2f} TB/s"
+    (line,) = ax.plot(xs, ys, linestyle=style, color=color, linewidth=2.0, label=label)
+    line.set_gid(f"roof-{roof.source}")
+    ridge = ax.scatter([roof.ridge_intensity], [roof.peak_tflops], marker="D", s=36, color=color, zorder=4)
+    ridge.set_gid(f"ridge-{roof.source}")
+    ax.annotate(f"ridge {roof.ridge_intensity:,.0f} FLOP/B", (roof.ridge_intensity, roof.peak_tflops),
+                textcoords="offset points", xytext=(6, 6) if roof.source == "spec" else (6, -14),
+                fontsize=8, color=color)
+
+
+def build_figure(points: Iterable[RooflineResult] | Mapping[str, RooflineResult],
+                 device: str | DeviceSpec, dtype: str, measured: Calibration | None = None) -> Any:
+    """The roofline as a matplotlib ``Figure`` (what :func:`plot_roofline` saves)."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise UsageError("plotting needs matplotlib: pip install 'bench-kernel[plot]'") from None
+    spec = get_device(device)
+    dt = canonical_dtype(dtype)
+    roofs = [spec_roof(spec, dt)]
+    m = measured_roof(measured, dt) if measured is not None else None
+    if m is not None:
+        roofs.append(m)
+    labelled = _labelled(points)
+    shown = [(label, p) for label, p in labelled if p.flops > 0]
+    hidden = [label for label, p in labelled if p.flops <= 0]
+
+    xs_known = [r.ridge_intensity for r in roofs] + [p.arithmetic_intensity for _, p in shown]
+    x_lo, x_hi = min(xs_known) / 10, max(xs_known) * 10
+    xs = [x_lo * (x_hi / x_lo) ** (i / 255) for i in range(256)]
+    ys_known = [p.achieved_tflops for _, p in shown] + [min(r.peak_tbps * x_lo for r in roofs)]
+
+    fig = Figure(figsize=(8.0, 5.5))
+    ax = fig.subplots()
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for roof in roofs:
+        _roof_line(ax, roof, xs, "--" if roof.source == "spec" else "-",
+                   "#444444" if roof.source == "spec" else "#2ca02c")
+    for i, (label, p) in enumerate(shown):
+        dot = ax.scatter([p.arithmetic_intensity], [p.achieved_tflops], s=40, zorder=5,
+                         color=_BOUND_COLORS.get(p.bound, "black"), edgecolors="black", linewidths=0.5)
+        dot.set_gid(f"point-{i}")
+        pct = f"{p.pct_of_roof:.0f}%" if p.pct_of_roof >= 1 else f"{p.pct_of_roof:.2g}%"
+        # Alternate above/below so labels of neighbouring points do not print over each other.
+        ax.annotate(f"{label} ({pct})", (p.arithmetic_intensity, p.achieved_tflops),
+                    textcoords="offset points", xytext=(5, 5) if i % 2 == 0 else (5, -11), fontsize=8)
+    for bound, color in _BOUND_COLORS.items():
+        if any(p.bound == bound for _, p in shown):
+            ax.scatter([], [], color=color, edgecolors="black", linewidths=0.5, label=f"{bound}-bound case")
+    ax.set_xlim(x_lo, x_hi)
+    ax.set_ylim(min(ys_known) / 3, max(r.peak_tflops for r in roofs) * 3)
+    ax.set_xlabel("Arithmetic intensity (FLOP/byte)")
+    ax.set_ylabel(f"Performance ({dt}, TFLOP/s)")
+    ax.set_title(f"Roofline: {spec.name}, {dt} (dense peaks); % = share of the spec roof")
+    ax.grid(True, which="both", linewidth=0.3, alpha=0.5)
+    ax.legend(loc="upper left", fontsize=8)  # above the memory roof: empty unless a case beats it
+    if hidden:
+        fig.text(0.01, 0.01, f"not shown (0 FLOP, pure data movement): {', '.join(hidden)}", fontsize=7)
+    return fig
+
+
+def plot_roofline(points: Iterable[RooflineResult] | Mapping[str, RooflineResult],
+                  device: str | DeviceSpec, dtype: str, path: str | Path,
+                  measured: Calibration | None = None) -> Path:
+    """Save the roofline of ``points`` on ``device`` for ``dtype`` to ``path`` (.png or .svg).
+
+    ``points`` are :class:`RooflineResult` s (labelled by their ``name``) or a mapping label ->
+    result; each is drawn at (arithmetic intensity, achieved TFLOP/s) and coloured by its bound
+    against the spec roof. ``measured`` adds the calibrated roof (solid). Returns the path written.
+    """
+    out = Path(path)
+    if out.suffix.lower() not in _FORMATS:
+        raise UsageError(f"plot file {str(out)!r} must end in .png or .svg (got {out.suffix or 'no suffix'!r})")
+    fig = build_figure(points, device, dtype, measured)
+    from matplotlib import rc_context
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with rc_context({"svg.fonttype": "none"}):
+        fig.savefig(out, dpi=150, bbox_inches="tight")
+    return out

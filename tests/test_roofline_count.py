@@ -1,0 +1,110 @@
+"""FLOP and byte counting of torch callables on the CPU (and on meta tensors)."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from bench_kernel.errors import InputError  # noqa: E402
+from bench_kernel.roofline import count  # noqa: E402
+from bench_kernel.roofline._count import _parse_op_tables, aten_packet, op_tables  # noqa: E402
+
+F32 = 4
+
+
+def test_gemm_counts_2mnk_flops_and_each_matrix_once():
+    m, n, k = 64, 48, 32
+    c = count(torch.mm, torch.randn(m, k), torch.randn(k, n))
+    assert c.flops == 2 * m * n * k
+    assert c.bytes == (m * k + k * n + m * n) * F32
+    assert (c.read_bytes, c.write_bytes) == ((m * k + k * n) * F32, m * n * F32)
+
+
+def test_gemm_on_meta_tensors_counts_shapes_too_large_to_run():
+    m, n, k = 8192, 8192, 8192
+    a = torch.empty(m, k, device="meta", dtype=torch.bfloat16)
+    b = torch.empty(k, n, device="meta", dtype=torch.bfloat16)
+    c = count(torch.matmul, a, b)
+    assert c.flops == 2 * m * n * k
+    assert c.bytes == (m * k + k * n + m * n) * 2
+
+
+def test_linear_reads_bias_weight_input_once():
+    lin = torch.nn.Linear(32, 16)
+    c = count(lin, torch.randn(64, 32))
+    assert c.flops == 2 * 64 * 32 * 16  # torch's addmm formula ignores the bias add
+    assert c.bytes == (16 + 32 * 16 + 64 * 32 + 64 * 16) * F32  # the weight transpose is a view
+
+
+def test_elementwise_one_flop_per_output_and_three_arrays():
+    n = 1000
+    c = count(torch.add, torch.randn(n), torch.randn(n))
+    assert (c.flops, c.bytes) == (n, 3 * n * F32)
+
+
+def test_broadcast_operand_is_read_once_not_per_row():
+    row, mat = torch.randn(1, 256), torch.randn(64, 256)
+    c = count(lambda r, m: r.expand(64, 256) + m, row, mat)
+    assert c.bytes == (256 + 2 * 64 * 256) * F32
+
+
+def test_reduction_reads_the_input_and_writes_one_value_per_row():
+    x = torch.randn(64, 256)
+    c = count(lambda t: t.sum(-1), x)
+    assert c.flops == 64 * 256
+    assert c.bytes == (64 * 256 + 64) * F32
+
+
+def test_intermediates_are_written_once_and_read_once():
+    n = 1000
+    c = count(lambda x, y: x * 2 + y, torch.randn(n), torch.randn(n))
+    # read x, write t=x*2, read t, read y, write out
+    assert c.bytes == 5 * n * F32
+    assert c.flops == 2 * n
+
+
+def test_attention_sdpa_flops_and_bytes():
+    b, h, lq, lk, d = 2, 4, 128, 96, 64
+    q, k, v = torch.randn(b, h, lq, d), torch.randn(b, h, lk, d), torch.randn(b, h, lk, d)
+    c = count(torch.nn.functional.scaled_dot_product_attention, q, k, v)
+    assert c.flops == 4 * b * h * lq * lk * d  # QK^T and PV, 2*b*h*lq*lk*d each
+    # The fused CPU kernel reads q, k, v, writes the output and a float32 logsumexp per query row.
+    assert c.bytes == (q.numel() + k.numel() + v.numel() + b * h * lq * d) * F32 + b * h * lq * 4
+
+
+@pytest.mark.parametrize("fn, expected_bytes", [
+    (lambda x: x.add_(1), 2 * 1000 * F32),             # in place: read and write
+    (lambda x: x.zero_(), 1000 * F32),                 # overwritten without being read
+    (lambda x: torch.add(x, 1, out=torch.empty(1000)), 2 * 1000 * F32),  # out= buffer: written only
+    (lambda x: x.view(10, 100).t(), 0),                # views move nothing
+    (lambda x: x[::2].clone(), 2 * 500 * F32),         # a strided view reads only its elements
+])
+def test_in_place_out_and_view_rules(fn, expected_bytes):
+    assert count(fn, torch.randn(1000)).bytes == expected_bytes
+
+
+def test_breakdown_sums_to_total():
+    c = count(lambda x, y: (x @ y).relu().sum(), torch.randn(16, 8), torch.randn(8, 4))
+    assert c.read_bytes + c.write_bytes == c.bytes
+    assert c.to_dict() == {"flops": c.flops, "bytes": c.bytes, "read_bytes": c.read_bytes,
+                           "write_bytes": c.write_bytes}
+
+
+def test_every_op_table_row_names_a_real_aten_op():
+    tables = op_tables()
+    for name in [*tables.no_traffic, *tables.write_only_self, *tables.flop_rules]:
+        assert aten_packet(torch, name) is getattr(torch.ops.aten, name)
+    assert tables.flop_rules["sum"] == ("input", 1)
+
+
+def test_op_table_validation():
+    raw = json.loads(resources.files("bench_kernel.roofline").joinpath("ops.json").read_bytes())
+    raw["flop_rules"]["add"] = ["outputs", 1]
+    with pytest.raises(InputError, match=r"ops.json: flop_rules\['add'\].*kind"):
+        _parse_op_tables(json.dumps(raw).encode(), "ops.json")
+    with pytest.raises(InputError, match="no aten op 'not_an_op'"):
+        aten_packet(torch, "not_an_op")
