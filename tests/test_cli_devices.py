@@ -15,7 +15,7 @@ def test_lists_every_device(run_cli):
     assert r.exit_code == 0, r.stderr
     for spec in list_devices():
         assert f"| {spec.name} |" in r.stdout
-    assert "| H200 | 4.80 | 989.4 | 1978.9 | - | 494.7 | 66.9 | 66.9 | 1978.9 | 50 MiB | - | 132 | 1,980 |" in r.stdout
+    assert "| H200 | 4.80 | 989.4 | 1978.9 | - | 494.7 | 66.9 | 66.9 | 1978.9 | 60 MiB | - | 132 | 1,980 |" in r.stdout
     assert "DENSE" in r.stdout
 
 

@@ -121,7 +121,8 @@ def emit(output: Output, *, data: Any, tables: list[Table] | Table | None = None
             console = Console(file=fh, width=200, color_system=None)
             _render(console, tables, text)
     else:
-        _render(Console(), tables, text)
+        # Piped output has no terminal width: rich would assume 80 columns and fold every table.
+        _render(Console(width=None if sys.stdout.isatty() else 240, soft_wrap=False), tables, text)
 
 
 def _render(console: Any, tables: list[Table], text: str | None) -> None:

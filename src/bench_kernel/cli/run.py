@@ -25,9 +25,16 @@ __all__ = ["command"]
 @click.option("--max-time", "max_time_s", type=float, default=0.5, show_default=True,
               help="Sampling time bound per method, seconds.")
 @click.option("--device-index", type=int, default=0, show_default=True, help="GPU index.")
+@click.option("--roofline", "with_roofline", is_flag=True,
+              help="Place each case under the device's roofs (counts FLOPs/bytes the case omits).")
+@click.option("--device", "device_name", default=None,
+              help="Peak-table device for --roofline (default: this GPU; see 'bench-kernel devices').")
+@click.option("--plot", "plot_path", default=None, type=click.Path(dir_okay=False),
+              help="Write the roofline plot to FILE (.png or .svg); implies --roofline.")
 @output_options()
 def command(target: str | None, methods: tuple[str, ...], cache: str, precision: float,
-            max_time_s: float, device_index: int, output: Output) -> int:
+            max_time_s: float, device_index: int, with_roofline: bool, device_name: str | None,
+            plot_path: str | None, output: Output) -> int:
     """Benchmark TARGET (path/to/file.py:func or package.module:func).
 
     func() returns a zero-argument callable, a case (dict or object with fn, make_inputs,
@@ -55,7 +62,9 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
             try:
                 results.append(bench_case(case, methods=methods or DEFAULT_METHODS, cache=cache,
                                           precision=precision, max_time_s=max_time_s,
-                                          device_index=device_index, progress=progress))
+                                          device_index=device_index, progress=progress,
+                                          roofline=with_roofline or plot_path is not None,
+                                          device=device_name))
             except BenchKernelError as e:
                 if len(cases) == 1:
                     raise
@@ -64,5 +73,10 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
     wrong = [r for r in results if r.correct is False]
     for r in wrong:
         click.echo(f"bench-kernel: error: case {r.name!r}: {r.notes[-1]}", err=True)
+    if plot_path and results:
+        from bench_kernel.measure._work import plot_results
+
+        for written in plot_results(results, plot_path):
+            err.print(f"roofline plot: {written}", highlight=False)
     emit(output, data={"results": [r.to_dict() for r in results]}, tables=results_table(results))
     return 1 if failed or wrong else 0

@@ -75,9 +75,19 @@ def _check(case: Case, runner_name: str) -> str | None:
 
 def bench_case(case: Case, *, methods: Sequence[str] = DEFAULT_METHODS, cache: str = "cold",
                precision: float = 0.01, max_time_s: float = 0.5, device_index: int = 0,
+               roofline: bool = False, device: str | None = None,
                progress: Callable[[str], None] | None = None) -> BenchResult:
-    """Benchmark one :class:`Case`; see :func:`bench` for the arguments."""
+    """Benchmark one :class:`Case`; see :func:`bench` for the arguments.
+
+    roofline: place the result under the roofs of ``device`` (a peak-table name; default the
+        current GPU), counting FLOPs/bytes where the case does not give them.
+    """
     methods = _validate(methods, cache, precision, max_time_s)
+    spec = None
+    if roofline:
+        from bench_kernel.measure._work import resolve_device
+
+        spec = resolve_device(device, has_gpu())
     say = progress or (lambda _msg: None)
     notes: list[str] = []
     gpu = has_gpu()
@@ -97,6 +107,14 @@ def bench_case(case: Case, *, methods: Sequence[str] = DEFAULT_METHODS, cache: s
             return BenchResult(**base, correct=False, notes=tuple(notes + [f"wrong result, not timed: {mismatch}"]))
 
     first = case.make_inputs() if case.make_inputs else None
+    if spec is not None:
+        from bench_kernel.measure._work import with_counts
+
+        say(f"{name}: counting FLOPs and bytes")
+        case, count_notes = Runner(case.fn, [None], name, gpu=False).guarded(
+            "counting", lambda: with_counts(case, _clone(first)))
+        notes += count_notes
+        base.update(flops=case.flops, bytes=case.bytes)
     set_bytes = tensor_bytes(first)
     l2 = env.get("l2_bytes")
     rotation = None
@@ -154,16 +172,22 @@ def bench_case(case: Case, *, methods: Sequence[str] = DEFAULT_METHODS, cache: s
             notes.append(f"{m}: stopped at the {max_time_s:g} s bound at +/-{meas.samples.rel_ci95:.1%}, "
                          f"above the {precision:.1%} precision asked for")
     ordered = {m: measured[m] for m in METHODS if m in measured}
-    return BenchResult(**{**base, "env": env}, measurements=ordered,
-                       kernels=tuple(kernel_method.kernels) if kernel_method else (),
-                       correct=True if case.reference is not None else None, notes=tuple(notes))
+    result = BenchResult(**{**base, "env": env}, measurements=ordered,
+                         kernels=tuple(kernel_method.kernels) if kernel_method else (),
+                         correct=True if case.reference is not None else None, notes=tuple(notes))
+    if spec is not None:
+        from bench_kernel.measure._work import infer_dtype, place
+
+        result = place(result, spec, infer_dtype(case, first))
+    return result
 
 
 def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | None = None,
           methods: Sequence[str] = DEFAULT_METHODS, cache: str = "cold", precision: float = 0.01,
           max_time_s: float = 0.5, reference: Callable[..., Any] | None = None,
           flops: float | None = None, bytes: float | None = None, name: str | None = None,
-          params: dict[str, Any] | None = None, device_index: int = 0) -> BenchResult:
+          params: dict[str, Any] | None = None, device_index: int = 0, roofline: bool = False,
+          device: str | None = None) -> BenchResult:
     """Time ``fn`` on the GPU (or the host without one) and return a :class:`BenchResult`.
 
     fn: a zero-argument callable, or ``fn(*inputs)`` with ``make_inputs()`` building one fresh
@@ -178,6 +202,8 @@ def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | Non
     reference: called on a copy of the same fresh inputs; a mismatch means no time is reported
         (``correct`` False, the reason in ``notes``).
     flops, bytes: work per call, for achieved TFLOP/s and TB/s.
+    roofline: also place the result under the roofs of ``device`` (peak-table name; default the
+        current GPU) as ``result.roofline``; missing FLOPs/bytes are counted from one call.
     Raises MeasurementError when ``fn`` raises; UsageError for bad arguments.
     """
     if isinstance(fn, Case):
@@ -186,7 +212,7 @@ def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | Non
         case = Case(fn=fn, make_inputs=make_inputs, reference=reference, flops=flops, bytes=bytes,
                     name=name, params=dict(params or {}))
     return bench_case(case, methods=methods, cache=cache, precision=precision,
-                      max_time_s=max_time_s, device_index=device_index)
+                      max_time_s=max_time_s, device_index=device_index, roofline=roofline, device=device)
 
 
 def bench_many(cases: Iterable[Case], **kwargs: Any) -> list[BenchResult]:

@@ -107,8 +107,8 @@ class BenchResult:
     flops: float | None = None
     bytes: float | None = None
     notes: tuple[str, ...] = ()
-    #: Filled by the roofline analysis when asked for (``run --roofline``); None otherwise.
-    roofline: dict[str, Any] | None = None
+    #: A ``bench_kernel.roofline.RooflineResult`` when asked for (``run --roofline``); else None.
+    roofline: Any = None
 
     def median_us(self, method: str) -> float | None:
         m = self.measurements.get(method)
@@ -172,7 +172,7 @@ class BenchResult:
             "bytes": self.bytes,
             "achieved_tflops": _num(self.achieved_tflops),
             "achieved_tbps": _num(self.achieved_tbps),
-            "roofline": self.roofline,
+            "roofline": self.roofline.to_dict() if self.roofline is not None else None,
             "env": dict(self.env),
             "notes": list(self.notes),
         }

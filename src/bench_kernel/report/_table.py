@@ -85,9 +85,10 @@ def format_value(value: Any, hint: str) -> str:
     if hint == "ratio":
         return f"{value:.2f}x"
     if hint == "tflops":
-        return f"{value:.1f}"
+        # 3 significant figures for small rates, so a CPU's 0.05 TFLOP/s does not print as 0.0
+        return f"{value:.1f}" if abs(value) >= 1 else f"{value:.3g}"
     if hint == "tbps":
-        return f"{value:.2f}"
+        return f"{value:.2f}" if abs(value) >= 0.1 else f"{value:.3g}"
     if hint == "bytes":
         return _fmt_bytes(float(value))
     raise ValueError(f"unknown hint {hint!r}")
@@ -136,7 +137,10 @@ def render_rich(table: Table, console: Any) -> None:
     rt = RichTable(title=table.title, title_justify="left", header_style="bold")
     for c in table.columns:
         justify = c.justify or ("left" if c.hint == "text" else "right")
-        rt.add_column(c.header, justify=justify, overflow="fold")
+        # Numbers and headers never break mid-word; only text columns fold when space runs out.
+        numeric = c.hint != "text"
+        rt.add_column(c.header, justify=justify, overflow="fold", no_wrap=numeric,
+                      min_width=max(len(w) for w in c.header.split()) if c.header else None)
     for cells in _cells(table):
         rt.add_row(*cells)
     console.print(rt)

@@ -21,6 +21,9 @@ def results_table(results: Sequence) -> Table:
         Column("achieved_tflops", "TFLOP/s", "tflops"),
         Column("achieved_tbps", "TB/s", "tbps"),
     ]
+    if any(r.roofline is not None for r in results):
+        cols += [Column("intensity", "FLOP/B", "float"), Column("pct_of_roof", "% roof", "pct"),
+                 Column("bound", "bound")]
     rows, notes = [], []
     for r in results:
         row = {"case": r.name, "params": " ".join(f"{k}={v}" for k, v in r.params.items()),
@@ -28,8 +31,15 @@ def results_table(results: Sequence) -> Table:
                "achieved_tflops": r.achieved_tflops, "achieved_tbps": r.achieved_tbps}
         for m in methods:
             row[f"{m}_us"] = r.median_us(m)
+        if r.roofline is not None:
+            row.update(intensity=r.roofline.arithmetic_intensity, pct_of_roof=r.roofline.pct_of_roof,
+                       bound=r.roofline.bound)
         rows.append(row)
-        notes += [f"{r.name}: {n}" for n in r.notes]
+    # A note every case shares (no GPU, ...) is said once, not once per case.
+    shared = set.intersection(*(set(r.notes) for r in results)) if len(results) > 1 else set()
+    notes += [f"all cases: {n}" for n in (results[0].notes if results else ()) if n in shared]
+    for r in results:
+        notes += [f"{r.name}: {n}" for n in r.notes if n not in shared]
     backend = results[0].env.get("device") if results else None
     title = f"bench-kernel run on {backend}" if backend else "bench-kernel run"
     return Table(cols, rows, title=title, notes=notes)
