@@ -33,6 +33,8 @@ _EXPORTS: dict[str, str] = {
     "count": "bench_kernel.roofline",
     "plot_roofline": "bench_kernel.roofline",
     "roofline": "bench_kernel.roofline",
+    "source_trace": "bench_kernel.source_trace",
+    "SourceTrace": "bench_kernel.source_trace",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -24,6 +24,7 @@ _COMMANDS: dict[str, str] = {
     "calibrate": "bench_kernel.cli.calibrate:command",
     "devices": "bench_kernel.cli.devices:command",
     "roofline": "bench_kernel.cli.roofline:command",
+    "source-trace": "bench_kernel.cli.source_trace:command",
 }
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from statistics import fmean
 from typing import Any, Sequence
 
 from bench_kernel.kernels import decode
@@ -34,31 +33,27 @@ def _source(name: str, family: str, stack_files: Sequence[str | None], root: Pat
     return (frames[0] if frames else None), outline(file, line)
 
 
-def build(subject: str, calls: Sequence[Sequence[Any]], *, root: Path, doc_dir: Path,
+def build(subject: str, kernels: Sequence[tuple[Any, float, float]], *, root: Path, doc_dir: Path,
           device: str | None = None, backend: str = "cuda", keep_all_frames: bool = False,
           live: bool = False, inputs: tuple[tuple[str, str], ...] = (), output: str | None = None,
           notes: Sequence[str] = ()) -> SourceTrace:
-    """One site per kernel launch of the first call; times are the mean over ``calls``.
+    """A document with one site per ``(record, us_per_call, count_per_call)``, in launch order.
 
-    ``calls``: per call, its kernel records in launch order (the first call's carry stacks).
-    A launch of another call counts toward a site when it has the same position and name.
+    ``record``: the trace loader's ``KernelRecord`` (``stack`` filled for the frames to show).
+    Shares are of the sum of ``us_per_call x count_per_call`` over the sites.
     """
-    first = list(calls[0])
-    total_per_call = [sum(k.dur_us for k in c) for c in calls]
-    mean_total = fmean(total_per_call) if total_per_call else 0.0
+    total = sum(us * n for _, us, n in kernels)
     sites = []
-    for pos, k in enumerate(first):
-        durs = [c[pos].dur_us for c in calls if len(c) > pos and c[pos].name == k.name]
-        us = fmean(durs)
+    for pos, (k, us, n) in enumerate(kernels):
         d = decode(k.name)
         stack = to_source_frames(k.stack or (), root=root, doc_dir=doc_dir, keep_all=keep_all_frames)
-        files = [f.abs_path for f in stack] + [getattr(f, "file", None) for f in (k.stack or ())]
-        src, steps = _source(k.name, d.family, files[::-1], root, doc_dir, live)
+        files = [f.abs_path for f in stack][::-1]
+        src, steps = _source(k.name, d.family, files, root, doc_dir, live)
         op = k.op
         sites.append(KernelSite(
             order=pos, name=k.name, short=d.short, family=d.family, category=d.category,
             fields=dict(d.fields), inferred=tuple(getattr(d, "inferred", ()) or ()),
-            us_per_call=us, share=(us / mean_total) if mean_total else None,
+            count_per_call=n, us_per_call=us, share=(us * n / total) if total else None,
             grid=k.grid, block=k.block, regs=k.regs, smem_bytes=k.smem_bytes,
             occupancy_pct=getattr(k, "occupancy_pct", None),
             op=op.name if op is not None else None,
