@@ -7,10 +7,7 @@ CONTRACT (used by ``bench-kernel run --roofline`` and the CLI):
 
 from __future__ import annotations
 
-import sys
-import types
-from typing import Any
-
+from bench_kernel._callable_module import make_callable
 from bench_kernel.roofline._analysis import Roof, RoofAnalysis, RooflineResult, measured_roof, roofline, spec_roof
 from bench_kernel.roofline._count import Counts, count
 from bench_kernel.roofline._plot import plot_roofline
@@ -28,13 +25,4 @@ __all__ = [
 ]
 
 
-class _CallableModule(types.ModuleType):
-    # `bench_kernel.roofline` is both this package and the public function of the same name: once the
-    # package is imported, Python binds the *module* to that attribute of `bench_kernel`, hiding the
-    # lazily exported function. Making the module callable keeps `bench_kernel.roofline(...)` working
-    # whichever import happened first.
-    def __call__(self, *args: Any, **kwargs: Any) -> RooflineResult:
-        return roofline(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
+make_callable(__name__, roofline)
