@@ -13,6 +13,9 @@ __version__ = "0.1.0"
 
 # public name -> module that defines it. Every capability adds its names here.
 _EXPORTS: dict[str, str] = {
+    "KernelRecord": "bench_kernel.trace",
+    "Trace": "bench_kernel.trace",
+    "load_trace": "bench_kernel.trace",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -19,6 +19,11 @@ __all__ = ["main", "cli"]
 
 # command name -> "module:attribute". The only registry of commands: add a line per command.
 _COMMANDS: dict[str, str] = {
+    "attribute": "bench_kernel.cli.attribute:command",
+    "diff": "bench_kernel.cli.diff:command",
+    "inventory": "bench_kernel.cli.inventory:command",
+    "layers": "bench_kernel.cli.layers:command",
+    "phases": "bench_kernel.cli.phases:command",
 }
 
 

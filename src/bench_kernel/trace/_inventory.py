@@ -20,6 +20,8 @@ from bench_kernel.trace._trace import Trace
 __all__ = ["InventoryRow", "MemoryOpRow", "Inventory", "inventory", "group_kernels", "BY_CHOICES"]
 
 BY_CHOICES = ("name", "category", "family")
+#: Group keys ``group_kernels`` accepts: the choices above plus the decoder's short name (for diff).
+_GROUP_KEYS = BY_CHOICES + ("short",)
 
 
 @dataclass(frozen=True)

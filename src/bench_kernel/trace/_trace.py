@@ -127,16 +127,21 @@ def _opt(v: int) -> int | None:
     return None if v < 0 else int(v)
 
 
-def _match(keys: np.ndarray, queries: np.ndarray) -> np.ndarray:
-    """For each query, the index of the last row of ``keys`` equal to it, or -1 (-1 keys never match)."""
-    order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[order]
-    pos = np.searchsorted(sorted_keys, queries, side="right") - 1
-    ok = (pos >= 0) & (queries >= 0)
-    pos = np.clip(pos, 0, max(len(order) - 1, 0))
-    if len(order):
-        ok &= sorted_keys[pos] == queries
-    return np.where(ok, order[pos] if len(order) else -1, -1)
+class _Lookup:
+    """Find rows by an integer key (correlation, External id); -1 keys never match."""
+
+    def __init__(self, keys: np.ndarray) -> None:
+        self._order = np.argsort(keys, kind="stable")
+        self._sorted = keys[self._order]
+
+    def find(self, queries: np.ndarray) -> np.ndarray:
+        """For each query, the index of the last row with that key, or -1."""
+        if not len(self._order):
+            return np.full(len(queries), -1, dtype=np.int64)
+        pos = np.searchsorted(self._sorted, queries, side="right") - 1
+        pos_c = np.clip(pos, 0, None)
+        ok = (pos >= 0) & (queries >= 0) & (self._sorted[pos_c] == queries)
+        return np.where(ok, self._order[pos_c], -1)
 
 
 class Trace:
@@ -205,7 +210,7 @@ class Trace:
     @cached_property
     def kernel_launch(self) -> np.ndarray:
         """Per kernel: index of its launch event (same ``correlation``), or -1."""
-        return _match(self.launches.correlation, self.kernels.correlation)
+        return _Lookup(self.launches.correlation).find(self.kernels.correlation)
 
     @cached_property
     def graph_launched(self) -> np.ndarray:
@@ -237,12 +242,34 @@ class Trace:
         ext = self.kernels.external_id.copy()
         if len(self.launches):
             ext = np.where(has & (self.launches.external_id[lidx] >= 0), self.launches.external_id[lidx], ext)
-        out = _match(self.ops.external_id, ext)
+        out = self._ops_by_ext.find(ext)
         for i in np.flatnonzero((out < 0) & has):
-            j = int(li[i])
-            out[i] = self._op_forest.innermost(self.launches.pid[j], self.launches.tid[j],
-                                               float(self.launches.start_us[j]))
+            out[i] = self._enclosing_op(int(li[i]))
         return out
+
+    @cached_property
+    def _ops_by_ext(self) -> _Lookup:
+        return _Lookup(self.ops.external_id)
+
+    def _enclosing_op(self, j: int) -> int:
+        L = self.launches
+        return self._op_forest.innermost(L.pid[j], L.tid[j], float(L.start_us[j]))
+
+    def launch_op(self, j: int) -> int:
+        """Index of the CPU op of launch ``j`` (by ``External id``, else the enclosing op), or -1."""
+        ext = int(self.launches.external_id[j])
+        if ext >= 0:
+            k = int(self._ops_by_ext.find(np.array([ext]))[0])
+            if k >= 0:
+                return k
+        return self._enclosing_op(j)
+
+    def launch_stack(self, j: int) -> tuple[Frame, ...]:
+        """Python frames around launch ``j``, outermost first (loads stacks if needed)."""
+        self.ensure_stacks()
+        L = self.launches
+        chain = self._py_forest.chain(L.pid[j], L.tid[j], float(L.start_us[j]))
+        return tuple(parse_frame(self.names[self.python.name[k]]) for k in chain)
 
     def ensure_stacks(self) -> None:
         """Load every ``python_function`` event (re-reading the file once) if not loaded yet."""
@@ -292,12 +319,7 @@ class Trace:
     def stack(self, i: int) -> tuple[Frame, ...]:
         """Python frames around kernel ``i``'s launch, outermost first (loads stacks if needed)."""
         j = int(self.kernel_launch[i])
-        if j < 0:
-            return ()
-        self.ensure_stacks()
-        L = self.launches
-        chain = self._py_forest.chain(L.pid[j], L.tid[j], float(L.start_us[j]))
-        return tuple(parse_frame(self.names[self.python.name[k]]) for k in chain)
+        return self.launch_stack(j) if j >= 0 else ()
 
     def kernel(self, i: int, *, stack: bool = False) -> KernelRecord:
         """Kernel ``i`` (in start-time order) with its launch, op and, if asked, its Python stack."""
