@@ -3,8 +3,9 @@ had when the graph was captured, without engine patches.
 
 A graph replay shows only ``cudaGraphLaunch`` on the host: its kernels have no CPU op. The trace
 of the capture (or an eager run of the same model) has them. We align the replayed kernel-name
-sequence of each graph launch with the reference sequence by longest matching blocks
-(``difflib.SequenceMatcher``) and copy op/module/stack across the matched pairs.
+sequence of each graph launch with the reference sequence by a longest common subsequence of
+names (an exact LCS: difflib's greedy longest-block matching lost a third of the pairs on a graph
+with one inserted kernel) and copy op/module/stack across the matched pairs.
 
 Reference sequence: when the reference trace contains stream captures (``*StreamBeginCapture`` ..
 ``*StreamEndCapture``), the kernel launches inside each capture, named by the launch itself (ROCm
@@ -16,7 +17,6 @@ the share of replayed kernels that got an attribution this way, never a position
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -28,7 +28,7 @@ from bench_kernel.trace._steps import require_links
 from bench_kernel.trace._tables import LAUNCH_KINDS
 from bench_kernel.trace._trace import Trace
 
-__all__ = ["AttributedKernel", "Attribution", "attribute"]
+__all__ = ["AttributedKernel", "Attribution", "attribute", "lcs_pairs"]
 
 _MODULE_PREFIX = "nn.Module: "
 
@@ -116,6 +116,40 @@ def _launch_kernel_name(ref: Trace, j: int, executed: dict[int, int]) -> str | N
     return ref.names[n] if n is not None else None
 
 
+#: Above this many DP cells (replayed x reference kernels) the LCS table would not fit in memory.
+_MAX_CELLS = 50_000_000
+
+
+def lcs_pairs(a: np.ndarray, b: np.ndarray) -> list[tuple[int, int]]:
+    """Index pairs (i, j) of a longest common subsequence of the integer sequences ``a`` and ``b``.
+
+    Negative values never match. Row by row, dp[i][j] = max(dp[i-1][j], dp[i-1][j-1] + [a_i == b_j],
+    dp[i][j-1]); the last term is a running maximum, so each row is two numpy operations.
+    """
+    n, m = len(a), len(b)
+    if not n or not m:
+        return []
+    if n * m > _MAX_CELLS:
+        raise TraceError(f"aligning {n} replayed kernels with {m} reference kernels needs {n * m:,} cells "
+                         f"(> {_MAX_CELLS:,}); use a shorter reference trace (one step of the model)")
+    dp = np.zeros((n + 1, m + 1), dtype=np.int32)
+    for i in range(1, n + 1):
+        hit = (b == a[i - 1]) & (b >= 0)
+        t = np.maximum(dp[i - 1, 1:], dp[i - 1, :-1] + hit)
+        dp[i, 1:] = np.maximum.accumulate(t)
+    pairs = []
+    i, j = n, m
+    while i and j:
+        if a[i - 1] == b[j - 1] and a[i - 1] >= 0 and dp[i, j] == dp[i - 1, j - 1] + 1:
+            pairs.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif dp[i - 1, j] >= dp[i, j - 1]:
+            i -= 1
+        else:
+            j -= 1
+    return pairs[::-1]
+
+
 def _replays(graph: Trace) -> list[np.ndarray]:
     """Kernel indices of each graph launch, launches in time order."""
     gl = np.flatnonzero(graph.graph_launched)
@@ -135,8 +169,8 @@ def attribute(graph: Trace, reference: Trace) -> Attribution:
     require_links(reference, "attribute")
     replays = _replays(graph)
     if not replays:
-        raise TraceError(f"{graph.path}: no kernel was replayed from a CUDA/HIP graph (no kernel carries the "
-                         f"correlation id of a cudaGraphLaunch/hipGraphLaunch); nothing to attribute")
+        raise TraceError(f"{graph.path}: no kernel was replayed from a CUDA/HIP graph (none carries the "
+                         f"correlation id of a graph launch); nothing to attribute")
     kind, windows = _reference(reference)
     named = sum(e.name is not None for w in windows for e in w)
     notes = []
@@ -145,17 +179,17 @@ def attribute(graph: Trace, reference: Trace) -> Attribution:
                      f"pass an eager trace of the same model instead")
     out: list[AttributedKernel] = []
     matched = 0
+    codes: dict[str, int] = {}
+    ref_codes = [np.array([codes.setdefault(e.name, len(codes)) if e.name is not None else -1 for e in w],
+                          dtype=np.int64) for w in windows]
     for g, idx in enumerate(replays):
         names = [graph.names[int(n)] for n in graph.kernels.name[idx]]
+        mine = np.array([codes.get(n, -2) for n in names], dtype=np.int64)  # -2: in no reference
         pairs: dict[int, _Entry] = {}
-        best = -1
-        for w in windows:
-            sm = difflib.SequenceMatcher(None, names, [e.name for e in w], autojunk=False)
-            blocks = sm.get_matching_blocks()
-            size = sum(b.size for b in blocks)
-            if size > best:
-                best = size
-                pairs = {b.a + k: w[b.b + k] for b in blocks for k in range(b.size)}
+        for w, rc in zip(windows, ref_codes):
+            found = lcs_pairs(mine, rc)
+            if len(found) > len(pairs):
+                pairs = {i: w[j] for i, j in found}
         for pos, i in enumerate(idx.tolist()):
             e = pairs.get(pos)
             op = module = None

@@ -188,11 +188,12 @@ def parse_step_rules(data: Any, source: str) -> StepRules:
     return StepRules(rules, dict(gemm), source)
 
 
-@lru_cache(maxsize=8)
-def _load_step_rules_cached(path: str | None) -> StepRules:
-    if path is None:
-        return parse_step_rules(json.loads(_data_text("steps.json")), "steps.json")
-    p = Path(path)
+@lru_cache(maxsize=1)
+def _packaged_step_rules() -> StepRules:
+    return parse_step_rules(json.loads(_data_text("steps.json")), "steps.json")
+
+
+def _read_step_rules(p: Path) -> StepRules:
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
@@ -206,4 +207,4 @@ def _load_step_rules_cached(path: str | None) -> StepRules:
 
 def load_step_rules(path: str | Path | None = None) -> StepRules:
     """The step rules: the packaged ``data/steps.json``, or a user file in the same format."""
-    return _load_step_rules_cached(None if path is None else str(path))
+    return _packaged_step_rules() if path is None else _read_step_rules(Path(path))
