@@ -286,12 +286,14 @@ def load_trace(path: str | Path, rank: int | None = None, *, links: bool = True,
 
     ``rank`` picks a file of a directory (from ``distributedInfo.rank`` or ``rank<N>`` in the file
     name). ``links=False`` keeps only device events (kernels, memcpy/memset): the fastest load, enough
-    for an inventory, but without launches, ops, steps or stacks. ``shapes`` also decodes the CPU
+    for an inventory, but without launches, ops, steps or stacks (``shapes``/``stacks`` imply
+    ``links``). ``shapes`` also decodes the CPU
     ops' ``Input Dims``/``Input type``; ``stacks`` keeps every ``python_function`` event so
     ``Trace.stack()`` needs no second read of the file. Times in the
     returned trace are microseconds. Raises :class:`~bench_kernel.errors.TraceError` on a missing,
     truncated or malformed file.
     """
+    links = links or shapes or stacks  # shapes live on CPU ops and stacks on host frames: both are links
     file, file_rank = _resolve(Path(path), rank)
     decoder = msgspec.json.Decoder(list[_event_type(shapes)])
     reader = EventReader(file, decoder.decode, block_bytes=block_bytes)
