@@ -23,14 +23,13 @@ from typing import Any
 import numpy as np
 
 from bench_kernel.errors import TraceError
-from bench_kernel.trace._records import Frame
+from bench_kernel.trace._records import MODULE_PREFIX, Frame
 from bench_kernel.trace._steps import require_links
 from bench_kernel.trace._tables import LAUNCH_KINDS
 from bench_kernel.trace._trace import Trace
 
 __all__ = ["AttributedKernel", "Attribution", "attribute", "lcs_pairs"]
 
-_MODULE_PREFIX = "nn.Module: "
 
 
 @dataclass(frozen=True)
@@ -53,9 +52,7 @@ class AttributedKernel:
     """Python frames of the reference launch, outermost first (empty when unmatched)."""
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["stack"] = [f.to_dict() for f in self.stack]
-        return d
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -76,10 +73,7 @@ class Attribution:
     notes: tuple[str, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        d = {k: v for k, v in asdict(self).items() if k != "kernels"}
-        d["kernels"] = [k.to_dict() for k in self.kernels]
-        d["notes"] = list(self.notes)
-        return d
+        return asdict(self)
 
 
 @dataclass
@@ -198,7 +192,7 @@ def attribute(graph: Trace, reference: Trace) -> Attribution:
                 k = reference.launch_op(e.launch)
                 op = reference.names[reference.ops.name[k]] if k >= 0 else None
                 stack = reference.launch_stack(e.launch)
-                mods = [f.function[len(_MODULE_PREFIX):] for f in stack if f.is_module]
+                mods = [f.function[len(MODULE_PREFIX):] for f in stack if f.is_module]
                 module = mods[-1] if mods else None
             d = graph.decoded(int(graph.kernels.name[i]))
             out.append(AttributedKernel(g, pos, i, d.name, d.short, float(graph.kernels.dur_us[i]), e is not None,

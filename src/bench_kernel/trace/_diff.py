@@ -55,11 +55,7 @@ class TraceDiff:
     notes: tuple[str, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["categories"] = [r.to_dict() for r in self.categories]
-        d["kernels"] = [r.to_dict() for r in self.kernels]
-        d["notes"] = list(self.notes)
-        return d
+        return asdict(self)
 
 
 def _side(trace: Trace, per_step: bool, rules: StepRules | None, by: str

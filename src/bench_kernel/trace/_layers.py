@@ -91,10 +91,7 @@ class LayerReport:
     """The phase the steps were restricted to (``--step``), if any."""
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["positions"] = [p.to_dict() for p in self.positions]
-        d["left_out"] = [x.to_dict() for x in self.left_out]
-        return d
+        return asdict(self)
 
 
 @dataclass

@@ -20,6 +20,7 @@ import numpy as np
 
 from bench_kernel.errors import TraceError
 from bench_kernel.trace._read import EventReader, _Source
+from bench_kernel.trace._records import MODULE_PREFIX
 from bench_kernel.trace._tables import arg_fields
 from bench_kernel.trace._trace import (
     AnnotationTable,
@@ -39,7 +40,6 @@ _RANK_IN_HEAD = re.compile(rb'"distributedInfo"\s*:\s*\{[^{}\[\]]*?"rank"\s*:\s*
 _RUNTIME_CATS = frozenset({"cuda_runtime", "cuda_driver", "hip_runtime", "hip_driver", "runtime", "driver"})
 _ANNOTATION_CATS = ("user_annotation", "gpu_user_annotation")
 _MEMOP_CATS = {"gpu_memcpy": 0, "gpu_memset": 1, "Memcpy": 0, "Memset": 1}
-_MODULE_PREFIX = "nn.Module: "
 # Lenient on purpose: real traces disagree on types (MI300 runtime events write "bytes": "128"), so
 # every scalar is accepted here and coerced when the column is built; a bad value becomes -1.
 _PY_TYPE = {"int": int | float | str | None, "int3": Any, "str": Any}
@@ -194,7 +194,7 @@ class _Builder:
         if not self.stacks:
             # Module markers are few and find steps (model_module rule); the rest wait for stacks=True.
             names = _field(evs, "name")
-            modules = {n for n in dict.fromkeys(names) if n.startswith(_MODULE_PREFIX)}
+            modules = {n for n in dict.fromkeys(names) if n.startswith(MODULE_PREFIX)}
             evs = list(compress(evs, map(modules.__contains__, names)))
         self.put("python", **self.common(evs), pid=_ints(_field(evs, "pid")), tid=_ints(_field(evs, "tid")))
 

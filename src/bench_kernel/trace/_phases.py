@@ -46,9 +46,7 @@ class PhaseSummary:
     """The longest kernels by total time: ``{"short", "name", "count", "total_us"}``."""
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["top_kernels"] = list(self.top_kernels)
-        return d
+        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,10 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["Frame", "LaunchRecord", "OpRecord", "KernelRecord", "Step", "parse_frame"]
+__all__ = ["Frame", "LaunchRecord", "OpRecord", "KernelRecord", "Step", "parse_frame", "MODULE_PREFIX"]
+
+#: How the profiler names the frame of an nn.Module call (``with_modules``): "nn.Module: LlamaMLP_0".
+MODULE_PREFIX = "nn.Module: "
 
 # Kineto names a Python frame "path/to/file.py(123): function"; C functions and module markers
 # ("<built-in method ...>", "nn.Module: Linear_0") have no file and line.
@@ -31,7 +34,7 @@ class Frame:
     @property
     def is_module(self) -> bool:
         """True for the ``nn.Module: X`` markers the profiler adds with ``with_modules``."""
-        return self.file is None and self.function.startswith("nn.Module: ")
+        return self.file is None and self.function.startswith(MODULE_PREFIX)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -116,10 +119,7 @@ class KernelRecord:
     contain the launch. Use ``Trace.stack(i)`` to get it on demand."""
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["grid"] = list(self.grid) if self.grid else None
-        d["block"] = list(self.block) if self.block else None
-        return d
+        return asdict(self)
 
 
 @dataclass(frozen=True)

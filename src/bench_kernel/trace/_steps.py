@@ -9,13 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from bench_kernel.errors import InputError
-from bench_kernel.trace._records import Step
+from bench_kernel.trace._records import MODULE_PREFIX, Step
 from bench_kernel.trace._tables import LAUNCH_KINDS, StepRule, StepRules, load_step_rules
 from bench_kernel.trace._trace import Trace
 
 __all__ = ["find_steps", "kernel_steps", "require_links"]
 
-_MODULE_PREFIX = "nn.Module: "
 
 
 def require_links(trace: Trace, what: str) -> None:
@@ -50,7 +49,7 @@ def _by_module(trace: Trace, rule: StepRule) -> list[Step]:
     p = trace.python
     if not len(p):
         return []
-    is_module = np.array([n.startswith(_MODULE_PREFIX) for n in trace.names], dtype=bool)
+    is_module = np.array([n.startswith(MODULE_PREFIX) for n in trace.names], dtype=bool)
     idx_a = np.flatnonzero(is_module[p.name])
     if not len(idx_a):
         return []
@@ -64,7 +63,7 @@ def _by_module(trace: Trace, rule: StepRule) -> list[Step]:
             continue
         last_end[key] = end
         name = trace.names[p.name[i]]
-        if rule.pattern is not None and not rule.pattern.search(name[len(_MODULE_PREFIX):]):
+        if rule.pattern is not None and not rule.pattern.search(name[len(MODULE_PREFIX):]):
             continue
         out.append(Step(0, name, start, end, None, rule.name, {}))
     out.sort(key=lambda s: s.start_us)

@@ -38,15 +38,29 @@ class _Table:
 
 
 @dataclass(frozen=True)
-class KernelTable(_Table):
-    """``kernel`` events. Missing integers are -1 (e.g. ``regs`` on ROCm)."""
-
+class _Timed(_Table):
     name: np.ndarray
     start_us: np.ndarray
     dur_us: np.ndarray
+
+
+@dataclass(frozen=True)
+class _OnDevice(_Timed):
     stream: np.ndarray
     device: np.ndarray
     correlation: np.ndarray
+
+
+@dataclass(frozen=True)
+class _OnHost(_Timed):
+    pid: np.ndarray
+    tid: np.ndarray
+
+
+@dataclass(frozen=True)
+class KernelTable(_OnDevice):
+    """``kernel`` events. Missing integers are -1 (e.g. ``regs`` on ROCm)."""
+
     external_id: np.ndarray
     grid: np.ndarray
     """shape (n, 3)"""
@@ -56,14 +70,18 @@ class KernelTable(_Table):
 
 
 @dataclass(frozen=True)
-class LaunchTable(_Table):
+class MemopTable(_OnDevice):
+    """``gpu_memcpy``/``gpu_memset`` events: device work that is not a kernel."""
+
+    bytes: np.ndarray
+    kind: np.ndarray
+    """0 memcpy, 1 memset"""
+
+
+@dataclass(frozen=True)
+class LaunchTable(_OnHost):
     """``cuda_runtime``/``cuda_driver`` events (ROCm writes the same categories)."""
 
-    name: np.ndarray
-    start_us: np.ndarray
-    dur_us: np.ndarray
-    pid: np.ndarray
-    tid: np.ndarray
     correlation: np.ndarray
     external_id: np.ndarray
     api_id: np.ndarray
@@ -72,55 +90,24 @@ class LaunchTable(_Table):
 
 
 @dataclass(frozen=True)
-class OpTable(_Table):
+class OpTable(_OnHost):
     """``cpu_op`` events; shapes only when loaded with ``shapes=True``."""
 
-    name: np.ndarray
-    start_us: np.ndarray
-    dur_us: np.ndarray
-    pid: np.ndarray
-    tid: np.ndarray
     external_id: np.ndarray
     input_dims: np.ndarray | None = None
     input_types: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
-class AnnotationTable(_Table):
+class AnnotationTable(_OnHost):
     """``user_annotation`` (host) and ``gpu_user_annotation`` (device) events."""
 
-    name: np.ndarray
-    start_us: np.ndarray
-    dur_us: np.ndarray
-    pid: np.ndarray
-    tid: np.ndarray
     gpu: np.ndarray
 
 
 @dataclass(frozen=True)
-class MemopTable(_Table):
-    """``gpu_memcpy``/``gpu_memset`` events: device work that is not a kernel."""
-
-    name: np.ndarray
-    start_us: np.ndarray
-    dur_us: np.ndarray
-    stream: np.ndarray
-    device: np.ndarray
-    correlation: np.ndarray
-    bytes: np.ndarray
-    kind: np.ndarray
-    """0 memcpy, 1 memset"""
-
-
-@dataclass(frozen=True)
-class PythonTable(_Table):
+class PythonTable(_OnHost):
     """``python_function`` events (only the ``nn.Module:`` markers unless loaded with stacks)."""
-
-    name: np.ndarray
-    start_us: np.ndarray
-    dur_us: np.ndarray
-    pid: np.ndarray
-    tid: np.ndarray
 
 
 def _opt(v: int) -> int | None:
@@ -280,7 +267,7 @@ class Trace:
         full = load_trace(self.path, self.rank, stacks=True)
         remap = np.array([self._intern(n) for n in full.names] or [0], dtype=np.int32)
         py = full.python
-        self.python = PythonTable(remap[py.name], py.start_us, py.dur_us, py.pid, py.tid)
+        self.python = PythonTable(name=remap[py.name], start_us=py.start_us, dur_us=py.dur_us, pid=py.pid, tid=py.tid)
         self.stacks = True
         self.__dict__.pop("_py_forest", None)
 
