@@ -72,3 +72,24 @@ def test_real_graph_trace_links(traces_dir):
     t = load_trace(traces_dir / "vllm_decode_full__graph_execution.json.gz")
     assert int(t.graph_launched.sum()) == 421  # every kernel under the one hipGraphLaunch
     assert {t.launch(int(j)).name for j in t.kernel_launch[t.graph_launched]} == {"hipGraphLaunch"}
+
+
+def test_find_kernels_by_regex():
+    t = load_trace(DATA / "eager.json")
+    hits = t.find_kernels("^gemm_qkv")
+    assert len(hits) == 9 and {t.kernel(int(i)).name for i in hits} == {"gemm_qkv_kernel"}
+    assert len(t.find_kernels("no such kernel")) == 0
+
+
+def test_pre_1_10_capitalised_categories_link(tmp_path):
+    # Kineto before PyTorch 1.10 wrote "Operator", "Runtime", "Kernel".
+    ev = [{"ph": "X", "cat": "Operator", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 0.0, "dur": 10.0,
+           "args": {"External id": 3}},
+          {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 2.0, "dur": 3.0,
+           "args": {"correlation": 9, "External id": 3}},
+          {"ph": "X", "cat": "Kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 20.0, "dur": 4.0,
+           "args": {"correlation": 9, "stream": 7}}]
+    p = tmp_path / "old.json"
+    p.write_text(json.dumps({"traceEvents": ev}))
+    k = load_trace(p).kernel(0)
+    assert (k.name, k.launch.kind, k.op.name) == ("gemm", "kernel", "aten::mm")

@@ -13,7 +13,7 @@ import re
 from itertools import chain, compress, repeat
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import msgspec
 import numpy as np
@@ -37,7 +37,9 @@ __all__ = ["load_trace", "find_rank_files"]
 _TRACE_SUFFIXES = (".json", ".json.gz")
 _RANK_IN_NAME = re.compile(r"rank[-_]?(\d+)", re.IGNORECASE)
 _RANK_IN_HEAD = re.compile(rb'"distributedInfo"\s*:\s*\{[^{}\[\]]*?"rank"\s*:\s*(\d+)')
-_RUNTIME_CATS = frozenset({"cuda_runtime", "cuda_driver", "hip_runtime", "hip_driver", "runtime", "driver"})
+# Event categories -> our tables. ROCm traces use the CUDA names; Kineto before PyTorch 1.10 wrote
+# capitalised ones ("Kernel", "Runtime", "Operator", "Memcpy", "Memset").
+_RUNTIME_CATS = ("cuda_runtime", "cuda_driver", "Runtime")
 _ANNOTATION_CATS = ("user_annotation", "gpu_user_annotation")
 _MEMOP_CATS = {"gpu_memcpy": 0, "gpu_memset": 1, "Memcpy": 0, "Memset": 1}
 # Lenient on purpose: real traces disagree on types (MI300 runtime events write "bytes": "128"), so
@@ -205,7 +207,7 @@ class _Builder:
         return np.concatenate(pieces)
 
 
-_TABLE_OF = {"kernel": "kernel", "cpu_op": "op", "python_function": "python",
+_TABLE_OF = {"kernel": "kernel", "Kernel": "kernel", "cpu_op": "op", "Operator": "op", "python_function": "python",
              **{c: "launch" for c in _RUNTIME_CATS}, **{c: "annotation" for c in _ANNOTATION_CATS},
              **{c: "memop" for c in _MEMOP_CATS}}
 
@@ -280,18 +282,16 @@ def _resolve(path: Path, rank: int | None) -> tuple[Path, int | None]:
 
 
 def load_trace(path: str | Path, rank: int | None = None, *, links: bool = True, shapes: bool = False,
-               stacks: bool = False, block_bytes: int = 16 << 20,
-               _progress: Callable[[int], None] | None = None) -> Trace:
+               stacks: bool = False, block_bytes: int = 16 << 20) -> Trace:
     """Load a Kineto/Chrome trace (``.json`` or ``.json.gz``, or a directory of per-rank traces).
 
     ``rank`` picks a file of a directory (from ``distributedInfo.rank`` or ``rank<N>`` in the file
     name). ``links=False`` keeps only device events (kernels, memcpy/memset): the fastest load, enough
-    for an inventory, but without launches, ops, steps or stacks (``shapes``/``stacks`` imply
-    ``links``). ``shapes`` also decodes the CPU
-    ops' ``Input Dims``/``Input type``; ``stacks`` keeps every ``python_function`` event so
-    ``Trace.stack()`` needs no second read of the file. Times in the
-    returned trace are microseconds. Raises :class:`~bench_kernel.errors.TraceError` on a missing,
-    truncated or malformed file.
+    for an inventory, but without launches, ops, steps or stacks. ``shapes`` also decodes the CPU ops'
+    ``Input Dims``/``Input type``; ``stacks`` keeps every ``python_function`` event so ``Trace.stack()``
+    needs no second read of the file (both imply ``links``). ``block_bytes`` is the decoded chunk size.
+    Times in the returned trace are microseconds. Raises :class:`~bench_kernel.errors.TraceError` on a
+    missing, truncated or malformed file, or a rank that is not there.
     """
     links = links or shapes or stacks  # shapes live on CPU ops and stacks on host frames: both are links
     file, file_rank = _resolve(Path(path), rank)
@@ -300,9 +300,7 @@ def load_trace(path: str | Path, rank: int | None = None, *, links: bool = True,
     b = _Builder(shapes, stacks, links)
     for chunk in reader:
         b.absorb(chunk)
-        if _progress:
-            _progress(reader.count)
-        del chunk
+        del chunk  # free this chunk's event objects before the next one is decoded
     names = [""] * len(b.names)
     for n, i in b.names.items():
         names[i] = n

@@ -10,6 +10,7 @@ Links are computed on first use and cached, so ``inventory`` pays only for what 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields
 from functools import cached_property
 from pathlib import Path
@@ -322,6 +323,12 @@ class Trace:
             regs=_opt(K.regs[i]), smem_bytes=_opt(K.smem_bytes[i]), graph_launched=bool(self.graph_launched[i]),
             launch=self.launch(j) if j >= 0 else None, op=self.op(k) if k >= 0 else None,
             stack=self.stack(i) if stack else None)
+
+    def find_kernels(self, pattern: str) -> np.ndarray:
+        """Indices (start-time order) of the kernels whose name matches the regex ``pattern``."""
+        rx = re.compile(pattern)
+        hit = np.array([bool(rx.search(n)) for n in self.names] or [False])
+        return np.flatnonzero(hit[self.kernels.name]) if len(self.kernels) else np.zeros(0, np.int64)
 
     def iter_kernels(self, *, stack: bool = False) -> Iterator[KernelRecord]:
         """Every kernel as a :class:`KernelRecord`, in start-time order."""
