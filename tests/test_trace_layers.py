@@ -76,9 +76,19 @@ def test_vllm_full_graph_decode(traces_dir):
 def test_h200_eager_decode_steps(traces_dir):
     # HF Llama, 8 layers, eager: 42 kernels per decoder layer (RMSNorm, rotary and SDPA are several
     # kernels each); 11 decode steps x 8 layers.
-    rep = layers(load_trace(traces_dir / "h200__llama_eager_generate.json.gz", shapes=True), step="decode")
+    t = load_trace(traces_dir / "h200__llama_eager_generate.json.gz", shapes=True)
+    rep = layers(t, step="decode")
     assert (rep.period, rep.layer_count, rep.sequences) == (42, 88, 11)
     assert rep.left_out == ()
+    # Each unit is exactly one LlamaDecoderLayer call (module markers at depth 2), and no two units share
+    # one: the unit boundary found from kernel names alone is the model's layer boundary.
+    layer_calls = []
+    for start in rep.unit_starts:
+        calls = {t.module_chain(i)[2] for i in range(start, start + rep.period)}
+        assert len(calls) == 1
+        layer_calls.append(calls.pop())
+    assert len(set(layer_calls)) == 88
+    assert {t.names[t.python.name[c]] for c in layer_calls} == {f"nn.Module: LlamaDecoderLayer_{k}" for k in range(8)}
 
 
 @pytest.mark.skipif(not GPU_FIXTURE.exists(), reason="run benchmarks/gpu/make_decode_graph_trace.py on a GPU first")

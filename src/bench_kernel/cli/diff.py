@@ -13,9 +13,10 @@ from bench_kernel.report import Column, Table
 __all__ = ["command"]
 
 
-def _columns(first: str) -> list[Column]:
-    return [Column("key", first), Column("status", "Status"), Column("count_a", "Count A", "float"),
-            Column("count_b", "Count B", "float"), Column("total_us_a", "Time A", "duration_us"),
+def _columns(first: str, per_step: bool) -> list[Column]:
+    count = "float" if per_step else "int"
+    return [Column("key", first), Column("status", "Status"), Column("count_a", "Count A", count),
+            Column("count_b", "Count B", count), Column("total_us_a", "Time A", "duration_us"),
             Column("total_us_b", "Time B", "duration_us"), Column("delta_us", "Delta", "duration_us"),
             Column("delta_pct", "Delta %", "pct")]
 
@@ -38,7 +39,7 @@ def command(trace_a: Path, trace_b: Path, top: int, rank: int | None, steps_file
     data = {"trace_a": str(a.path), "trace_b": str(b.path), **d.to_dict()}
     unit = " per step" if d.per_step else ""
     title = f"{a.path.name} -> {b.path.name}: {d.total_us_a:.1f} -> {d.total_us_b:.1f} us{unit} ({d.delta_us:+.1f} us)"
-    tables = [Table(_columns("Category"), [r.to_dict() for r in d.categories], title=title, notes=list(d.notes)),
-              Table(_columns("Kernel"), [r.to_dict() for r in d.kernels[:top]],
+    tables = [Table(_columns("Category", d.per_step), [r.to_dict() for r in d.categories], title=title, notes=list(d.notes)),
+              Table(_columns("Kernel", d.per_step), [r.to_dict() for r in d.kernels[:top]],
                     notes=[f"{len(d.kernels) - top} more kernels in --json"] if len(d.kernels) > top else [])]
     emit(output, data=data, tables=tables)

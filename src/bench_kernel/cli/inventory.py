@@ -16,9 +16,13 @@ __all__ = ["command"]
 _CSV = [Column("name", "name"), Column("count", "count", "float"), Column("total_us", "total_us", "float"),
         Column("avg_us", "avg_us", "float"), Column("pct", "pct", "float"), Column("short", "short"),
         Column("category", "category")]
-_SHOW = [Column("short", "Kernel"), Column("category", "Category"), Column("count", "Count", "float"),
-         Column("total_us", "Total", "duration_us"), Column("avg_us", "Avg", "duration_us"),
-         Column("min_us", "Min", "duration_us"), Column("max_us", "Max", "duration_us"), Column("pct", "Share", "pct")]
+
+
+def _show(per_step: bool) -> list[Column]:
+    return [Column("short", "Kernel"), Column("category", "Category"),
+            Column("count", "Count per step" if per_step else "Count", "float" if per_step else "int"),
+            Column("total_us", "Total", "duration_us"), Column("avg_us", "Avg", "duration_us"),
+            Column("min_us", "Min", "duration_us"), Column("max_us", "Max", "duration_us"), Column("pct", "Share", "pct")]
 
 
 @click.command("inventory")
@@ -53,7 +57,7 @@ def command(trace: Path, by: str, top: int | None, per_step: bool, rank: int | N
     if output.fmt == "csv":
         tables = [Table(_CSV, rows)]
     else:
-        tables = [Table(_SHOW, rows, title=title, notes=notes)]
+        tables = [Table(_show(inv.per_step), rows, title=title, notes=notes)]
         if inv.memory_ops:
             tables.append(Table([Column("name", "Memory operation"), Column("count", "Count", "int"),
                                  Column("total_us", "Total", "duration_us"), Column("bytes", "Bytes", "bytes")],

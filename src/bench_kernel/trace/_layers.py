@@ -12,9 +12,10 @@ attention kernel, typically), either chosen automatically or named with ``anchor
    from the most common one, or that are cut off by a step's start/end are left out, with the reason.
 3. The automatic anchor maximises the kernels covered by kept units (ties: more units, i.e. the
    smaller period; then the rarer and then the longer-running kernel, typically attention). The
-   offset maximises the units kept: when one offset keeps every layer of every step (the first and
-   last layer included), the unit starts at the layer's first kernel. Ties go to the smaller offset,
-   so without a clear winner positions count from the anchor.
+   offset maximises the units kept. Several offsets can tie (a model's final norm runs the same
+   kernels as a layer's first norm); with nn.Module markers in the trace the tie goes to the offset
+   where the shallowest module call begins (the decoder layer itself), else to the smaller offset,
+   so positions count from the anchor.
 
 Models whose layers alternate between two kinds (gpt-oss: sliding-window and full attention) repeat
 every two layers; the unit found is then a pair of layers and ``layer_count`` counts pairs.
@@ -26,7 +27,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -87,6 +88,8 @@ class LayerReport:
     left_out: tuple[LeftOut, ...]
     sequences: int
     """Steps (or 1: the whole trace) searched."""
+    unit_starts: tuple[int, ...]
+    """Kernel index (``Trace.kernel(i)``) of each kept unit's first kernel."""
     step_phase: str | None
     """The phase the steps were restricted to (``--step``), if any."""
 
@@ -124,19 +127,44 @@ def _sequences(trace: Trace, step: str | None, rules: StepRules | None) -> list[
     return [s for s in seqs if len(s)]
 
 
-def _fit(ids: list[np.ndarray], anchor_ids: np.ndarray, offset: int | None) -> _Fit | None:
-    """Units for one anchor class (name ids); ``offset=None`` searches the best offset."""
+def _fit(ids: list[np.ndarray], anchor_ids: np.ndarray, offset: int | None,
+         depth: Callable[[_Fit], float] | None = None) -> _Fit | None:
+    """Units for one anchor class (name ids); ``offset=None`` searches the best offset, breaking ties
+    with ``depth`` (lower is better) when given, else by the smaller offset."""
     occ = [np.flatnonzero(np.isin(s, anchor_ids)) for s in ids]
     gaps = Counter(int(g) for o in occ for g in np.diff(o))
     if not gaps:
         return None
     period = max(gaps.items(), key=lambda kv: (kv[1] * kv[0], kv[1]))[0]
-    best: _Fit | None = None
-    for r in ([offset] if offset is not None else range(period)):
-        fit = _units(ids, occ, period, r)
-        if best is None or len(fit.units) > len(best.units):  # ties: the smaller offset
-            best = fit
-    return best
+    fits = [_units(ids, occ, period, r) for r in ([offset] if offset is not None else range(period))]
+    most = max(len(f.units) for f in fits)
+    tied = [f for f in fits if len(f.units) == most]
+    if depth is not None and len(tied) > 1:
+        return min(tied, key=lambda f: (depth(f), f.offset))
+    return tied[0]
+
+
+def _module_depth(trace: Trace, seqs: list[np.ndarray]) -> Callable[[_Fit], float]:
+    """Mean depth of the outermost nn.Module call that *begins* at each unit's first kernel.
+
+    When several offsets keep the same number of units (a model's final norm runs the same kernels
+    as a layer's first norm), the true layer boundary is where the shallowest module starts:
+    ``LlamaDecoderLayer_3`` rather than its ``Linear``. Units with no module starting there score
+    high. Needs module markers (traces recorded with ``with_stack``/``with_modules``).
+    """
+    none = 99.0
+
+    def score(fit: _Fit) -> float:
+        total = 0.0
+        for q, start in fit.units:
+            seq = seqs[q]
+            here = trace.module_chain(int(seq[start]))
+            before = set(trace.module_chain(int(seq[start - 1]))) if start else set()
+            new = [d for d, m in enumerate(here) if m not in before]
+            total += new[0] if new else none
+        return total / max(len(fit.units), 1)
+
+    return score
 
 
 def _units(ids: list[np.ndarray], occ: list[np.ndarray], period: int, r: int) -> _Fit:
@@ -197,7 +225,8 @@ def _choose(trace: Trace, seqs: list[np.ndarray], ids: list[np.ndarray], anchor:
         raise TraceError(f"{trace.path}: no repeating per-layer kernel sequence found in {sum(map(len, ids))} "
                          f"kernels; pass --anchor REGEX naming a kernel that runs once per layer")
     cls = best[2]
-    fit = _fit(ids, cls, offset=None)
+    has_modules = trace.links and len(trace.python) > 0
+    fit = _fit(ids, cls, offset=None, depth=_module_depth(trace, seqs) if has_modules else None)
     assert fit is not None
     return fit, cls
 
@@ -230,4 +259,4 @@ def layers(trace: Trace, *, anchor: str | None = None, step: str | None = None,
     anchor_names = sorted({trace.decoded(int(i)).short for i in anchor_ids if int(i) in set(fit.signature)})
     return LayerReport(P, len(fit.units), " | ".join(anchor_names), fit.offset, layer_total, total,
                        tuple(positions), tuple(LeftOut(n, why) for why, n in fit.left_out.most_common()),
-                       len(seqs), step)
+                       len(seqs), tuple(int(seqs[q][s]) for q, s in fit.units), step)

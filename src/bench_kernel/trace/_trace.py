@@ -20,7 +20,7 @@ import numpy as np
 
 from bench_kernel.kernels import KernelName, decode
 from bench_kernel.trace._intervals import IntervalForest
-from bench_kernel.trace._records import Frame, KernelRecord, LaunchRecord, OpRecord, parse_frame
+from bench_kernel.trace._records import MODULE_PREFIX, Frame, KernelRecord, LaunchRecord, OpRecord, parse_frame
 from bench_kernel.trace._tables import LAUNCH_KINDS, launch_kinds
 
 __all__ = ["Trace", "KernelTable", "LaunchTable", "OpTable", "AnnotationTable", "MemopTable", "PythonTable"]
@@ -270,7 +270,8 @@ class Trace:
         py = full.python
         self.python = PythonTable(name=remap[py.name], start_us=py.start_us, dur_us=py.dur_us, pid=py.pid, tid=py.tid)
         self.stacks = True
-        self.__dict__.pop("_py_forest", None)
+        for cached in ("_py_forest", "_module_forest", "_module_rows"):
+            self.__dict__.pop(cached, None)
 
     def _intern(self, name: str) -> int:
         index = self.__dict__.setdefault("_name_index", {n: i for i, n in enumerate(self.names)})
@@ -303,6 +304,25 @@ class Trace:
         types = o.input_types[k] if o.input_types is not None else None
         return OpRecord(self.names[o.name[k]], float(o.start_us[k]), float(o.dur_us[k]), int(o.pid[k]),
                         int(o.tid[k]), _opt(o.external_id[k]), dims, types)
+
+    @cached_property
+    def _module_forest(self) -> IntervalForest:
+        p = self.python
+        is_module = np.array([n.startswith(MODULE_PREFIX) for n in self.names] or [False], dtype=bool)
+        keep = np.flatnonzero(is_module[p.name]) if len(p) else np.zeros(0, np.int64)
+        self.__dict__["_module_rows"] = keep
+        return IntervalForest(p.pid[keep], p.tid[keep], p.start_us[keep], p.dur_us[keep])
+
+    def module_chain(self, i: int) -> tuple[int, ...]:
+        """Ids (rows of :attr:`python`) of the ``nn.Module`` calls around kernel ``i``'s launch,
+        outermost first; ``()`` without a launch or without module markers in the trace."""
+        j = int(self.kernel_launch[i])
+        if j < 0 or not self.links:
+            return ()
+        forest = self._module_forest
+        rows = self.__dict__["_module_rows"]
+        L = self.launches
+        return tuple(int(rows[k]) for k in forest.chain(L.pid[j], L.tid[j], float(L.start_us[j])))
 
     def stack(self, i: int) -> tuple[Frame, ...]:
         """Python frames around kernel ``i``'s launch, outermost first (loads stacks if needed)."""
