@@ -1,14 +1,22 @@
 """Kineto/Chrome traces: a fast loader, links (kernel <- launch <- op <- Python frame), and the
 analyses behind ``inventory``, ``layers``, ``phases``, ``attribute`` and ``diff``.
 
-Nothing here imports torch: traces are analysed on any machine.
+Nothing here imports torch: traces are analysed on any machine. Times are microseconds.
 
-For a kernel ``i`` of ``trace = load_trace(path)`` (kernels are in start-time order):
-``trace.kernel(i)`` is a :class:`KernelRecord` with name, short name, category, times (µs),
-grid/block, registers, shared memory, the graph-replay flag, its :class:`LaunchRecord` and its
-:class:`OpRecord` (op name, input dims and dtypes when loaded with ``shapes=True``);
-``trace.stack(i)`` is its Python call stack as :class:`Frame` objects, outermost first (loaded
-from the file on first use, or up front with ``load_trace(path, stacks=True)``).
+The per-kernel API (what the Source Trace builds on)::
+
+    trace = load_trace("trace.json.gz", shapes=True)   # shapes: the ops' input dims and dtypes
+    for i in trace.find_kernels("flash_fwd"):           # kernel indices, in start-time order
+        k = trace.kernel(i, stack=True)                 # a KernelRecord
+        k.name, k.short, k.category, k.dur_us, k.grid, k.block, k.regs, k.smem_bytes, k.graph_launched
+        k.launch                                        # LaunchRecord: cudaLaunchKernel, hipGraphLaunch, ...
+        k.op                                            # OpRecord: name, input_dims, input_types (or None)
+        k.stack                                         # tuple[Frame(file, line, function)], outermost first
+
+Python stacks are read lazily: ``trace.stack(i)`` re-reads the file once for the ``python_function``
+events unless the trace was loaded with ``stacks=True``. Kernels replayed from a CUDA/HIP graph have
+no op of their own (their launch is the graph launch); ``attribute(graph_trace, capture_trace)`` gives
+them the op, module and stack of the launch that was captured.
 """
 
 from bench_kernel.trace._attribute import AttributedKernel, Attribution, attribute

@@ -270,7 +270,7 @@ class Trace:
         py = full.python
         self.python = PythonTable(name=remap[py.name], start_us=py.start_us, dur_us=py.dur_us, pid=py.pid, tid=py.tid)
         self.stacks = True
-        for cached in ("_py_forest", "_module_forest", "_module_rows"):
+        for cached in ("_py_forest", "_modules"):
             self.__dict__.pop(cached, None)
 
     def _intern(self, name: str) -> int:
@@ -306,12 +306,12 @@ class Trace:
                         int(o.tid[k]), _opt(o.external_id[k]), dims, types)
 
     @cached_property
-    def _module_forest(self) -> IntervalForest:
+    def _modules(self) -> tuple[IntervalForest, np.ndarray]:
+        """The forest of ``nn.Module:`` markers, and their rows in :attr:`python`."""
         p = self.python
         is_module = np.array([n.startswith(MODULE_PREFIX) for n in self.names] or [False], dtype=bool)
-        keep = np.flatnonzero(is_module[p.name]) if len(p) else np.zeros(0, np.int64)
-        self.__dict__["_module_rows"] = keep
-        return IntervalForest(p.pid[keep], p.tid[keep], p.start_us[keep], p.dur_us[keep])
+        rows = np.flatnonzero(is_module[p.name]) if len(p) else np.zeros(0, np.int64)
+        return IntervalForest(p.pid[rows], p.tid[rows], p.start_us[rows], p.dur_us[rows]), rows
 
     def module_chain(self, i: int) -> tuple[int, ...]:
         """Ids (rows of :attr:`python`) of the ``nn.Module`` calls around kernel ``i``'s launch,
@@ -319,8 +319,7 @@ class Trace:
         j = int(self.kernel_launch[i])
         if j < 0 or not self.links:
             return ()
-        forest = self._module_forest
-        rows = self.__dict__["_module_rows"]
+        forest, rows = self._modules
         L = self.launches
         return tuple(int(rows[k]) for k in forest.chain(L.pid[j], L.tid[j], float(L.start_us[j])))
 
