@@ -35,6 +35,9 @@ _EXPORTS: dict[str, str] = {
     "roofline": "bench_kernel.roofline",
     "source_trace": "bench_kernel.source_trace",
     "SourceTrace": "bench_kernel.source_trace",
+    "KernelRecord": "bench_kernel.trace",
+    "Trace": "bench_kernel.trace",
+    "load_trace": "bench_kernel.trace",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

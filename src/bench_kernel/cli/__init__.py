@@ -25,6 +25,11 @@ _COMMANDS: dict[str, str] = {
     "devices": "bench_kernel.cli.devices:command",
     "roofline": "bench_kernel.cli.roofline:command",
     "source-trace": "bench_kernel.cli.source_trace:command",
+    "attribute": "bench_kernel.cli.attribute:command",
+    "diff": "bench_kernel.cli.diff:command",
+    "inventory": "bench_kernel.cli.inventory:command",
+    "layers": "bench_kernel.cli.layers:command",
+    "phases": "bench_kernel.cli.phases:command",
 }
 
 

@@ -1,0 +1,34 @@
+"""Arguments shared by the trace commands (inventory, layers, phases, attribute, diff)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import click
+
+__all__ = ["trace_argument", "rank_option", "steps_option", "step_rules"]
+
+
+def trace_argument(name: str = "trace") -> Callable:
+    """A trace path: a .json/.json.gz file or a directory of per-rank traces (checked by the loader)."""
+    return click.argument(name, type=click.Path(path_type=Path), metavar=name.upper())
+
+
+def rank_option(f: Callable) -> Callable:
+    return click.option("--rank", type=click.IntRange(min=0), default=None,
+                        help="Pick this rank's file from a directory of per-rank traces.")(f)
+
+
+def steps_option(f: Callable) -> Callable:
+    return click.option("--steps", "steps_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                        help="Step rules (JSON, the format of bench_kernel/trace/data/steps.json).")(f)
+
+
+def step_rules(path: Path | None):  # -> StepRules | None
+    """The user's step rules, or None for the packaged ones."""
+    if path is None:
+        return None
+    from bench_kernel.trace import load_step_rules
+
+    return load_step_rules(path)

@@ -1,0 +1,43 @@
+"""``bench-kernel layers TRACE``: the repeating per-layer kernel sequence with per-position times."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from bench_kernel.cli._common import Output, emit, output_options
+from bench_kernel.cli._trace_args import rank_option, step_rules, steps_option, trace_argument
+from bench_kernel.report import Column, Table
+
+__all__ = ["command"]
+
+_COLUMNS = [Column("pos", "#", "int"), Column("short", "Kernel"), Column("category", "Category"),
+            Column("min_us", "Min", "duration_us"), Column("median_us", "Median", "duration_us"),
+            Column("mean_us", "Mean", "duration_us"), Column("max_us", "Max", "duration_us")]
+
+
+@click.command("layers")
+@trace_argument()
+@click.option("--anchor", default=None, metavar="REGEX",
+              help="A kernel (regex over names) that runs once per layer; found automatically if omitted.")
+@click.option("--step", type=click.Choice(["prefill", "decode", "mixed"]), default=None,
+              help="Only steps of this phase (see 'bench-kernel phases').")
+@rank_option
+@steps_option
+@output_options()
+def command(trace: Path, anchor: str | None, step: str | None, rank: int | None, steps_file: Path | None,
+            output: Output) -> None:
+    """Find the per-layer kernel sequence (works on CUDA-graph and eager traces)."""
+    from bench_kernel.trace import layers, load_trace
+
+    # Shapes tell prefill from decode when no annotation does; only --step needs them.
+    t = load_trace(trace, rank, shapes=step is not None)
+    rep = layers(t, anchor=anchor, step=step, rules=step_rules(steps_file))
+    data = {"trace": str(t.path), "rank": t.rank, **rep.to_dict()}
+    where = f" of {step} steps" if step else ""
+    title = (f"{t.path.name}{where}: period {rep.period} kernels x {rep.layer_count} layers "
+             f"(anchor {rep.anchor}, {rep.anchor_offset} before it); layer {rep.layer_total_us:.1f} us, "
+             f"all layers {rep.total_us:.1f} us")
+    notes = [f"left out {x.count}: {x.reason}" for x in rep.left_out]
+    emit(output, data=data, tables=Table(_COLUMNS, [p.to_dict() for p in rep.positions], title=title, notes=notes))

@@ -1,0 +1,64 @@
+"""Kineto/Chrome traces: a fast loader, links (kernel <- launch <- op <- Python frame), and the
+analyses behind ``inventory``, ``layers``, ``phases``, ``attribute`` and ``diff``.
+
+Nothing here imports torch: traces are analysed on any machine. Times are microseconds.
+
+The per-kernel API (what the Source Trace builds on)::
+
+    trace = load_trace("trace.json.gz", shapes=True)   # shapes: the ops' input dims and dtypes
+    for i in trace.find_kernels("flash_fwd"):           # kernel indices, in start-time order
+        k = trace.kernel(i, stack=True)                 # a KernelRecord
+        k.name, k.short, k.category, k.dur_us, k.grid, k.block, k.regs, k.smem_bytes, k.graph_launched
+        k.launch                                        # LaunchRecord: cudaLaunchKernel, hipGraphLaunch, ...
+        k.op                                            # OpRecord: name, input_dims, input_types (or None)
+        k.stack                                         # tuple[Frame(file, line, function)], outermost first
+
+Python stacks are read lazily: ``trace.stack(i)`` re-reads the file once for the ``python_function``
+events unless the trace was loaded with ``stacks=True``. Kernels replayed from a CUDA/HIP graph have
+no op of their own (their launch is the graph launch); ``attribute(graph_trace, capture_trace)`` gives
+them the op, module and stack of the launch that was captured.
+"""
+
+from bench_kernel.trace._attribute import AttributedKernel, Attribution, attribute
+from bench_kernel.trace._diff import DiffRow, TraceDiff, diff
+from bench_kernel.trace._inventory import Inventory, InventoryRow, MemoryOpRow, inventory
+from bench_kernel.trace._layers import LayerPosition, LayerReport, LeftOut, layers
+from bench_kernel.trace._load import find_rank_files, load_trace
+from bench_kernel.trace._phases import PhaseReport, PhaseSummary, phases
+from bench_kernel.trace._records import Frame, KernelRecord, LaunchRecord, OpRecord, Step, parse_frame
+from bench_kernel.trace._steps import find_steps, kernel_steps
+from bench_kernel.trace._tables import StepRules, load_step_rules
+from bench_kernel.trace._trace import Trace
+
+__all__ = [
+    "AttributedKernel",
+    "Attribution",
+    "DiffRow",
+    "Frame",
+    "Inventory",
+    "InventoryRow",
+    "KernelRecord",
+    "LaunchRecord",
+    "LayerPosition",
+    "LayerReport",
+    "LeftOut",
+    "MemoryOpRow",
+    "OpRecord",
+    "PhaseReport",
+    "PhaseSummary",
+    "Step",
+    "StepRules",
+    "Trace",
+    "TraceDiff",
+    "attribute",
+    "diff",
+    "find_rank_files",
+    "find_steps",
+    "inventory",
+    "kernel_steps",
+    "layers",
+    "load_step_rules",
+    "load_trace",
+    "parse_frame",
+    "phases",
+]

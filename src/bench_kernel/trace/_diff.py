@@ -1,0 +1,105 @@
+"""``diff``: what changed between two traces, per category and per kernel short name.
+
+Deltas are B - A, sorted by absolute time impact. When both traces have steps (``data/steps.json``),
+counts and times are divided by each trace's step count -- a 12-step trace and a 20-step trace are
+then comparable -- and kernels launched outside every step are left out of both.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from bench_kernel.errors import TraceError
+from bench_kernel.trace._inventory import group_kernels
+from bench_kernel.trace._steps import find_steps, kernel_steps
+from bench_kernel.trace._tables import StepRules
+from bench_kernel.trace._trace import Trace
+
+__all__ = ["DiffRow", "TraceDiff", "diff"]
+
+
+@dataclass(frozen=True)
+class DiffRow:
+    """One category or kernel short name in both traces."""
+
+    key: str
+    status: str
+    """changed | new (only in B) | vanished (only in A)."""
+    count_a: float
+    count_b: float
+    total_us_a: float
+    total_us_b: float
+    delta_us: float
+    """total_us_b - total_us_a."""
+    delta_pct: float | None
+    """delta_us relative to A, in percent (``None`` for new kernels)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class TraceDiff:
+    """Per-category and per-kernel differences between trace A and trace B."""
+
+    per_step: bool
+    steps_a: int | None
+    steps_b: int | None
+    total_us_a: float
+    total_us_b: float
+    delta_us: float
+    categories: tuple[DiffRow, ...]
+    kernels: tuple[DiffRow, ...]
+    notes: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _side(trace: Trace, per_step: bool, rules: StepRules | None, by: str
+          ) -> tuple[dict[str, tuple[float, float]], int | None]:
+    mask, steps = None, None
+    if per_step:
+        found = find_steps(trace, rules)
+        mask = kernel_steps(trace, found) >= 0
+        steps = len(found)
+    keys, count, total, _, _, _ = group_kernels(trace, mask, by)
+    div = float(steps) if steps else 1.0
+    return {k: (float(c) / div, float(t) / div) for k, c, t in zip(keys, count, total)}, steps
+
+
+def _rows(a: dict[str, tuple[float, float]], b: dict[str, tuple[float, float]]) -> tuple[DiffRow, ...]:
+    rows = []
+    for key in a.keys() | b.keys():
+        ca, ta = a.get(key, (0.0, 0.0))
+        cb, tb = b.get(key, (0.0, 0.0))
+        status = "new" if key not in a else ("vanished" if key not in b else "changed")
+        rows.append(DiffRow(key, status, ca, cb, ta, tb, tb - ta, 100.0 * (tb - ta) / ta if ta else None))
+    rows.sort(key=lambda r: (-abs(r.delta_us), r.key))
+    return tuple(rows)
+
+
+def diff(a: Trace, b: Trace, *, rules: StepRules | None = None) -> TraceDiff:
+    """Compare two traces' kernels per category and per short name (B - A; per step when both have steps)."""
+    for t in (a, b):
+        if not t.kernel_count:
+            raise TraceError(f"{t.path}: no kernel events to compare")
+    has_steps = all(t.links and find_steps(t, rules) for t in (a, b))
+    notes = []
+    if not has_steps:
+        notes.append("totals are for the whole traces: steps were not found in both, so nothing is normalised")
+    cat_a, steps_a = _side(a, has_steps, rules, "category")
+    cat_b, steps_b = _side(b, has_steps, rules, "category")
+    ker_a, _ = _side(a, has_steps, rules, "short")
+    ker_b, _ = _side(b, has_steps, rules, "short")
+    total_a = sum(t for _, t in cat_a.values())
+    total_b = sum(t for _, t in cat_b.values())
+    kernels, categories = _rows(ker_a, ker_b), _rows(cat_a, cat_b)
+    # STYLE habit 8: both breakdowns account for the whole change.
+    for rows in (kernels, categories):
+        assert math.isclose(sum(r.delta_us for r in rows), total_b - total_a, rel_tol=1e-9, abs_tol=1e-6)
+    return TraceDiff(has_steps, steps_a, steps_b, total_a, total_b, total_b - total_a, categories, kernels,
+                     tuple(notes))
+

@@ -1,0 +1,174 @@
+"""``phases``: split a trace's steps into prefill and decode, with each phase's kernel time.
+
+How a step's phase is decided, in order (``PhaseReport.method`` says which one was used):
+1. ``annotation``: the engine's step annotation names it (SGLang ``step[EXTEND ...]``, vLLM
+   ``execute_..._context_C_generation_G``, ATOM ``prefill[...]``); see ``data/steps.json``.
+2. ``shapes``: the step's token count M -- the largest leading size of a GEMM's activation input
+   (``gemm_ops`` in ``data/steps.json``; needs ``record_shapes``). Decode steps process the fewest
+   tokens, so steps at the minimum M are decode and the rest prefill. When every step has the same M
+   the two cannot be told apart and the steps stay ``unknown``.
+3. ``kernel_time``: no shapes either. A prefill step does far more work than a decode step of the same
+   model, so steps with at least twice the kernel time of the cheapest step are called prefill. This
+   is a heuristic and is labelled as one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from bench_kernel.errors import TraceError
+from bench_kernel.trace._records import Step
+from bench_kernel.trace._steps import find_steps, kernel_steps
+from bench_kernel.trace._tables import PHASES, StepRules, load_step_rules
+from bench_kernel.trace._trace import Trace
+
+__all__ = ["PhaseSummary", "PhaseReport", "phases", "classify_steps", "step_tokens"]
+
+#: A step is prefill under the kernel_time heuristic at this multiple of the cheapest step's time.
+PREFILL_TIME_RATIO = 2.0
+_TOP_KERNELS = 5
+
+
+@dataclass(frozen=True)
+class PhaseSummary:
+    """The kernels launched by the steps of one phase."""
+
+    steps: int
+    kernel_count: int
+    kernel_us: float
+    categories: dict[str, float]
+    """category -> microseconds; sums to ``kernel_us``."""
+    top_kernels: tuple[dict[str, Any], ...]
+    """The longest kernels by total time: ``{"short", "name", "count", "total_us"}``."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class PhaseReport:
+    """Steps split by phase."""
+
+    method: str
+    """annotation | shapes | kernel_time | none (no steps found)."""
+    phases: dict[str, PhaseSummary]
+    """prefill, decode, mixed (a step serving both), unknown (phase not decidable); always all four."""
+    steps: tuple[Step, ...]
+    step_tokens: tuple[int | None, ...]
+    """Token count M per step (``shapes`` method), else ``None``s."""
+    step_kernel_us: tuple[float, ...]
+    outside_steps_count: int
+    outside_steps_us: float
+    total_kernel_us: float
+    notes: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {k: v.to_dict() for k, v in self.phases.items()}
+        d.update(method=self.method, total_kernel_us=self.total_kernel_us,
+                 outside_steps={"count": self.outside_steps_count, "kernel_us": self.outside_steps_us},
+                 steps=[dict(s.to_dict(), tokens=t, kernel_us=k)
+                        for s, t, k in zip(self.steps, self.step_tokens, self.step_kernel_us)],
+                 notes=list(self.notes))
+        return d
+
+
+def step_tokens(trace: Trace, steps: list[Step], rules: StepRules) -> list[int | None]:
+    """Per step: the largest GEMM activation leading size M among its CPU ops (None: no shape)."""
+    o = trace.ops
+    if o.input_dims is None or not steps:
+        return [None] * len(steps)
+    gemm_index = {i: rules.gemm_ops[n] for i, n in enumerate(trace.names) if n in rules.gemm_ops}
+    which = np.flatnonzero(np.isin(o.name, list(gemm_index))) if gemm_index else np.zeros(0, np.int64)
+    starts = np.array([s.start_us for s in steps])
+    order = np.argsort(starts, kind="stable")
+    out: list[int | None] = [None] * len(steps)
+    for k in which:
+        j = int(np.searchsorted(starts[order], o.start_us[k], side="right")) - 1
+        if j < 0 or o.start_us[k] > steps[order[j]].end_us:
+            continue
+        m = _leading(o.input_dims[k], gemm_index[int(o.name[k])])
+        s = int(order[j])
+        if m is not None and (out[s] is None or m > out[s]):  # type: ignore[operator]
+            out[s] = m
+    return out
+
+
+def _leading(dims: Any, index: int) -> int | None:
+    """Product of all but the last dim of input ``index`` (the token count of a GEMM activation)."""
+    if not isinstance(dims, tuple) or len(dims) <= index:
+        return None
+    shape = dims[index]
+    if not isinstance(shape, tuple) or len(shape) < 2 or not all(isinstance(x, int) for x in shape):
+        return None
+    return math.prod(shape[:-1])
+
+
+def classify_steps(trace: Trace, steps: list[Step], rules: StepRules | None = None
+                   ) -> tuple[list[Step], str, list[int | None], list[str]]:
+    """Give every step a phase; returns (steps, method, token counts, notes)."""
+    rules = rules or load_step_rules()
+    notes: list[str] = []
+    tokens = step_tokens(trace, steps, rules)
+    if not steps:
+        return [], "none", [], ["no steps found: every kernel is counted outside steps"]
+    if any(s.phase is not None for s in steps):
+        return [s if s.phase else replace(s, phase="unknown") for s in steps], "annotation", tokens, notes
+    known = [t for t in tokens if t is not None]
+    if known:
+        lo = min(known)
+        if len(set(known)) == 1:
+            notes.append(f"every step processes M={lo} tokens: prefill and decode cannot be told apart by shape")
+        phase = ["unknown" if t is None or len(set(known)) == 1 else ("decode" if t == lo else "prefill")
+                 for t in tokens]
+        return [replace(s, phase=p) for s, p in zip(steps, phase)], "shapes", tokens, notes
+    which = kernel_steps(trace, steps)
+    times = np.bincount(which[which >= 0], weights=trace.kernels.dur_us[which >= 0], minlength=len(steps))
+    floor = times[times > 0].min() if (times > 0).any() else 0.0
+    notes.append(f"no phase annotation and no recorded shapes: steps with >= {PREFILL_TIME_RATIO:g}x the kernel "
+                 f"time of the cheapest step are called prefill (a heuristic)")
+    phase = ["prefill" if floor and t >= PREFILL_TIME_RATIO * floor else "decode" for t in times]
+    return [replace(s, phase=p) for s, p in zip(steps, phase)], "kernel_time", tokens, notes
+
+
+def _summary(trace: Trace, mask: np.ndarray, steps: int, cats: np.ndarray) -> PhaseSummary:
+    K = trace.kernels
+    dur = K.dur_us[mask]
+    categories: dict[str, float] = {}
+    for c, d in zip(cats[mask], dur):
+        categories[c] = categories.get(c, 0.0) + float(d)
+    total = float(dur.sum())
+    assert math.isclose(sum(categories.values()), total, rel_tol=1e-9, abs_tol=1e-6)
+    names, inv = np.unique(K.name[mask], return_inverse=True)
+    per = np.bincount(inv, weights=dur, minlength=len(names))
+    cnt = np.bincount(inv, minlength=len(names))
+    top = tuple({"short": trace.decoded(int(names[i])).short, "name": trace.names[names[i]],
+                 "count": int(cnt[i]), "total_us": float(per[i])} for i in np.argsort(-per)[:_TOP_KERNELS])
+    return PhaseSummary(steps, int(mask.sum()), total, dict(sorted(categories.items(), key=lambda kv: -kv[1])), top)
+
+
+def phases(trace: Trace, rules: StepRules | None = None) -> PhaseReport:
+    """Split the trace's steps into prefill / decode / mixed / unknown and sum each phase's kernels."""
+    if not trace.kernel_count:
+        raise TraceError(f"{trace.path}: no kernel events, so no phases to split")
+    rules = rules or load_step_rules()
+    steps, method, tokens, notes = classify_steps(trace, find_steps(trace, rules), rules)
+    which = kernel_steps(trace, steps)
+    step_phase = np.array([s.phase for s in steps] + [None], dtype=object)
+    phase_of_kernel = step_phase[which]  # -1 picks the trailing None: outside every step
+    cats = trace.kernel_categories()
+    out = {}
+    for p in PHASES + ("unknown",):
+        out[p] = _summary(trace, phase_of_kernel == p, sum(1 for s in steps if s.phase == p), cats)
+    outside = which < 0
+    dur = trace.kernels.dur_us
+    step_us = np.bincount(which[~outside], weights=dur[~outside], minlength=len(steps))
+    total = float(dur.sum())
+    report = PhaseReport(method, out, tuple(steps), tuple(tokens), tuple(float(x) for x in step_us),
+                         int(outside.sum()), float(dur[outside].sum()), total, tuple(notes))
+    assert math.isclose(sum(v.kernel_us for v in out.values()) + report.outside_steps_us, total,
+                        rel_tol=1e-9, abs_tol=1e-6), "phase times do not sum to the kernel total"
+    return report

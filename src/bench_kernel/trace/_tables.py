@@ -1,0 +1,210 @@
+"""The trace package's data tables: launch-API kinds, the Kineto arg map, the step rules.
+
+Each table lives in ``trace/data/`` and is validated when it is read; a bad row raises
+:class:`~bench_kernel.errors.InputError` naming the file, the line and the fix. The step rules may
+be replaced by a user file (``--steps FILE``), so their validation messages are written for users.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from bench_kernel.errors import InputError
+
+__all__ = [
+    "LAUNCH_KINDS",
+    "PHASES",
+    "ArgField",
+    "StepRule",
+    "StepRules",
+    "launch_kinds",
+    "arg_fields",
+    "load_step_rules",
+    "parse_step_rules",
+]
+
+#: What a host API call does; see ``data/launch_apis.tsv``.
+LAUNCH_KINDS = ("kernel", "graph", "memcpy", "memset", "sync", "capture_begin", "capture_end")
+_ARG_TYPES = ("int", "int3", "str", "json")
+_ARG_GROUPS = ("core", "shapes")
+_RULE_KINDS = ("annotation", "module", "graph_launch")
+PHASES = ("prefill", "decode", "mixed")
+_PHASE_VALUES = PHASES + ("ignore",)
+
+
+def _data_text(name: str) -> str:
+    return resources.files("bench_kernel.trace").joinpath("data", name).read_text(encoding="utf-8")
+
+
+def _tsv_rows(name: str, ncols: int) -> list[tuple[int, list[str]]]:
+    rows = []
+    for lineno, line in enumerate(_data_text(name).splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        cells = line.split("\t")
+        if len(cells) != ncols or any(not c.strip() for c in cells):
+            raise InputError(f"{name} line {lineno}: expected {ncols} tab-separated non-empty cells, "
+                             f"got {cells!r}; fix the row in bench_kernel/trace/data/{name}")
+        rows.append((lineno, [c.strip() for c in cells]))
+    return rows
+
+
+@lru_cache(maxsize=1)
+def launch_kinds() -> dict[str, str]:
+    """Launch-API name -> kind (one of :data:`LAUNCH_KINDS`), from ``data/launch_apis.tsv``."""
+    table: dict[str, str] = {}
+    for lineno, (name, kind, vendor) in _tsv_rows("launch_apis.tsv", 3):
+        if kind not in LAUNCH_KINDS:
+            raise InputError(f"launch_apis.tsv line {lineno}: kind {kind!r} of {name!r} is not one of "
+                             f"{LAUNCH_KINDS}")
+        if vendor not in ("cuda", "hip"):
+            raise InputError(f"launch_apis.tsv line {lineno}: vendor {vendor!r} of {name!r} must be cuda or hip")
+        if name in table:
+            raise InputError(f"launch_apis.tsv line {lineno}: {name!r} is listed twice")
+        table[name] = kind
+    return table
+
+
+@dataclass(frozen=True)
+class ArgField:
+    """One Kineto ``args`` key the loader decodes."""
+
+    key: str
+    """The key as Kineto writes it (``"External id"``)."""
+    field: str
+    """Our snake_case name (``external_id``)."""
+    type: str
+    """``int`` | ``int3`` | ``str`` | ``json``."""
+    group: str
+    """``core`` (always decoded) or ``shapes`` (only with ``shapes=True``)."""
+
+
+@lru_cache(maxsize=1)
+def arg_fields() -> tuple[ArgField, ...]:
+    """The Kineto arg map from ``data/kineto_args.tsv``, validated."""
+    out: list[ArgField] = []
+    seen: set[str] = set()
+    for lineno, (key, name, typ, group) in _tsv_rows("kineto_args.tsv", 4):
+        if typ not in _ARG_TYPES or group not in _ARG_GROUPS:
+            raise InputError(f"kineto_args.tsv line {lineno}: type {typ!r} / group {group!r} of {key!r} "
+                             f"must be one of {_ARG_TYPES} / {_ARG_GROUPS}")
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", name) or name in seen:
+            raise InputError(f"kineto_args.tsv line {lineno}: field {name!r} must be unique snake_case")
+        seen.add(name)
+        out.append(ArgField(key, name, typ, group))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class StepRule:
+    """One way of finding steps; see ``data/steps.json`` for the meaning of each kind."""
+
+    name: str
+    kind: str
+    pattern: re.Pattern[str] | None = None
+    phase_group: str | None = None
+    phase_map: dict[str, str] = field(default_factory=dict)
+    phase_counts: dict[str, str] = field(default_factory=dict)
+
+    def phase_of(self, groups: dict[str, str | None]) -> str | None:
+        """The phase (prefill/decode/mixed/ignore) a match implies, or None when the rule has none."""
+        if self.phase_group is not None:
+            value = groups.get(self.phase_group)
+            return self.phase_map.get(value) if value is not None else None
+        if self.phase_counts:
+            p = int(groups.get(self.phase_counts["prefill"]) or 0)
+            d = int(groups.get(self.phase_counts["decode"]) or 0)
+            if p and d:
+                return "mixed"
+            return "prefill" if p else ("decode" if d else "ignore")
+        return None
+
+
+@dataclass(frozen=True)
+class StepRules:
+    """The ordered step rules plus the op names whose shapes give a step's token count."""
+
+    rules: tuple[StepRule, ...]
+    gemm_ops: dict[str, int]
+    """op name -> index of the input whose leading dims count the tokens."""
+    source: str
+
+
+def _rule(i: int, raw: Any, source: str) -> StepRule:
+    where = f"{source}: rules[{i}]"
+    if not isinstance(raw, dict):
+        raise InputError(f"{where} must be an object, got {type(raw).__name__}")
+    name, kind = raw.get("name"), raw.get("kind")
+    if not isinstance(name, str) or not name:
+        raise InputError(f"{where}: 'name' must be a non-empty string")
+    if kind not in _RULE_KINDS:
+        raise InputError(f"{where} ({name}): 'kind' is {kind!r}; use one of {_RULE_KINDS}")
+    pattern = None
+    if "pattern" in raw:
+        try:
+            pattern = re.compile(raw["pattern"])
+        except (re.error, TypeError) as e:
+            raise InputError(f"{where} ({name}): 'pattern' {raw['pattern']!r} is not a valid regex: {e}") from None
+    if kind == "annotation" and pattern is None:
+        raise InputError(f"{where} ({name}): an annotation rule needs a 'pattern' regex")
+    groups = set(pattern.groupindex) if pattern else set()
+    phase_group = raw.get("phase_group")
+    phase_map = raw.get("phase_map", {})
+    phase_counts = raw.get("phase_counts", {})
+    if phase_group is not None and phase_group not in groups:
+        raise InputError(f"{where} ({name}): phase_group {phase_group!r} is not a named group of the pattern "
+                         f"(groups: {sorted(groups)})")
+    if not isinstance(phase_map, dict) or any(v not in _PHASE_VALUES for v in phase_map.values()):
+        raise InputError(f"{where} ({name}): phase_map values must be among {_PHASE_VALUES}")
+    if phase_map and phase_group is None:
+        raise InputError(f"{where} ({name}): phase_map needs a phase_group naming the regex group it reads")
+    if phase_counts:
+        if set(phase_counts) != {"prefill", "decode"} or not set(phase_counts.values()) <= groups:
+            raise InputError(f"{where} ({name}): phase_counts must map 'prefill' and 'decode' to named groups "
+                             f"of the pattern (groups: {sorted(groups)})")
+    return StepRule(name, kind, pattern, phase_group, dict(phase_map), dict(phase_counts))
+
+
+def parse_step_rules(data: Any, source: str) -> StepRules:
+    """Validate a step-rules document (the ``steps.json`` format) and return it."""
+    if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
+        raise InputError(f"{source}: expected an object with a 'rules' list (see bench_kernel/trace/data/steps.json)")
+    if data.get("version") != 1:
+        raise InputError(f"{source}: 'version' is {data.get('version')!r}; this bench-kernel reads version 1")
+    rules = tuple(_rule(i, r, source) for i, r in enumerate(data["rules"]))
+    names = [r.name for r in rules]
+    if len(set(names)) != len(names):
+        raise InputError(f"{source}: rule names must be unique, got {names}")
+    gemm = data.get("gemm_ops", {})
+    if not isinstance(gemm, dict) or not all(isinstance(k, str) and type(v) is int and v >= 0
+                                             for k, v in gemm.items()):
+        raise InputError(f"{source}: 'gemm_ops' must map op names to an input index, e.g. {{\"aten::mm\": 0}}")
+    return StepRules(rules, dict(gemm), source)
+
+
+@lru_cache(maxsize=1)
+def _packaged_step_rules() -> StepRules:
+    return parse_step_rules(json.loads(_data_text("steps.json")), "steps.json")
+
+
+def _read_step_rules(p: Path) -> StepRules:
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"cannot read step rules {p}: {e.strerror or e}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"step rules {p} is not valid JSON: {e}") from None
+    return parse_step_rules(data, str(p))
+
+
+def load_step_rules(path: str | Path | None = None) -> StepRules:
+    """The step rules: the packaged ``data/steps.json``, or a user file in the same format."""
+    return _packaged_step_rules() if path is None else _read_step_rules(Path(path))
