@@ -46,12 +46,17 @@ def build(subject: str, kernels: Sequence[tuple[Any, float, float]], *, root: Pa
     sites = []
     for pos, (k, us, n) in enumerate(kernels):
         d = decode(k.name)
+        family = d.family
+        # A plain Triton kernel is named after its Python function ("add_kernel"): the name says
+        # nothing, but its launch passes through Triton's runtime.
+        if family == "other" and any("triton/runtime/" in (getattr(f, "file", None) or "") for f in k.stack or ()):
+            family = "triton"
         stack = to_source_frames(k.stack or (), root=root, doc_dir=doc_dir, keep_all=keep_all_frames)
         files = [f.abs_path for f in stack][::-1]
-        src, steps = _source(k.name, d.family, files, root, doc_dir, live)
+        src, steps = _source(k.name, family, files, root, doc_dir, live)
         op = k.op
         sites.append(KernelSite(
-            order=pos, name=k.name, short=d.short, family=d.family, category=d.category,
+            order=pos, name=k.name, short=d.short, family=family, category=d.category,
             fields=dict(d.fields), inferred=tuple(getattr(d, "inferred", ()) or ()),
             count_per_call=n, us_per_call=us, share=(us * n / total) if total else None,
             grid=k.grid, block=k.block, regs=k.regs, smem_bytes=k.smem_bytes,

@@ -6,6 +6,7 @@ import inspect
 import re
 import tempfile
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from statistics import fmean
 from typing import Any, Callable
@@ -73,7 +74,10 @@ def from_trace(path: str | Path, *, kernel: str | None = None, step: int | None 
     for i in chosen:
         by_name[int(trace.kernels.name[i])].append(i)
     firsts = sorted(v[0] for v in by_name.values())
+    # A replayed graph's kernels all carry the stack of the graph launch, which says where the
+    # graph was replayed, not where each kernel came from: show no path rather than a wrong one.
     records = [trace.kernel(i, stack=True) for i in firsts]
+    records = [replace(r, stack=()) if r.graph_launched else r for r in records]
     if not any(r.stack for r in records):
         if all(r.graph_launched for r in records):
             raise TraceError("the selected kernels were replayed from a CUDA/HIP graph and carry no Python stack; "

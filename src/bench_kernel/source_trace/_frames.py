@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import functools
 import os
+import re
 import sys
 from importlib import resources
 from pathlib import Path
@@ -94,13 +95,24 @@ def to_source_frames(frames: Sequence, *, root: Path, doc_dir: Path, keep_all: b
     the plumbing frames of ``data/plumbing_frames.tsv``.
     """
     rules = rules or plumbing_rules()
-    frames = [f for f in frames if getattr(f, "file", None) and getattr(f, "line", None)]
-    # Everything up to the last tool frame is the harness that called the user's code.
-    last_tool = max((i for i, f in enumerate(frames) if _is_tool(f.file)), default=-1)
-    frames = frames[last_tool + 1:]
-    out = []
+    # "nn.Module: LlamaAttention_0" markers (no file) name the module whose forward comes next.
+    modules: dict[int, str] = {}
+    kept = []
+    pending = None
     for f in frames:
-        if _is_tool(f.file) or (not keep_all and rules.drops(f.file, f.function)):
+        fn = getattr(f, "function", "") or ""
+        if not getattr(f, "file", None) and fn.startswith("nn.Module: "):
+            pending = re.sub(r"_\d+$", "", fn[len("nn.Module: "):].strip())
+        elif getattr(f, "file", None) and getattr(f, "line", None):
+            if pending and not (not keep_all and rules.drops(f.file, f.function)):
+                modules[len(kept)] = pending
+                pending = None
+            kept.append(f)
+    # Everything up to the last tool frame is the harness that called the user's code.
+    last_tool = max((i for i, f in enumerate(kept) if _is_tool(f.file)), default=-1)
+    out = []
+    for i, f in enumerate(kept):
+        if i <= last_tool or _is_tool(f.file) or (not keep_all and rules.drops(f.file, f.function)):
             continue
         abs_path = resolve_file(f.file, str(root))
         disp = display_path(f.file, abs_path, root)
@@ -111,5 +123,5 @@ def to_source_frames(frames: Sequence, *, root: Path, doc_dir: Path, keep_all: b
                 link = Path(os.path.relpath(abs_path, doc_dir)).as_posix()
             except ValueError:
                 pass
-        out.append(SourceFrame(disp, link, int(f.line), f.function, abs_path))
+        out.append(SourceFrame(disp, link, int(f.line), f.function, abs_path, modules.get(i)))
     return tuple(out)

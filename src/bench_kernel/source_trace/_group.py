@@ -41,10 +41,11 @@ def group_paths(sites: Sequence[KernelSite]) -> tuple[PathGroup, ...]:
     paths = []
     for key, members in groups.items():
         first = members[0]
-        if isinstance(key, tuple) and len(key) == 3 and key not in (("all",),):
-            title = f"`{key[2]}`"
-        elif first.stack:
-            title = f"`{first.stack[-1].function}`"
+        stacks = [m.stack for m in members if m.stack]
+        if stacks:
+            # the deepest frame every member passes through says what this sub-flow is
+            deepest = stacks[0][max(common_prefix_len(stacks) - 1, 0)]
+            title = f"`{deepest.module}.{deepest.function}`" if deepest.module else f"`{deepest.function}`"
         else:
             title = f"`{first.short}`"
         cats = list(dict.fromkeys(m.category for m in members))

@@ -20,6 +20,8 @@ class SourceFrame:
     function: str
     abs_path: str | None = None
     """The file on this machine, when it could be found (used to check links)."""
+    module: str | None = None
+    """The ``nn.Module`` class whose call this frame is (from the profiler's module markers)."""
 
     @property
     def key(self) -> tuple[str, int, str]:
@@ -94,7 +96,7 @@ class SourceTrace:
 
     @property
     def total_us(self) -> float | None:
-        vals = [s.us_per_call for s in self.sites if s.us_per_call is not None]
+        vals = [s.us_per_call * s.count_per_call for s in self.sites if s.us_per_call is not None]
         return sum(vals) if vals else None
 
     def to_markdown(self, lang: str = "en") -> str:

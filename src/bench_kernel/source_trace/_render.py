@@ -74,7 +74,8 @@ def _tree(group: PathGroup, S: dict[str, str], api: str) -> list[str]:
         while common < min(len(printed), len(stack)) and printed[common] == stack[common].key:
             common += 1
         for depth in range(common, len(stack)):
-            lines.append("  " * depth + f"- {_frame_link(stack[depth])}")
+            f = stack[depth]
+            lines.append("  " * depth + f"- {_frame_link(f)}" + (f"  # {f.module}" if f.module else ""))
         printed = [f.key for f in stack]
         op = f" — `{site.op}`" if site.op else ""
         shapes = _shape_text(site.input_dims, site.input_types)
@@ -91,7 +92,8 @@ def _kernel_section(site: KernelSite, S: dict[str, str], api: str) -> list[str]:
         src = S["library"].format(family=site.family, op=site.op)
     else:
         src = S["library_no_op"].format(family=site.family)
-    L.append(f"- {S['source']}: {src}")
+    c = S["colon"]
+    L.append(f"- {S['source']}{c}{src}")
     launch = []
     if site.grid and site.block:
         launch.append(S["grid"].format(grid=_tuple(site.grid), block=_tuple(site.block)))
@@ -102,15 +104,15 @@ def _kernel_section(site: KernelSite, S: dict[str, str], api: str) -> list[str]:
     if site.occupancy_pct is not None:
         launch.append(S["occupancy"].format(occ=f"{site.occupancy_pct:.0f}%"))
     if launch:
-        L.append(f"- {S['launch']}: " + ", ".join(launch))
+        L.append(f"- {S['launch']}{c}" + S["list_sep"].join(launch))
     if site.fields:
         fields = ", ".join(f"`{k}`={v}" for k, v in site.fields.items())
-        inferred = f" ({S['inferred']}: {', '.join(site.inferred)})" if site.inferred else ""
-        L.append(f"- {S['fields']}: {fields}{inferred}")
-    count = f"{site.count_per_call:g}×"
-    L.append(f"- {S['time']}: " + S["per_call"].format(us=_us(site.us_per_call), share=_pct(site.share), count=count))
+        inferred = f" ({S['inferred']}{c}{', '.join(site.inferred)})" if site.inferred else ""
+        L.append(f"- {S['fields']}{c}{fields}{inferred}")
+    count = f"{site.count_per_call:g}"
+    L.append(f"- {S['time']}{c}" + S["per_call"].format(us=_us(site.us_per_call), share=_pct(site.share), count=count))
     if site.steps:
-        L.append(f"- {S['steps']}:")
+        L.append(f"- {S['steps']}{c.rstrip()}")
         L += [f"  {i}. {step}" for i, step in enumerate(site.steps, start=1)]
     L.append("")
     return L

@@ -1,0 +1,89 @@
+"""Source Trace building blocks on synthetic input: frames, grouping, Triton outline, rendering."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace as NS
+
+import pytest
+
+from bench_kernel.errors import UsageError
+from bench_kernel.source_trace._build import build
+from bench_kernel.source_trace._frames import plumbing_rules, to_source_frames
+from bench_kernel.source_trace._render import _all_strings, strings
+from bench_kernel.source_trace._triton import find_jit_source, outline
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "triton_add.py"
+
+
+def F(file, line, function):
+    return NS(file=file, line=line, function=function)
+
+
+def test_frames_cut_the_harness_drop_plumbing_and_name_modules():
+    frames = [
+        F("click/core.py", 10, "invoke"),
+        F("bench_kernel/source_trace/_entry.py", 150, "profiled"),
+        F(str(EXAMPLE), 29, "cases"),
+        F(None, None, "nn.Module: Linear_0"),
+        F("torch/nn/modules/module.py", 1783, "_call_impl"),
+        F("torch/nn/modules/linear.py", 130, "forward"),
+        F(None, None, "<built-in function linear>"),
+    ]
+    out = to_source_frames(frames, root=ROOT, doc_dir=ROOT / "examples")
+    assert [(f.display, f.line, f.function) for f in out] == [
+        ("examples/triton_add.py", 29, "cases"), ("torch/nn/modules/linear.py", 130, "forward")]
+    assert out[0].link == "triton_add.py"  # relative to the document's folder
+    assert out[1].module == "Linear"  # the marker names the module whose forward follows
+    kept = to_source_frames(frames, root=ROOT, doc_dir=ROOT, keep_all=True)
+    assert [f.function for f in kept] == ["cases", "_call_impl", "forward"]
+
+
+def test_every_plumbing_rule_parses():
+    rules = plumbing_rules().rows
+    assert ("torch/nn/modules/module.py", "_call_impl") in rules
+    assert all(f and fn for f, fn in rules)
+
+
+def test_strings_have_the_same_keys_in_every_language():
+    s = _all_strings()
+    assert set(s["en"]) == set(s["zh"])
+    with pytest.raises(UsageError, match="unknown language 'fr'"):
+        strings("fr")
+
+
+def test_triton_source_and_outline():
+    file, line = find_jit_source("add_kernel", [str(EXAMPLE)])
+    assert Path(file) == EXAMPLE and "def add_kernel(" in EXAMPLE.read_text().splitlines()[line - 1]
+    steps = outline(file, line)
+    assert steps[0].startswith("`pid` = which block")
+    assert [s.split()[0] for s in steps] == ["`pid`", "compute", "compute", "load", "load", "store"]
+    assert "store `x + y` to `out_ptr + offsets` (masked)" in steps
+    assert find_jit_source("triton_add", [str(EXAMPLE)]) is None  # not a jit function
+
+
+def _record(name, us_stack, op="aten::mm", grid=(1, 1, 1)):
+    return NS(name=name, stack=us_stack, op=NS(name=op, input_dims=[[2, 8], [8, 4]], input_types=["c10::BFloat16"] * 2),
+              grid=grid, block=(128, 1, 1), regs=32, smem_bytes=0, graph_launched=False)
+
+
+def test_paths_split_where_stacks_diverge_and_render():
+    user = str(EXAMPLE)
+    a = [F(user, 29, "cases"), F(user, 22, "triton_add")]
+    b = [F(user, 29, "cases"), F("torch/nn/modules/linear.py", 130, "forward")]
+    doc = build("demo", [(_record("add_kernel", a, op=None), 3.0, 1), (_record("gemm_a", b), 6.0, 1),
+                         (_record("gemm_b", b), 1.0, 2)],
+                root=ROOT, doc_dir=ROOT / "examples", device="GPU X")
+    assert [p.title for p in doc.paths] == ["`triton_add` (other)", "`forward` (gemm)"]
+    assert [len(p.sites) for p in doc.paths] == [1, 2]
+    assert doc.total_us == pytest.approx(11.0)
+    assert [round(s.share, 4) for s in doc.sites] == [round(3 / 11, 4), round(6 / 11, 4), round(2 / 11, 4)]
+    md = doc.to_markdown()
+    tree = md.split("## Path 2")[1].split("###")[0]
+    # the shared frame is printed once, both kernels hang under the frame that launched them
+    assert tree.count("[forward](torch/nn/modules/linear.py:130)") == 1
+    assert tree.count("CUDA Kernel ↓") == 2
+    assert "- [triton_add](triton_add.py:22)" in md
+    assert "source: library kernel (other) launched by `aten::mm`" in md
+    assert "2× per call" in md
