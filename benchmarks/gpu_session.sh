@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
 # Everything that needs the GPU, in one call of the device tool (its README: few, full calls).
-# Run from the repo root: `bash benchmarks/gpu_session.sh`; results land in $OUT/results.tgz
-# (tests' output, fidelity, calibration, roofline, the decode-graph fixture, source-trace examples).
+# Run from the repo root: `bash benchmarks/gpu_session.sh 1` then `... 2` (each fits the device
+# tool's 10-minute call); results land in $OUT/results-<part>.tgz.
+# Part 1: GPU tests, fidelity, calibration. Part 2: roofline, run --roofline, examples, the
+# decode-graph fixture, source-trace examples.
 set -uo pipefail
-export PYTHONPATH=src PYTHONUNBUFFERED=1
+PART=${1:-all}
+export PYTHONPATH="src${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 OUT=${OUT:-out}
 R="$OUT/r"; mkdir -p "$R"
 bk() { python3 -m bench_kernel "$@"; }
 step() { echo "=== $1 ($(date +%T))"; }
 
+if [ "$PART" = 1 ] || [ "$PART" = all ]; then
 step "gpu tests"
 timeout 300 python3 -m pytest -q -m gpu -p no:cacheprovider tests 2>&1 | tail -40 | tee "$R/gpu-tests.txt"
 step "fidelity"
 OUT="$R" timeout 300 python3 benchmarks/fidelity.py 2>&1 | grep -v -i warn | tail -8
 step "calibrate"
 OUT="$R" timeout 120 python3 benchmarks/calibrate_report.py --repeats 3 2>&1 | tail -5
+fi
+if [ "$PART" = 2 ] || [ "$PART" = all ]; then
 step "roofline report"
 OUT="$R" timeout 120 python3 benchmarks/roofline_report.py 2>&1 | tail -5
 step "run --roofline on the suite"
@@ -32,6 +38,7 @@ timeout 60 bk source-trace examples/triton_add.py:cases --lang zh -o examples/so
 timeout 60 bk source-trace examples/torch_ops.py:cases --case linear_silu -o examples/source_trace_linear_silu.en.md
 timeout 60 bk source-trace examples/torch_ops.py:cases --case linear_silu --lang zh -o examples/source_trace_linear_silu.zh.md
 cp examples/source_trace_*.md "$R/" 2>/dev/null
+fi
 step "pack"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv > "$R/nvidia-smi.txt" 2>&1
-tar czf "$OUT/results.tgz" -C "$R" . && ls -la "$R"
+tar czf "$OUT/results-$PART.tgz" -C "$R" . && ls -la "$R"
