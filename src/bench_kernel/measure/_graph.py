@@ -15,7 +15,7 @@ from bench_kernel.measure._records import Measurement
 from bench_kernel.measure._runner import Runner
 from bench_kernel.measure._stopping import StoppingRule
 
-__all__ = ["GraphMethod", "explain_capture_error"]
+__all__ = ["GraphMethod", "explain_capture_error", "reset_capture_state"]
 
 #: One replay should last about this long (us) so event resolution does not matter ...
 REPLAY_TARGET_US = 2000.0
@@ -52,6 +52,25 @@ def explain_capture_error(exc: BaseException) -> str:
         if needle in text.lower():
             return f"cannot capture in a CUDA graph: {hint} ({type(root).__name__}: {first})"
     return f"cannot capture in a CUDA graph: {type(root).__name__}: {first}"
+
+
+def reset_capture_state(device_index: int = 0) -> None:
+    """Undo what a failed capture leaves behind in torch.
+
+    ``CUDAGraph.capture_end`` raises before it takes torch's CUDA generators out of capture
+    mode, and every later random op then fails ("Offset increment outside graph capture").
+    Seen on an H200 with torch 2.11. An empty capture runs the prologue/epilogue pair again.
+    """
+    import warnings
+
+    import torch
+
+    side = torch.cuda.Stream(device=device_index)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "the CUDA Graph is empty"
+        with torch.cuda.graph(torch.cuda.CUDAGraph(), stream=side):
+            pass
+    torch.cuda.synchronize(device_index)
 
 
 class GraphMethod:
@@ -93,6 +112,7 @@ class GraphMethod:
             reason = explain_capture_error(e)
             try:
                 torch.cuda.synchronize(runner.device_index)
+                reset_capture_state(runner.device_index)
             except Exception as e2:  # noqa: BLE001
                 reason += f"; the device is unusable afterwards ({type(e2).__name__})"
             return Measurement.failed("graph", reason, cache=cache, wall_s=time.perf_counter() - t0)
