@@ -9,12 +9,13 @@ PART=${1:-all}
 export PYTHONPATH="src${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 OUT=${OUT:-out}
 R="$OUT/r"; mkdir -p "$R"
-bk() { python3 -m bench_kernel "$@"; }
+BK="python3 -m bench_kernel"
 step() { echo "=== $1 ($(date +%T))"; }
 
 if [ "$PART" = 1 ] || [ "$PART" = all ]; then
 step "gpu tests"
-timeout 300 python3 -m pytest -q -m gpu -p no:cacheprovider tests 2>&1 | tail -40 | tee "$R/gpu-tests.txt"
+timeout 300 python3 -m pytest -q -rA --tb=short -m gpu -p no:cacheprovider tests > "$R/gpu-tests.txt" 2>&1
+tail -25 "$R/gpu-tests.txt"
 step "fidelity"
 OUT="$R" timeout 300 python3 benchmarks/fidelity.py 2>&1 | grep -v -i warn | tail -8
 step "calibrate"
@@ -24,19 +25,19 @@ if [ "$PART" = 2 ] || [ "$PART" = all ]; then
 step "roofline report"
 OUT="$R" timeout 120 python3 benchmarks/roofline_report.py 2>&1 | tail -5
 step "run --roofline on the suite"
-timeout 120 bk run --roofline --plot "$R/run-roofline-h200.png" --json -o "$R/run-roofline-h200.json" 2>&1 | tail -3
-timeout 120 bk run --roofline --md -o "$R/run-roofline-h200.md" 2>&1 | tail -3
+timeout 120 $BK run --roofline --plot "$R/run-roofline-h200.png" --json -o "$R/run-roofline-h200.json" 2>&1 | tail -3
+timeout 120 $BK run --roofline --md -o "$R/run-roofline-h200.md" 2>&1 | tail -3
 step "examples"
 for t in triton_add torch_ops multi_kernel capture_unsafe; do
-  timeout 60 bk run "examples/$t.py:cases" --md -o "$R/run-$t.md" 2>&1 | tail -2
+  timeout 60 $BK run "examples/$t.py:cases" --md -o "$R/run-$t.md" 2>&1 | tail -2
 done
 step "decode-graph fixture"
 [ -f benchmarks/gpu/make_decode_graph_trace.py ] && OUT="$R" timeout 120 python3 benchmarks/gpu/make_decode_graph_trace.py 2>&1 | tail -3
 step "source-trace examples"
-timeout 60 bk source-trace examples/triton_add.py:cases -o examples/source_trace_triton_add.en.md
-timeout 60 bk source-trace examples/triton_add.py:cases --lang zh -o examples/source_trace_triton_add.zh.md
-timeout 60 bk source-trace examples/torch_ops.py:cases --case linear_silu -o examples/source_trace_linear_silu.en.md
-timeout 60 bk source-trace examples/torch_ops.py:cases --case linear_silu --lang zh -o examples/source_trace_linear_silu.zh.md
+timeout 60 $BK source-trace examples/triton_add.py:cases -o examples/source_trace_triton_add.en.md
+timeout 60 $BK source-trace examples/triton_add.py:cases --lang zh -o examples/source_trace_triton_add.zh.md
+timeout 60 $BK source-trace examples/torch_ops.py:cases --case linear_silu -o examples/source_trace_linear_silu.en.md
+timeout 60 $BK source-trace examples/torch_ops.py:cases --case linear_silu --lang zh -o examples/source_trace_linear_silu.zh.md
 cp examples/source_trace_*.md "$R/" 2>/dev/null
 fi
 step "pack"

@@ -38,7 +38,7 @@ def test_multi_kernel_gemv_sums_its_kernels():
     k = 4096
     r = bench_kernel.bench(torch.nn.functional.linear,
                            make_inputs=lambda: (_randn((1, k), torch.bfloat16), _randn((k, k), torch.bfloat16)),
-                           methods=("kernel",))
+                           methods=("kernel",), cache="warm")
     ker = r.measurements["kernel"]
     launches = sum(s.count_per_call for s in r.kernels)
     assert launches >= 2, [s.name for s in r.kernels]  # cuBLAS: split-K GEMV + reduction
@@ -55,7 +55,7 @@ def test_multi_kernel_gemv_sums_its_kernels():
             torch.nn.functional.linear(x, w)
         torch.cuda.synchronize()
     dev_us = sum(e.device_time_total for e in prof.key_averages()) / 50
-    assert ker.median_us == pytest.approx(dev_us, rel=0.25)  # raw run is warm: only a sanity bound
+    assert ker.median_us == pytest.approx(dev_us, rel=0.10)  # both warm; fidelity.py holds the tight numbers
 
 
 def test_triton_kernel_is_seen_by_the_kernel_method():

@@ -146,7 +146,7 @@ def bench_case(case: Case, *, methods: Sequence[str] = DEFAULT_METHODS, cache: s
     kernel_method = KernelMethod(flusher) if "kernel" in methods else None
     runners = {
         "host": (HostMethod(), rotated_cold),
-        "events": (EventsMethod(flusher), cache),
+        "events": (EventsMethod(flusher, rotated_cold=rotated_cold == "cold"), cache),
         "kernel": (kernel_method, cache),
         "graph": (GraphMethod(len(input_sets)), rotated_cold),
     }

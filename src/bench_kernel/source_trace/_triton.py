@@ -37,8 +37,16 @@ def _jit_def_line(source: str, name: str) -> int | None:
 def _loaded_jit_files(name: str) -> Iterable[str]:
     # A live run: the JIT function object knows its module's file.
     for mod in list(sys.modules.values()):
-        obj = getattr(mod, name, None)
-        fn = getattr(obj, "fn", None)
+        try:  # some modules (torch.classes) answer any attribute by raising
+            obj = mod.__dict__.get(name) if hasattr(mod, "__dict__") else None
+            # JITFunction, and Autotuner/Heuristics wrapping one, keep the Python function in .fn
+            while obj is not None and type(obj).__name__ in ("Autotuner", "Heuristics", "InterpretedFunction"):
+                obj = getattr(obj, "fn", None)
+            if obj is None or type(obj).__name__ != "JITFunction":
+                continue
+            fn = obj.fn
+        except Exception:  # noqa: BLE001
+            continue
         code = getattr(fn, "__code__", None)
         if code is not None and getattr(fn, "__name__", None) == name:
             yield code.co_filename
