@@ -24,10 +24,12 @@ def test_each_method_on_a_memory_bound_kernel():
                            methods=("graph", "events", "kernel", "host"))
     med = {m: r.median_us(m) for m in ("graph", "events", "kernel", "host")}
     assert all(v is not None and v > 0 for v in med.values()), r.notes
-    # one kernel of ~60 us: the device-side sum can't exceed what a graph replay takes, and
-    # launch costs only add to it
-    assert med["kernel"] <= med["graph"] * 1.03
-    assert med["graph"] <= med["events"] * 1.03
+    # One ~47 us kernel: the methods agree within a few percent. Not ordered: after the
+    # (read-only) L2 flush the events/kernel samples start from a clean L2, while back-to-back
+    # graph calls also write back the previous call's dirty output (seen: graph 48.2, events
+    # 46.4 us on an H200).
+    assert max(med["kernel"], med["graph"], med["events"]) <= 1.08 * min(med["kernel"], med["graph"], med["events"])
+    assert med["host"] >= med["kernel"]
     assert r.kernels_per_call == 1
     assert 1.0 < r.achieved_tbps < 5.0  # HBM: an H200 copies at ~4.3 TB/s
     for m in ("graph", "events", "kernel"):

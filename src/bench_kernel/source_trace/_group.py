@@ -8,6 +8,9 @@ from bench_kernel.source_trace._model import KernelSite, PathGroup
 
 __all__ = ["group_paths", "common_prefix_len"]
 
+#: Frames that launch kernels for everyone: never a path's title.
+_MACHINERY = ("triton/runtime/", "triton/backends/", "torch/_ops.py", "torch/_compile.py")
+
 
 def common_prefix_len(stacks: Sequence[Sequence]) -> int:
     """Length of the longest frame prefix (by file, line, function) shared by every stack."""
@@ -43,8 +46,11 @@ def group_paths(sites: Sequence[KernelSite]) -> tuple[PathGroup, ...]:
         first = members[0]
         stacks = [m.stack for m in members if m.stack]
         if stacks:
-            # the deepest frame every member passes through says what this sub-flow is
-            deepest = stacks[0][max(common_prefix_len(stacks) - 1, 0)]
+            # the deepest frame every member passes through says what this sub-flow is, unless
+            # it is launch machinery (Triton's JIT runner and driver), which every kernel shares
+            shared = stacks[0][:max(common_prefix_len(stacks), 1)]
+            named = [f for f in shared if not any(m in f.display for m in _MACHINERY)] or list(shared)
+            deepest = named[-1]
             title = f"`{deepest.module}.{deepest.function}`" if deepest.module else f"`{deepest.function}`"
         else:
             title = f"`{first.short}`"
