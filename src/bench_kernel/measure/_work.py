@@ -13,7 +13,7 @@ from typing import Any
 
 from bench_kernel.errors import DeviceError
 from bench_kernel.measure._case import Case
-from bench_kernel.measure._inputs import call_with
+from bench_kernel.measure._inputs import iter_tensors
 from bench_kernel.measure._records import BenchResult
 
 __all__ = ["resolve_device", "infer_dtype", "with_counts", "place", "plot_results"]
@@ -35,18 +35,9 @@ def infer_dtype(case: Case, inputs: Any) -> str:
     if case.params.get("dtype"):
         return str(case.params["dtype"])
     weight: Counter[str] = Counter()
-
-    def visit(o: Any) -> None:
-        if hasattr(o, "dtype") and hasattr(o, "element_size") and o.dtype.is_floating_point:
-            weight[str(o.dtype)] += o.numel() * o.element_size()
-        elif isinstance(o, (list, tuple)):
-            for x in o:
-                visit(x)
-        elif isinstance(o, dict):
-            for x in o.values():
-                visit(x)
-
-    visit(inputs)
+    for t in iter_tensors(inputs):
+        if t.dtype.is_floating_point:
+            weight[str(t.dtype)] += t.numel() * t.element_size()
     return weight.most_common(1)[0][0] if weight else "fp32"
 
 
