@@ -87,3 +87,15 @@ def test_paths_split_where_stacks_diverge_and_render():
     assert "- [triton_add](triton_add.py:22)" in md
     assert "source: library kernel (other) launched by `aten::mm`" in md
     assert "2× per call" in md
+
+
+def test_installed_code_is_package_relative_even_in_a_venv_under_root(tmp_path):
+    mod = tmp_path / ".venv" / "lib" / "python3.11" / "site-packages" / "pkg" / "mod.py"
+    mod.parent.mkdir(parents=True)
+    mod.write_text("def f():\n    pass\n")
+    user = tmp_path / "model.py"
+    user.write_text("def g():\n    pass\n")
+    [inst, mine] = to_source_frames([F(str(mod), 1, "f"), F(str(user), 1, "g")], root=tmp_path,
+                                    doc_dir=tmp_path / "docs")
+    assert (inst.display, inst.link) == ("pkg/mod.py", "pkg/mod.py")
+    assert (mine.display, mine.link) == ("model.py", "../model.py")

@@ -68,18 +68,26 @@ def resolve_file(file: str, root: str) -> str | None:
     return None
 
 
+def _in_site_packages(abs_path: str) -> str | None:
+    parts = Path(abs_path).parts
+    for marker in _SITE_DIRS:
+        if marker in parts:
+            return Path(*parts[len(parts) - parts[::-1].index(marker):]).as_posix()
+    return None
+
+
 def display_path(file: str, abs_path: str | None, root: Path) -> str:
-    """Root-relative for user code, package-relative for installed code, else as recorded."""
+    """Package-relative for installed code (even in a venv under ``root``), root-relative for
+    user code, else as recorded."""
     f = file.replace("\\", "/")
     if abs_path:
+        installed = _in_site_packages(abs_path)
+        if installed:
+            return installed
         try:
             return Path(abs_path).resolve().relative_to(root.resolve()).as_posix()
         except ValueError:
             pass
-        parts = Path(abs_path).parts
-        for marker in _SITE_DIRS:
-            if marker in parts:
-                return Path(*parts[parts.index(marker) + 1:]).as_posix()
     for marker in _SITE_DIRS:
         if f"/{marker}/" in f:
             return f.split(f"/{marker}/", 1)[1]
@@ -117,7 +125,7 @@ def to_source_frames(frames: Sequence, *, root: Path, doc_dir: Path, keep_all: b
         abs_path = resolve_file(f.file, str(root))
         disp = display_path(f.file, abs_path, root)
         link = disp
-        if abs_path:
+        if abs_path and _in_site_packages(abs_path) is None:
             try:
                 Path(abs_path).resolve().relative_to(root.resolve())
                 link = Path(os.path.relpath(abs_path, doc_dir)).as_posix()
