@@ -15,12 +15,14 @@ def results_table(results: Sequence) -> Table:
                if any(m in r.measurements for r in results)]
     cols = [Column("case", "case"), Column("params", "params")]
     cols += [Column(f"{m}_us", f"{m}", "duration_us") for m in methods]
-    cols += [
-        Column("launch_overhead_us", "launch ovh", "duration_us"),
-        Column("kernels_per_call", "kernels", "float"),
-        Column("achieved_tflops", "TFLOP/s", "tflops"),
-        Column("achieved_tbps", "TB/s", "tbps"),
+    # Columns no result can fill (launch overhead and kernels without a GPU) are left out.
+    optional = [
+        (Column("launch_overhead_us", "launch ovh", "duration_us"), lambda r: r.launch_overhead_us),
+        (Column("kernels_per_call", "kernels", "float"), lambda r: r.kernels_per_call),
+        (Column("achieved_tflops", "TFLOP/s", "tflops"), lambda r: r.achieved_tflops),
+        (Column("achieved_tbps", "TB/s", "tbps"), lambda r: r.achieved_tbps),
     ]
+    cols += [c for c, get in optional if any(get(r) is not None for r in results)]
     if any(r.roofline is not None for r in results):
         cols += [Column("intensity", "FLOP/B", "float"), Column("pct_of_roof", "% roof", "pct"),
                  Column("bound", "bound")]
