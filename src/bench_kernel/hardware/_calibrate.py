@@ -28,7 +28,7 @@ MATMUL_DTYPES = ("bf16", "fp16", "tf32", "fp32", "fp8")
 _GEMM_SIZE = 8192  # M = N = K: large enough to reach the tensor-core plateau on every listed GPU
 _WARMUP_MS = 200.0  # per GEMM dtype: the sustained (power-capped) figure is taken after this
 _COOL_S = 0.5  # idle before the burst, so the power controller's budget has recovered
-_BACKLOG_CYCLES = 50_000_000  # ~25 ms spin at ~2 GHz: the host enqueues everything behind it
+_BACKLOG_US = 25_000.0  # the host enqueues every timed launch behind this spin
 
 
 def _warm(torch: Any, fn: Callable[[], Any], ms: float, min_calls: int = 2) -> None:
@@ -156,7 +156,9 @@ def _launch_events(torch: Any, n: int = 200) -> tuple[float, dict[str, Any]]:
     # The backlog keeps the GPU busy while the host enqueues, so host gaps between launches are not
     # timed: what remains is what event timing itself adds to any kernel (do_bench's situation).
     if hasattr(torch.cuda, "_sleep"):
-        torch.cuda._sleep(_BACKLOG_CYCLES)
+        from bench_kernel.measure._backlog import sleep_us  # the one backlog helper
+
+        sleep_us(_BACKLOG_US)
     for start, end in pairs:
         start.record()
         kernel()

@@ -16,7 +16,7 @@ from bench_kernel.measure._check import compare
 from bench_kernel.measure._env import capture_env, gpu_state, has_gpu, throttle_note
 from bench_kernel.measure._inputs import L2Flusher, plan_rotation, tensor_bytes
 from bench_kernel.measure._records import METHODS, BenchResult, Measurement
-from bench_kernel.measure._runner import Runner
+from bench_kernel.measure._runner import Runner, guard
 from bench_kernel.measure._stopping import StoppingRule
 
 __all__ = ["bench", "bench_case", "bench_many", "DEFAULT_METHODS"]
@@ -69,8 +69,7 @@ def _check(case: Case, runner_name: str) -> str | None:
         ref = call_with(case.reference, ref_inputs)
         return compare(out, ref)
 
-    probe = Runner(case.fn, [None], runner_name, gpu=False)
-    return probe.guarded("the correctness check", run)
+    return guard(runner_name, "the correctness check", run)
 
 
 def bench_case(case: Case, *, methods: Sequence[str] = DEFAULT_METHODS, cache: str = "cold",
@@ -111,8 +110,7 @@ def bench_case(case: Case, *, methods: Sequence[str] = DEFAULT_METHODS, cache: s
         from bench_kernel.measure._work import with_counts
 
         say(f"{name}: counting FLOPs and bytes")
-        case, count_notes = Runner(case.fn, [None], name, gpu=False).guarded(
-            "counting", lambda: with_counts(case, _clone(first)))
+        case, count_notes = guard(name, "counting", lambda: with_counts(case, _clone(first)))
         notes += count_notes
         base.update(flops=case.flops, bytes=case.bytes)
     set_bytes = tensor_bytes(first)

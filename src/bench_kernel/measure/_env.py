@@ -125,6 +125,8 @@ def capture_env(device_index: int = 0) -> dict[str, Any]:
         env["backend"] = "cpu"
         env["cpu_threads"] = torch.get_num_threads()
         return env
+    from bench_kernel.hardware._detect import driver_version  # one reader of the driver version
+
     props = torch.cuda.get_device_properties(device_index)
     env.update({
         "backend": "hip" if torch.version.hip else "cuda",
@@ -136,17 +138,6 @@ def capture_env(device_index: int = 0) -> dict[str, Any]:
         "compute_capability": f"{props.major}.{props.minor}",
         "cuda": torch.version.cuda,
         "hip": torch.version.hip,
-        "driver": _driver_version(),
+        "driver": driver_version(),
     })
     return env
-
-
-def _driver_version() -> str | None:
-    try:
-        import pynvml
-
-        pynvml.nvmlInit()
-        v = pynvml.nvmlSystemGetDriverVersion()
-        return v.decode() if isinstance(v, bytes) else v
-    except Exception:  # noqa: BLE001
-        return None

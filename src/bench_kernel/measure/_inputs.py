@@ -113,10 +113,3 @@ class L2Flusher:
     def flush(self) -> None:
         """Enqueue one reduction over the buffer: every L2 line is replaced by a clean one."""
         self.buffer.sum(dtype=self._torch.int64)
-
-
-def normalise_inputs(make_inputs: Callable[[], Any] | None, count: int) -> Sequence[Any]:
-    """``count`` fresh input sets from ``make_inputs`` ([None] for a zero-argument callable)."""
-    if make_inputs is None:
-        return [None]
-    return [make_inputs() for _ in range(count)]

@@ -9,12 +9,23 @@ from typing import Any, Callable, Sequence
 from bench_kernel.errors import MeasurementError
 from bench_kernel.measure._inputs import call_with
 
-__all__ = ["Runner"]
+__all__ = ["Runner", "guard"]
 
 #: Warm-up ends when two consecutive batches agree within this fraction ...
 STABLE_FRACTION = 0.05
 #: ... or after this long (seconds), not counting the first call (JIT, autotune).
 WARMUP_MAX_S = 0.5
+
+
+def guard(name: str, what: str, action: Callable[[], Any]) -> Any:
+    """Run ``action``; anything the user's code raises becomes a MeasurementError naming ``name``."""
+    try:
+        return action()
+    except MeasurementError:
+        raise
+    except Exception as e:  # noqa: BLE001 - the user's callable may raise anything
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        raise MeasurementError(f"{name!r} raised {type(e).__name__} during {what}: {first}") from e
 
 
 @dataclass
@@ -47,14 +58,8 @@ class Runner:
             torch.cuda.synchronize(self.device_index)
 
     def guarded(self, what: str, action: Callable[[], Any]) -> Any:
-        """Run ``action``; a failure becomes a MeasurementError naming the callable."""
-        try:
-            return action()
-        except MeasurementError:
-            raise
-        except Exception as e:  # noqa: BLE001 - the user's callable may raise anything
-            first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-            raise MeasurementError(f"{self.name!r} raised {type(e).__name__} during {what}: {first}") from e
+        """:func:`guard` for this runner's callable."""
+        return guard(self.name, what, action)
 
     def _timed_batch(self, calls: int) -> tuple[float, float]:
         t0 = time.perf_counter()

@@ -6,7 +6,7 @@ from typing import Sequence
 
 from bench_kernel.report._table import Column, Table
 
-__all__ = ["results_table", "kernels_table"]
+__all__ = ["results_table"]
 
 
 def results_table(results: Sequence) -> Table:
@@ -45,13 +45,3 @@ def results_table(results: Sequence) -> Table:
     backend = results[0].env.get("device") if results else None
     title = f"bench-kernel run on {backend}" if backend else "bench-kernel run"
     return Table(cols, rows, title=title, notes=notes)
-
-
-def kernels_table(result) -> Table:
-    """The per-kernel breakdown of one result's ``kernel`` method."""
-    cols = [Column("short", "kernel"), Column("category", "category"),
-            Column("count_per_call", "per call", "float"), Column("us_per_call", "time/call", "duration_us"),
-            Column("share_pct", "share", "pct")]
-    rows = [{"short": k.short, "category": k.category, "count_per_call": k.count_per_call,
-             "us_per_call": k.us_per_call, "share_pct": 100 * k.share} for k in result.kernels]
-    return Table(cols, rows, title=f"{result.name}: kernels of one call")

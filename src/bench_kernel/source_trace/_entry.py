@@ -146,15 +146,14 @@ def source_trace(fn: Callable[..., Any], *, make_inputs: Callable[[], Any] | Non
     from torch.profiler import ProfilerActivity, profile, record_function
 
     from bench_kernel.measure._inputs import call_with
-    from bench_kernel.measure._runner import Runner
+    from bench_kernel.measure._runner import guard
     from bench_kernel.trace import load_trace
 
     if not torch.cuda.is_available():
         raise MeasurementError("source-trace of a callable needs a CUDA/HIP GPU (use --trace for a recorded trace)")
     label = name or getattr(fn, "__name__", "call")
     inputs = make_inputs() if make_inputs else None
-    guard = Runner(fn, [inputs], label, gpu=True)
-    out = guard.guarded("warm-up", lambda: [call_with(fn, inputs) for _ in range(2)][-1])
+    out = guard(label, "warm-up", lambda: [call_with(fn, inputs) for _ in range(2)][-1])
     torch.cuda.synchronize()
     with tempfile.TemporaryDirectory() as tmp:
         trace_path = Path(tmp) / "source_trace.json"
@@ -168,7 +167,7 @@ def source_trace(fn: Callable[..., Any], *, make_inputs: Callable[[], Any] | Non
                     torch.cuda.synchronize()
             prof.export_chrome_trace(str(trace_path))
 
-        guard.guarded("profiling", profiled)
+        guard(label, "profiling", profiled)
         trace = load_trace(trace_path, shapes=True, stacks=True)
     per_call = _split_calls(trace)
     if not per_call or not per_call[0]:
