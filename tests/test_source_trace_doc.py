@@ -98,3 +98,12 @@ def test_cli_writes_the_file(run_cli, traces_dir, tmp_path):
     r = run_cli("source-trace", "--trace", str(traces_dir / H200), "--kernel", "sdpa", "--step", "1", "-o", str(out))
     assert r.exit_code == 0, r.stderr
     assert out.read_text().startswith("# cudnn_sdpa")
+
+
+def test_rocm_traces_speak_of_hip_kernels(traces_dir, h200):
+    # the vendor comes from the one launch-API table, not from name prefixes
+    assert h200.backend == "cuda"
+    vllm = load_trace(traces_dir / "vllm_decode_full__graph_execution.json.gz")
+    assert vllm.backend == "hip"
+    text = from_trace(traces_dir / "vllm_decode_full__graph_execution.json.gz", kernel="elementwise").to_markdown()
+    assert "### HIP Kernel: `" in text and "CUDA Kernel" not in text

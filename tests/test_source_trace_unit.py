@@ -99,3 +99,10 @@ def test_installed_code_is_package_relative_even_in_a_venv_under_root(tmp_path):
                                     doc_dir=tmp_path / "docs")
     assert (inst.display, inst.link) == ("pkg/mod.py", "pkg/mod.py")
     assert (mine.display, mine.link) == ("model.py", "../model.py")
+
+
+def test_dtypes_are_shown_short_from_both_profiler_and_torch_names():
+    from bench_kernel.source_trace._render import short_dtype
+
+    assert [short_dtype(t) for t in ("c10::BFloat16", "float", "c10::Half", "torch.bfloat16", "torch.int64")] == [
+        "bf16", "fp32", "fp16", "bf16", "int64"]

@@ -14,10 +14,9 @@ from typing import Any, Callable
 from bench_kernel.errors import MeasurementError, TraceError, UsageError
 from bench_kernel.source_trace._build import build
 from bench_kernel.source_trace._model import SourceTrace
+from bench_kernel.source_trace._render import short_dtype
 
 __all__ = ["source_trace", "from_trace"]
-
-CALL_MARK = "bk::call"
 
 
 def _paths(root: str | Path | None, doc_path: str | Path | None) -> tuple[Path, Path]:
@@ -26,19 +25,17 @@ def _paths(root: str | Path | None, doc_path: str | Path | None) -> tuple[Path, 
     return root_p, doc_dir
 
 
-def _select(trace: Any, kernel: str | None, step: int | None) -> list[int]:
+def _select(trace: Any, kernel: str | None, step: int | None, n_steps: int, ks: Any) -> list[int]:
+    """Kernel indices in ``step`` (``ks``: each kernel's step, of ``n_steps``) matching ``kernel``."""
     import numpy as np
-
-    from bench_kernel.trace import find_steps, kernel_steps
 
     idx = np.arange(trace.kernel_count)
     if step is not None:
-        steps = find_steps(trace)
-        if not steps:
+        if not n_steps:
             raise UsageError("--step: no steps found in this trace (no ProfilerStep or engine step annotations)")
-        if not 0 <= step < len(steps):
-            raise UsageError(f"--step {step}: the trace has steps 0..{len(steps) - 1}")
-        idx = idx[kernel_steps(trace, steps) == step]
+        if not 0 <= step < n_steps:
+            raise UsageError(f"--step {step}: the trace has steps 0..{n_steps - 1}")
+        idx = idx[ks == step]
     if kernel is not None:
         try:
             pat = re.compile(kernel)
@@ -62,14 +59,16 @@ def from_trace(path: str | Path, *, kernel: str | None = None, step: int | None 
     its time is the mean over all its launches there, its count the launches per step (or in
     all, without ``step``). Raises TraceError when the kernels carry no Python stack.
     """
-    from bench_kernel.trace import load_trace
+    from bench_kernel.trace import find_steps, kernel_steps, load_trace
 
     if kernel is None and step is None:
         raise UsageError("give --kernel REGEX and/or --step N: a whole trace is too many kernels for one document")
     trace = load_trace(path, rank, shapes=True, stacks=True)
     if trace.kernel_count == 0:
         raise TraceError(f"{path}: the trace holds no kernels")
-    chosen = _select(trace, kernel, step)
+    steps = find_steps(trace)
+    ks = kernel_steps(trace, steps) if steps else None
+    chosen = _select(trace, kernel, step, len(steps), ks)
     by_name: dict[int, list[int]] = defaultdict(list)
     for i in chosen:
         by_name[int(trace.kernels.name[i])].append(i)
@@ -84,37 +83,27 @@ def from_trace(path: str | Path, *, kernel: str | None = None, step: int | None 
                              "run 'bench-kernel attribute GRAPH_TRACE --capture TRACE' to recover them from a capture trace")
         raise TraceError(f"{path}: no Python stacks around the selected kernels' launches "
                          "(record the trace with torch.profiler.profile(with_stack=True))")
+    # counts are per step: one step when --step picked it, else the steps the launches span
     steps_seen = 1
-    if step is None:
-        from bench_kernel.trace import find_steps, kernel_steps
-
-        steps = find_steps(trace)
-        steps_seen = max(len(set(kernel_steps(trace, steps)[chosen].tolist()) - {-1}), 1) if steps else 1
+    if step is None and ks is not None:
+        steps_seen = max(len(set(ks[chosen].tolist()) - {-1}), 1)
     entries = []
     for r in records:
         launches = by_name[int(trace.kernels.name[r.index])]
         us = fmean(float(trace.kernels.dur_us[i]) for i in launches)
         entries.append((r, us, len(launches) / steps_seen))
-    subject = records[0].short if len(records) == 1 else (
-        max(entries, key=lambda e: e[1] * e[2])[0].short)
+    subject = max(entries, key=lambda e: e[1] * e[2])[0].short  # the kernel with the most time
     root_p, doc_dir = _paths(root, doc_path)
     notes = []
     if any(r.graph_launched for r in records):
         notes.append("some kernels were replayed from a CUDA/HIP graph: they carry no Python stack")
     return build(subject, entries, root=root_p, doc_dir=doc_dir, device=trace.device_name,
-                 backend=_backend(trace),
-                 keep_all_frames=keep_all_frames, notes=notes)
-
-
-def _backend(trace: Any) -> str:
-    launches = {trace.names[i] for i in set(trace.launches.name.tolist())} if len(trace.launches) else set()
-    return "hip" if any(n.startswith("hip") for n in launches) else "cuda"
+                 backend=trace.backend, keep_all_frames=keep_all_frames, notes=notes)
 
 
 def _describe(x: Any) -> str:
     if hasattr(x, "shape") and hasattr(x, "dtype"):
-        dt = str(x.dtype).replace("torch.", "").replace("bfloat16", "bf16").replace("float16", "fp16").replace("float32", "fp32")
-        return f"({', '.join(str(d) for d in x.shape)}) {dt}"
+        return f"({', '.join(str(d) for d in x.shape)}) {short_dtype(x.dtype)}"
     if isinstance(x, (list, tuple)):
         return "[" + ", ".join(_describe(v) for v in x) + "]"
     return type(x).__name__
@@ -146,6 +135,7 @@ def source_trace(fn: Callable[..., Any], *, make_inputs: Callable[[], Any] | Non
     from torch.profiler import ProfilerActivity, profile, record_function
 
     from bench_kernel.measure._inputs import call_with
+    from bench_kernel.measure._kernel import CALL_MARK
     from bench_kernel.measure._runner import guard
     from bench_kernel.trace import load_trace
 
@@ -186,6 +176,8 @@ def source_trace(fn: Callable[..., Any], *, make_inputs: Callable[[], Any] | Non
 
 def _split_calls(trace: Any) -> list[list[int]]:
     """Kernel indices per ``bk::call`` range (host side), by the time each kernel was launched."""
+    from bench_kernel.measure._kernel import CALL_MARK
+
     ann = trace.annotations
     spans = sorted((float(ann.start_us[j]), float(ann.start_us[j] + ann.dur_us[j]))
                    for j in range(len(ann)) if trace.names[ann.name[j]] == CALL_MARK and not ann.gpu[j])

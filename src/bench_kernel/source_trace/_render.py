@@ -8,9 +8,10 @@ from importlib import resources
 from typing import Any
 
 from bench_kernel.errors import UsageError
+from bench_kernel.report import format_value
 from bench_kernel.source_trace._model import KernelSite, PathGroup, SourceFrame, SourceTrace
 
-__all__ = ["render", "LANGS", "strings"]
+__all__ = ["render", "LANGS", "strings", "short_dtype"]
 
 LANGS = ("en", "zh")
 
@@ -42,8 +43,18 @@ def _pct(v: float | None) -> str:
     return "-" if v is None else f"{v * 100:.1f}%"
 
 
-def _bytes(n: int) -> str:
-    return f"{n} B" if n < 1024 else f"{n / 1024:.3g} KiB"
+def short_dtype(name: Any) -> str:
+    """``bf16`` for ``c10::BFloat16`` (a profiler's input type) or ``torch.bfloat16``; else as given."""
+    from bench_kernel.hardware import canonical_dtype
+    from bench_kernel.kernels._data import dtype_map
+
+    text = str(name).removeprefix("torch.")
+    if text in dtype_map():
+        return dtype_map()[text]
+    try:
+        return canonical_dtype(text)
+    except UsageError:  # an integer type or one the peak table has no roof for
+        return text
 
 
 def _tuple(t: Any) -> str:
@@ -59,7 +70,7 @@ def _shape_text(dims: Any, types: Any) -> str:
     for i, d in enumerate(dims or ()):
         if isinstance(d, (list, tuple)) and d:
             t = (types[i] if types and i < len(types) else "") or ""
-            t = str(t).replace("c10::", "").replace("BFloat16", "bf16").replace("Half", "fp16").replace("float", "fp32")
+            t = short_dtype(t) if t else ""
             parts.append(f"{_tuple(d)} {t}".strip())
     return ", ".join(parts)
 
@@ -100,7 +111,7 @@ def _kernel_section(site: KernelSite, S: dict[str, str], api: str) -> list[str]:
     if site.regs is not None:
         launch.append(S["regs"].format(regs=site.regs))
     if site.smem_bytes is not None:
-        launch.append(S["smem"].format(smem=_bytes(site.smem_bytes)))
+        launch.append(S["smem"].format(smem=format_value(site.smem_bytes, "bytes")))
     if site.occupancy_pct is not None:
         launch.append(S["occupancy"].format(occ=f"{site.occupancy_pct:.0f}%"))
     if launch:

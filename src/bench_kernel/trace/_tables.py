@@ -23,6 +23,7 @@ __all__ = [
     "ArgField",
     "StepRule",
     "StepRules",
+    "launch_apis",
     "launch_kinds",
     "arg_fields",
     "load_step_rules",
@@ -56,9 +57,9 @@ def _tsv_rows(name: str, ncols: int) -> list[tuple[int, list[str]]]:
 
 
 @lru_cache(maxsize=1)
-def launch_kinds() -> dict[str, str]:
-    """Launch-API name -> kind (one of :data:`LAUNCH_KINDS`), from ``data/launch_apis.tsv``."""
-    table: dict[str, str] = {}
+def launch_apis() -> dict[str, tuple[str, str]]:
+    """Launch-API name -> (kind, vendor), from ``data/launch_apis.tsv``, validated."""
+    table: dict[str, tuple[str, str]] = {}
     for lineno, (name, kind, vendor) in _tsv_rows("launch_apis.tsv", 3):
         if kind not in LAUNCH_KINDS:
             raise InputError(f"launch_apis.tsv line {lineno}: kind {kind!r} of {name!r} is not one of "
@@ -67,8 +68,14 @@ def launch_kinds() -> dict[str, str]:
             raise InputError(f"launch_apis.tsv line {lineno}: vendor {vendor!r} of {name!r} must be cuda or hip")
         if name in table:
             raise InputError(f"launch_apis.tsv line {lineno}: {name!r} is listed twice")
-        table[name] = kind
+        table[name] = (kind, vendor)
     return table
+
+
+@lru_cache(maxsize=1)
+def launch_kinds() -> dict[str, str]:
+    """Launch-API name -> kind (one of :data:`LAUNCH_KINDS`)."""
+    return {name: kind for name, (kind, _) in launch_apis().items()}
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import numpy as np
 from bench_kernel.kernels import KernelName, decode
 from bench_kernel.trace._intervals import IntervalForest
 from bench_kernel.trace._records import MODULE_PREFIX, Frame, KernelRecord, LaunchRecord, OpRecord, parse_frame
-from bench_kernel.trace._tables import LAUNCH_KINDS, launch_kinds
+from bench_kernel.trace._tables import LAUNCH_KINDS, launch_apis, launch_kinds
 
 __all__ = ["Trace", "KernelTable", "LaunchTable", "OpTable", "AnnotationTable", "MemopTable", "PythonTable"]
 
@@ -187,6 +187,13 @@ class Trace:
         return None
 
     # -- links ------------------------------------------------------------------------------
+    @cached_property
+    def backend(self) -> str:
+        """``"hip"`` when the trace's launch APIs are ROCm's (``data/launch_apis.tsv``), else ``"cuda"``."""
+        apis = launch_apis()
+        used = {self.names[i] for i in np.unique(self.launches.name).tolist()} if len(self.launches) else set()
+        return "hip" if any(apis.get(n, ("", ""))[1] == "hip" for n in used) else "cuda"
+
     @cached_property
     def launch_kind(self) -> np.ndarray:
         """Per launch: index into :data:`LAUNCH_KINDS`, or -1 for API calls not in the table."""
