@@ -58,16 +58,12 @@ class TraceDiff:
         return asdict(self)
 
 
-def _side(trace: Trace, per_step: bool, rules: StepRules | None, by: str
-          ) -> tuple[dict[str, tuple[float, float]], int | None]:
-    mask, steps = None, None
-    if per_step:
-        found = find_steps(trace, rules)
-        mask = kernel_steps(trace, found) >= 0
-        steps = len(found)
+def _side(trace: Trace, steps: list | None, by: str) -> dict[str, tuple[float, float]]:
+    """Per group: (count, total us), per step when ``steps`` are given."""
+    mask = kernel_steps(trace, steps) >= 0 if steps else None
     keys, count, total, _, _, _ = group_kernels(trace, mask, by)
-    div = float(steps) if steps else 1.0
-    return {k: (float(c) / div, float(t) / div) for k, c, t in zip(keys, count, total)}, steps
+    div = float(len(steps)) if steps else 1.0
+    return {k: (float(c) / div, float(t) / div) for k, c, t in zip(keys, count, total)}
 
 
 def _rows(a: dict[str, tuple[float, float]], b: dict[str, tuple[float, float]]) -> tuple[DiffRow, ...]:
@@ -86,14 +82,16 @@ def diff(a: Trace, b: Trace, *, rules: StepRules | None = None) -> TraceDiff:
     for t in (a, b):
         if not t.kernel_count:
             raise TraceError(f"{t.path}: no kernel events to compare")
-    has_steps = all(t.links and find_steps(t, rules) for t in (a, b))
+    # steps are searched once per trace; both must have them for per-step figures
+    found = [find_steps(t, rules) if t.links else [] for t in (a, b)]
+    has_steps = all(found)
     notes = []
     if not has_steps:
         notes.append("totals are for the whole traces: steps were not found in both, so nothing is normalised")
-    cat_a, steps_a = _side(a, has_steps, rules, "category")
-    cat_b, steps_b = _side(b, has_steps, rules, "category")
-    ker_a, _ = _side(a, has_steps, rules, "short")
-    ker_b, _ = _side(b, has_steps, rules, "short")
+    sa, sb = (found[0], found[1]) if has_steps else (None, None)
+    cat_a, cat_b = _side(a, sa, "category"), _side(b, sb, "category")
+    ker_a, ker_b = _side(a, sa, "short"), _side(b, sb, "short")
+    steps_a, steps_b = (len(sa), len(sb)) if has_steps else (None, None)
     total_a = sum(t for _, t in cat_a.values())
     total_b = sum(t for _, t in cat_b.values())
     kernels, categories = _rows(ker_a, ker_b), _rows(cat_a, cat_b)
