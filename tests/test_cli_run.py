@@ -116,3 +116,10 @@ def test_builtin_suite_on_cpu(run_cli):
     names = [x["name"] for x in json.loads(r.stdout)["results"]]
     assert names == ["gemm", "gemv", "rmsnorm", "softmax", "add", "copy"]
     assert "no GPU found" in r.stderr
+
+
+def test_a_bad_device_for_the_suite_is_one_line_not_one_per_case(run_cli):
+    r = run_cli("run", "--roofline", "--device", "H2000", "--max-time", "0.01")
+    assert r.exit_code == 1
+    assert r.stderr.count("bench-kernel: error:") == 1 and "unknown device 'H2000'" in r.stderr
+    assert r.stdout == ""

@@ -13,6 +13,7 @@ from typing import Sequence
 
 import click
 
+from bench_kernel.cli._common import print_error
 from bench_kernel.errors import BenchKernelError
 
 __all__ = ["main", "cli"]
@@ -54,12 +55,6 @@ def cli() -> None:
     """
 
 
-def _error(message: str) -> None:
-    # One line, always: multi-line exception texts are folded so scripts can grep the error.
-    text = " ".join(str(message).split())
-    click.echo(f"bench-kernel: error: {text}", err=True)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI on ``argv`` (default ``sys.argv[1:]``) and return the exit status.
 
@@ -74,26 +69,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.exceptions.Exit as e:
         return e.exit_code
     except click.exceptions.Abort:
-        _error("aborted")
+        print_error("aborted")
         return 1
     except click.UsageError as e:
         if debug:
             raise
         hint = f" (see 'bench-kernel {e.ctx.command_path.split(' ', 1)[1]} --help')" if e.ctx and " " in e.ctx.command_path else ""
-        _error(e.format_message() + hint)
+        print_error(e.format_message() + hint)
         return 2
     except click.ClickException as e:
         if debug:
             raise
-        _error(e.format_message())
+        print_error(e.format_message())
         return e.exit_code or 1
     except BenchKernelError as e:
         if debug:
             raise
-        _error(str(e))
+        print_error(str(e))
         return e.exit_code
     except KeyboardInterrupt:
-        _error("interrupted")
+        print_error("interrupted")
         return 130
     except BrokenPipeError:
         # `bench-kernel inventory t.json | head` closes stdout early: not an error.
@@ -105,5 +100,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - the promise is one line, never a traceback
         if debug:
             raise
-        _error(f"internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)")
+        print_error(f"internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)")
         return 1

@@ -14,7 +14,12 @@ import click
 from bench_kernel.errors import UsageError
 from bench_kernel.report import Table, render_rich, to_csv, to_markdown
 
-__all__ = ["Output", "output_options", "emit", "json_default", "dumps"]
+__all__ = ["Output", "output_options", "emit", "json_default", "dumps", "print_error"]
+
+
+def print_error(message: object) -> None:
+    """``bench-kernel: error: <message>`` on stderr, folded to ONE line so scripts can grep it."""
+    click.echo(f"bench-kernel: error: {' '.join(str(message).split())}", err=True)
 
 
 @dataclass(frozen=True)

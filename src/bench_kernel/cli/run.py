@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import click
 
-from bench_kernel.cli._common import Output, emit, output_options
-from bench_kernel.errors import BenchKernelError
+from bench_kernel.cli._common import Output, emit, output_options, print_error
+from bench_kernel.errors import BenchKernelError, DeviceError, UsageError
 
 __all__ = ["command"]
-
-
-
 
 
 @click.command("run")
@@ -65,14 +62,16 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
                                           device_index=device_index, progress=progress,
                                           roofline=with_roofline or plot_path is not None,
                                           device=device_name))
+            except (UsageError, DeviceError):
+                raise  # the options are wrong, not the case: one line, not one per case
             except BenchKernelError as e:
                 if len(cases) == 1:
                     raise
                 failed += 1
-                click.echo(f"bench-kernel: error: case {case.label!r}: {' '.join(str(e).split())}", err=True)
+                print_error(f"case {case.label!r}: {e}")
     wrong = [r for r in results if r.correct is False]
     for r in wrong:
-        click.echo(f"bench-kernel: error: case {r.name!r}: {r.notes[-1]}", err=True)
+        print_error(f"case {r.name!r}: {r.notes[-1]}")
     if plot_path and results:
         from bench_kernel.measure._work import plot_results
 
