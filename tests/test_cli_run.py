@@ -123,3 +123,18 @@ def test_a_bad_device_for_the_suite_is_one_line_not_one_per_case(run_cli):
     assert r.exit_code == 1
     assert r.stderr.count("bench-kernel: error:") == 1 and "unknown device 'H2000'" in r.stderr
     assert r.stdout == ""
+
+
+def test_make_inputs_that_raises_names_the_case(run_cli, tmp_path):
+    t = tmp_path / "t.py"
+    t.write_text("def cases():\n    return {'name': 'bad', 'fn': print, 'make_inputs': lambda: 1 / 0}\n")
+    r = run_cli("run", f"{t}:cases")
+    assert r.exit_code == 1 and r.stderr.count("\n") == 1
+    assert "'bad' raised ZeroDivisionError during make_inputs: division by zero" in r.stderr
+
+
+@pytest.mark.parametrize("args", [("--precision", "-1"), ("--max-time", "0"), ("--roofline", "--device", "H2000")])
+def test_bad_options_for_the_suite_print_only_the_error(run_cli, args):
+    r = run_cli("run", *args)
+    assert r.exit_code in (1, 2)
+    assert r.stderr.startswith("bench-kernel: error: ") and r.stderr.count("\n") == 1

@@ -44,6 +44,13 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
     from bench_kernel.measure._env import has_gpu
     from bench_kernel.report.bench import results_table
 
+    from bench_kernel.measure._bench import validate_options
+    from bench_kernel.measure._work import resolve_device
+
+    # Wrong options fail before any case is loaded or timed, with nothing else printed.
+    validate_options(methods or DEFAULT_METHODS, cache, precision, max_time_s)
+    if with_roofline or plot_path is not None:
+        resolve_device(device_name, has_gpu())
     err = Console(stderr=True)
     if target:
         cases = load_target(target)

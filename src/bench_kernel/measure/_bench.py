@@ -19,7 +19,7 @@ from bench_kernel.measure._records import METHODS, BenchResult, Measurement
 from bench_kernel.measure._runner import Runner, guard
 from bench_kernel.measure._stopping import StoppingRule
 
-__all__ = ["bench", "bench_case", "bench_many", "DEFAULT_METHODS"]
+__all__ = ["bench", "bench_case", "bench_many", "validate_options", "DEFAULT_METHODS"]
 
 DEFAULT_METHODS = ("graph", "events", "kernel")
 GPU_METHODS = frozenset({"graph", "events", "kernel"})
@@ -27,7 +27,8 @@ GPU_METHODS = frozenset({"graph", "events", "kernel"})
 ROTATION_MEMORY_FRACTION = 0.25
 
 
-def _validate(methods: Sequence[str], cache: str, precision: float, max_time_s: float) -> tuple[str, ...]:
+def validate_options(methods: Sequence[str], cache: str, precision: float, max_time_s: float) -> tuple[str, ...]:
+    """The methods, deduplicated; a UsageError names a bad method, cache, precision or bound."""
     if isinstance(methods, str):
         methods = (methods,)
     bad = [m for m in methods if m not in METHODS]
@@ -81,7 +82,7 @@ def bench_case(case: Case, *, methods: Sequence[str] = DEFAULT_METHODS, cache: s
     roofline: place the result under the roofs of ``device`` (a peak-table name; default the
         current GPU), counting FLOPs/bytes where the case does not give them.
     """
-    methods = _validate(methods, cache, precision, max_time_s)
+    methods = validate_options(methods, cache, precision, max_time_s)
     spec = None
     if roofline:
         from bench_kernel.measure._work import resolve_device
@@ -105,7 +106,7 @@ def bench_case(case: Case, *, methods: Sequence[str] = DEFAULT_METHODS, cache: s
         if mismatch:
             return BenchResult(**base, correct=False, notes=tuple(notes + [f"wrong result, not timed: {mismatch}"]))
 
-    first = case.make_inputs() if case.make_inputs else None
+    first = guard(name, "make_inputs", case.make_inputs) if case.make_inputs else None
     if spec is not None:
         from bench_kernel.measure._work import with_counts
 
@@ -122,7 +123,7 @@ def bench_case(case: Case, *, methods: Sequence[str] = DEFAULT_METHODS, cache: s
 
         free, _ = torch.cuda.mem_get_info(device_index)
         rotation = plan_rotation(set_bytes, l2, budget_bytes=int(free * ROTATION_MEMORY_FRACTION))
-        input_sets += [case.make_inputs() for _ in range(rotation.sets - 1)]
+        input_sets += [guard(name, "make_inputs", case.make_inputs) for _ in range(rotation.sets - 1)]
         if rotation.note:
             notes.append(rotation.note)
     elif cache == "cold" and gpu and case.make_inputs is None:

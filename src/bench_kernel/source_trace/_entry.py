@@ -142,7 +142,7 @@ def source_trace(fn: Callable[..., Any], *, make_inputs: Callable[[], Any] | Non
     if not torch.cuda.is_available():
         raise MeasurementError("source-trace of a callable needs a CUDA/HIP GPU (use --trace for a recorded trace)")
     label = name or getattr(fn, "__name__", "call")
-    inputs = make_inputs() if make_inputs else None
+    inputs = guard(label, "make_inputs", make_inputs) if make_inputs else None
     out = guard(label, "warm-up", lambda: [call_with(fn, inputs) for _ in range(2)][-1])
     torch.cuda.synchronize()
     with tempfile.TemporaryDirectory() as tmp:
