@@ -23,13 +23,10 @@ def _source(name: str, family: str, stack_files: Sequence[str | None], root: Pat
     found = find_jit_source(name, stack_files, live=live)
     if found is None:
         return None, ()
+    from bench_kernel.trace import Frame
+
     file, line = found
-
-    class _F:  # the shape to_source_frames reads
-        def __init__(self) -> None:
-            self.file, self.line, self.function = file, line, name
-
-    frames = to_source_frames([_F()], root=root, doc_dir=doc_dir, keep_all=True)
+    frames = to_source_frames([Frame(file, line, name)], root=root, doc_dir=doc_dir, keep_all=True)
     return (frames[0] if frames else None), outline(file, line)
 
 
