@@ -28,7 +28,7 @@ def test_dumps_turns_nan_into_null():
 
 def test_format_value_by_hint():
     assert format_value(0.5, "duration_us") == "500 ns"
-    assert format_value(12.3456, "duration_us") == "12.35 us"
+    assert format_value(12.3456, "duration_us") == "12.35 µs"
     assert format_value(2500.0, "duration_us") == "2.5 ms"
     assert format_value(3_000_000.0, "duration_us") == "3 s"
     assert format_value(12.345, "pct") == "12.3%"

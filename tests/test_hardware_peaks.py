@@ -8,9 +8,10 @@ from importlib import resources
 import pytest
 
 from bench_kernel.errors import DeviceError, InputError, UsageError
-from bench_kernel.hardware import canonical_dtype, get_device, list_devices, parse_peak_table, peak_table
+from bench_kernel.dtypes import peak_class
+from bench_kernel.hardware import get_device, list_devices, parse_peak_table, peak_table
 
-RAW = json.loads(resources.files("bench_kernel.hardware").joinpath("peaks.json").read_bytes())
+RAW = json.loads(resources.files("bench_kernel.hardware").joinpath("data", "peaks.json").read_bytes())
 REQUIRED = ["A100 SXM", "H100 SXM", "H100 PCIe", "H200", "H20", "B200", "GB200", "L40S",
             "MI250X", "MI300X", "MI325X", "MI355X"]
 
@@ -114,19 +115,19 @@ def test_missing_dtype_peak_is_a_device_error_naming_the_choices():
 @pytest.mark.parametrize("alias, canon", [("bf16", "bf16"), ("BFloat16", "bf16"), ("torch.float16", "fp16"),
                                           ("half", "fp16"), ("float8_e4m3fn", "fp8"), ("double", "fp64"),
                                           ("float", "fp32"), ("nvfp4", "fp4"), ("int8", "int8")])
-def test_dtype_aliases(alias, canon):
-    assert canonical_dtype(alias) == canon
+def test_dtype_aliases_map_to_peak_columns(alias, canon):
+    assert peak_class(alias) == canon
 
 
 def test_torch_dtype_objects_are_accepted():
     torch = pytest.importorskip("torch")
-    assert canonical_dtype(torch.bfloat16) == "bf16"
-    assert canonical_dtype(torch.float8_e4m3fn) == "fp8"
+    assert peak_class(torch.bfloat16) == "bf16"
+    assert peak_class(torch.float8_e4m3fn) == "fp8"
 
 
 def test_unknown_dtype_is_a_usage_error():
     with pytest.raises(UsageError, match="unknown dtype 'fp12'.*bf16"):
-        canonical_dtype("fp12")
+        peak_class("fp12")
 
 
 @pytest.mark.parametrize("mutate, message", [
@@ -137,7 +138,7 @@ def test_unknown_dtype_is_a_usage_error():
     (lambda r: _row(r, "H20")["aliases"].append("NVIDIA H200"), "already names 'H200'"),
     (lambda r: _row(r, "MI300X")["peak_tflops"].pop("fp4"), "'MI300X'.*keys"),
     (lambda r: _row(r, "MI300X").update(sm_count="304"), r"Expected `int`.*sm_count"),
-    (lambda r: r["dtype_aliases"].update(f16="fp17"), "dtype_aliases.*fp17"),
+    (lambda r: r["dtypes"].append("fp17"), "dtypes.*peak classes of bench_kernel/data/dtypes.tsv"),
 ])
 def test_validation_rejects_broken_rows(mutate, message):
     with pytest.raises(InputError, match=message):

@@ -6,7 +6,7 @@ import pytest
 
 from bench_kernel.errors import InputError
 from bench_kernel.kernels._classify import default_rules
-from bench_kernel.kernels._data import dtype_map, multiword_ops, package_text, read_tsv
+from bench_kernel.kernels._data import multiword_ops, package_text, read_tsv
 from bench_kernel.kernels._tensile import tensile_keys
 
 
@@ -16,13 +16,6 @@ def _data_rows(name: str) -> int:
 
 def test_categories_every_row_parses():
     assert len(default_rules().rules) == _data_rows("categories.tsv") - 1  # minus the header
-
-
-def test_dtypes_every_row_parses():
-    m = dtype_map()
-    assert len(m) == _data_rows("dtypes.tsv") - 1
-    assert m["c10::BFloat16"] == m["__nv_bfloat16"] == m["__hip_bfloat16"] == m["std::bfloat16_t"] == "bf16"
-    assert m["float"] == "fp32" and m["long"] == "int64"
 
 
 def test_tensile_keys_every_row_parses():

@@ -102,7 +102,7 @@ def test_every_op_table_row_names_a_real_aten_op():
 
 
 def test_op_table_validation():
-    raw = json.loads(resources.files("bench_kernel.roofline").joinpath("ops.json").read_bytes())
+    raw = json.loads(resources.files("bench_kernel.roofline").joinpath("data", "ops.json").read_bytes())
     raw["flop_rules"]["add"] = ["outputs", 1]
     with pytest.raises(InputError, match=r"ops.json: flop_rules\['add'\].*kind"):
         _parse_op_tables(json.dumps(raw).encode(), "ops.json")

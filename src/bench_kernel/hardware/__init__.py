@@ -18,7 +18,6 @@ from bench_kernel.hardware._detect import detect_device, driver_version, resolve
 from bench_kernel.hardware._peaks import (
     DeviceSpec,
     PeakTable,
-    canonical_dtype,
     get_device,
     list_devices,
     normalize_name,
@@ -33,7 +32,6 @@ __all__ = [
     "cache_dir",
     "calibrate",
     "calibration_path",
-    "canonical_dtype",
     "detect_device",
     "driver_version",
     "get_device",

@@ -18,12 +18,12 @@ from typing import Any, Mapping
 
 import msgspec
 
-from bench_kernel.errors import DeviceError, InputError, UsageError
+from bench_kernel.dtypes import all_dtypes, peak_class
+from bench_kernel.errors import DeviceError, InputError
 
 __all__ = [
     "DeviceSpec",
     "PeakTable",
-    "canonical_dtype",
     "get_device",
     "list_devices",
     "normalize_name",
@@ -56,7 +56,6 @@ class _PeakFile(msgspec.Struct, forbid_unknown_fields=True):
     schema_version: int
     about: list[str]
     dtypes: list[str]
-    dtype_aliases: dict[str, str]
     refs: dict[str, str]
     devices: list[_DeviceRow]
 
@@ -87,7 +86,7 @@ class DeviceSpec:
 
     def peak(self, dtype: Any) -> float:
         """Dense peak for ``dtype`` (any alias or torch dtype) in TFLOP/s; DeviceError if none."""
-        canon = canonical_dtype(dtype)
+        canon = peak_class(dtype)
         value = self.peak_tflops.get(canon)
         if value is None:
             have = ", ".join(self.peak_tflops)
@@ -115,7 +114,6 @@ class PeakTable:
 
     devices: tuple[DeviceSpec, ...]
     dtypes: tuple[str, ...]
-    dtype_aliases: Mapping[str, str] = field(hash=False)
     refs: Mapping[str, str] = field(hash=False)
     about: tuple[str, ...] = ()
     _by_key: Mapping[str, DeviceSpec] = field(default_factory=dict, hash=False, repr=False)
@@ -216,9 +214,11 @@ def parse_peak_table(data: bytes | str, origin: str = "peaks.json") -> PeakTable
     dtypes = tuple(raw.dtypes)
     if "bf16" not in dtypes or len(set(dtypes)) != len(dtypes):
         raise _fail(origin, "dtypes", f"must be unique and include 'bf16', got {list(dtypes)}")
-    for alias, target in raw.dtype_aliases.items():
-        if target not in dtypes:
-            raise _fail(origin, f"dtype_aliases[{alias!r}]", f"{target!r} is not one of {list(dtypes)}")
+    # The columns are the peak classes of the one dtype vocabulary (bench_kernel/data/dtypes.tsv).
+    classes = {d.peak for d in all_dtypes() if d.peak}
+    if set(dtypes) != classes:
+        raise _fail(origin, "dtypes", f"must be the peak classes of bench_kernel/data/dtypes.tsv "
+                    f"{sorted(classes)}, got {list(dtypes)}")
 
     specs = tuple(_row_to_spec(origin, i, row, dtypes, raw.refs) for i, row in enumerate(raw.devices))
     by_key: dict[str, DeviceSpec] = {}
@@ -231,16 +231,15 @@ def parse_peak_table(data: bytes | str, origin: str = "peaks.json") -> PeakTable
                 raise _fail(origin, f"device {spec.name!r}",
                             f"name/alias {label!r} (key {key!r}) is empty or already names {owner!r}")
             by_key[key] = spec
-    return PeakTable(devices=specs, dtypes=dtypes, dtype_aliases=MappingProxyType(dict(raw.dtype_aliases)),
-                     refs=MappingProxyType(dict(raw.refs)), about=tuple(raw.about),
+    return PeakTable(devices=specs, dtypes=dtypes, refs=MappingProxyType(dict(raw.refs)), about=tuple(raw.about),
                      _by_key=MappingProxyType(by_key))
 
 
 @lru_cache(maxsize=1)
 def peak_table() -> PeakTable:
-    """The packaged table (``bench_kernel/hardware/peaks.json``), parsed once."""
-    data = resources.files("bench_kernel.hardware").joinpath("peaks.json").read_bytes()
-    return parse_peak_table(data, origin="bench_kernel/hardware/peaks.json")
+    """The packaged table (``bench_kernel/hardware/data/peaks.json``), parsed once."""
+    data = resources.files("bench_kernel.hardware").joinpath("data", "peaks.json").read_bytes()
+    return parse_peak_table(data, origin="bench_kernel/hardware/data/peaks.json")
 
 
 def list_devices() -> tuple[DeviceSpec, ...]:
@@ -264,18 +263,4 @@ def get_device(name: str | DeviceSpec) -> DeviceSpec:
     hint = (f"close matches: {', '.join(close)}" if close
             else f"known devices: {', '.join(d.name for d in table.devices)}")
     raise DeviceError(f"unknown device {name!r}; {hint}. Pass --device with one of these names "
-                      f"(see 'bench-kernel devices'), or add a row to bench_kernel/hardware/peaks.json")
-
-
-def canonical_dtype(dtype: Any) -> str:
-    """``"bf16"`` for ``"bfloat16"``, ``torch.bfloat16``, ``"BF16"``...; UsageError if unknown."""
-    table = peak_table()
-    text = str(dtype).strip().lower()
-    text = text[len("torch."):] if text.startswith("torch.") else text
-    if text in table.dtypes:
-        return text
-    canon = table.dtype_aliases.get(text)
-    if canon is None:
-        raise UsageError(f"unknown dtype {str(dtype)!r}; expected one of {', '.join(table.dtypes)} "
-                         f"(or an alias such as bfloat16, float16, float8_e4m3fn)")
-    return canon
+                      f"(see 'bench-kernel devices'), or add a row to bench_kernel/hardware/data/peaks.json")

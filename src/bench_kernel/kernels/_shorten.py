@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from bench_kernel.kernels._cxx import parse_function, split_args, split_component, split_scope
-from bench_kernel.kernels._data import dtype_map
+from bench_kernel.dtypes import lookup as dtype_lookup
 
 __all__ = ["MAX_SHORT", "fit", "shorten_cxx", "dtype_of", "simplify_arg", "lambda_owner"]
 
@@ -26,7 +26,6 @@ _PLUMBING = re.compile(
     r"^(?:std::array|std::integral_constant|TrivialOffsetCalculator|OffsetCalculator|"
     r"at::native::memory::(?:Load|Store)With(?:out)?Cast|at::(?:Restrict|Default)PtrTraits|"
     r"at::native::memory::\w+)\b")
-_CV = re.compile(r"\b(?:const|volatile)\b|[*&]")
 
 
 def fit(text: str, limit: int = MAX_SHORT) -> str:
@@ -37,8 +36,7 @@ def fit(text: str, limit: int = MAX_SHORT) -> str:
 
 def dtype_of(arg: str) -> str | None:
     """The short dtype of a C++ element type (``c10::BFloat16 const*`` -> ``bf16``), else None."""
-    key = " ".join(_CV.sub(" ", arg).split())
-    return dtype_map().get(key)
+    return dtype_lookup(arg)
 
 
 def lambda_owner(arg: str) -> tuple[str | None, str | None]:

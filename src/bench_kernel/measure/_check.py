@@ -9,18 +9,22 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+from bench_kernel.dtypes import lookup
+
 __all__ = ["compare", "tolerance_for"]
 
+#: Canonical dtype (bench_kernel.dtypes) -> allowed relative error.
 _TOLERANCE = {
-    "torch.float64": 1e-7,
-    "torch.float32": 1e-4,
-    "torch.complex64": 1e-4,
-    "torch.float16": 2e-3,
-    "torch.bfloat16": 1.6e-2,
-    "torch.float8_e4m3fn": 1.25e-1,
-    "torch.float8_e4m3fnuz": 1.25e-1,
-    "torch.float8_e5m2": 2.5e-1,
-    "torch.float8_e5m2fnuz": 2.5e-1,
+    "fp64": 1e-7,
+    "complex128": 1e-7,
+    "fp32": 1e-4,
+    "complex64": 1e-4,
+    "fp16": 2e-3,
+    "bf16": 1.6e-2,
+    "fp8e4m3": 1.25e-1,
+    "fp8e4m3fnuz": 1.25e-1,
+    "fp8e5m2": 2.5e-1,
+    "fp8e5m2fnuz": 2.5e-1,
 }
 
 
@@ -28,8 +32,8 @@ def tolerance_for(dtype: Any) -> float:
     """Relative error allowed for an output of ``dtype``; 0 (exact) for integers and bool."""
     import torch
 
-    key = str(dtype)
-    if key == "torch.float32" and torch.backends.cuda.matmul.allow_tf32:
+    key = lookup(dtype)
+    if key == "fp32" and torch.backends.cuda.matmul.allow_tf32:
         return 1e-3  # TF32 keeps 10 mantissa bits
     if key in _TOLERANCE:
         return _TOLERANCE[key]

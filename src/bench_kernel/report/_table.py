@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from bench_kernel.units import format_bytes, format_duration_us
+
 __all__ = ["Column", "Table", "format_value", "to_csv", "to_markdown", "render_rich"]
 
 #: hint -> how a raw value is shown. Durations are microseconds everywhere inside the tool.
@@ -44,28 +46,6 @@ class Table:
     notes: list[str] = field(default_factory=list)
 
 
-def _fmt_duration_us(us: float) -> str:
-    # Three significant figures, switching units so a column stays readable from ns to s.
-    a = abs(us)
-    if a == 0:
-        return "0"
-    if a < 1:
-        return f"{us * 1e3:.3g} ns"
-    if a < 1e3:
-        return f"{us:.4g} us"
-    if a < 1e6:
-        return f"{us / 1e3:.4g} ms"
-    return f"{us / 1e6:.4g} s"
-
-
-def _fmt_bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.3g} {unit}"
-        n /= 1024
-    raise AssertionError("unreachable")
-
-
 def format_value(value: Any, hint: str) -> str:
     """Format one raw value for display according to ``hint`` (see :data:`HINTS`)."""
     if value is None:
@@ -79,7 +59,7 @@ def format_value(value: Any, hint: str) -> str:
     if hint == "float":
         return f"{value:.4g}"
     if hint == "duration_us":
-        return _fmt_duration_us(float(value))
+        return format_duration_us(float(value))
     if hint == "pct":
         return f"{value:.1f}%"
     if hint == "ratio":
@@ -90,7 +70,7 @@ def format_value(value: Any, hint: str) -> str:
     if hint == "tbps":
         return f"{value:.2f}" if abs(value) >= 0.1 else f"{value:.3g}"
     if hint == "bytes":
-        return _fmt_bytes(float(value))
+        return format_bytes(float(value))
     raise ValueError(f"unknown hint {hint!r}")
 
 

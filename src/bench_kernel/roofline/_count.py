@@ -76,9 +76,9 @@ def _parse_op_tables(data: bytes, origin: str) -> OpTables:
 
 @lru_cache(maxsize=1)
 def op_tables() -> OpTables:
-    """The packaged ``bench_kernel/roofline/ops.json``, parsed and validated once."""
-    data = resources.files("bench_kernel.roofline").joinpath("ops.json").read_bytes()
-    return _parse_op_tables(data, "bench_kernel/roofline/ops.json")
+    """The packaged ``bench_kernel/roofline/data/ops.json``, parsed and validated once."""
+    data = resources.files("bench_kernel.roofline").joinpath("data", "ops.json").read_bytes()
+    return _parse_op_tables(data, "bench_kernel/roofline/data/ops.json")
 
 
 def aten_packet(torch: Any, name: str) -> Any:
@@ -86,7 +86,7 @@ def aten_packet(torch: Any, name: str) -> Any:
     try:
         return getattr(torch.ops.aten, name)
     except (AttributeError, RuntimeError):
-        raise InputError(f"bench_kernel/roofline/ops.json: torch {torch.__version__} has no aten op "
+        raise InputError(f"bench_kernel/roofline/data/ops.json: torch {torch.__version__} has no aten op "
                          f"{name!r}; fix or remove that entry") from None
 
 

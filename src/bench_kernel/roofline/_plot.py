@@ -11,8 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from bench_kernel.dtypes import peak_class
 from bench_kernel.errors import UsageError
-from bench_kernel.hardware import Calibration, DeviceSpec, canonical_dtype, get_device
+from bench_kernel.hardware import Calibration, DeviceSpec, get_device
 from bench_kernel.roofline._analysis import Roof, RooflineResult, measured_roof, spec_roof
 
 __all__ = ["build_figure", "plot_roofline"]
@@ -47,7 +48,7 @@ def build_figure(points: Iterable[RooflineResult] | Mapping[str, RooflineResult]
     except ImportError:
         raise UsageError("plotting needs matplotlib: pip install 'bench-kernel[plot]'") from None
     spec = get_device(device)
-    dt = canonical_dtype(dtype)
+    dt = peak_class(dtype)
     roofs = [spec_roof(spec, dt)]
     m = measured_roof(measured, dt) if measured is not None else None
     if m is not None:

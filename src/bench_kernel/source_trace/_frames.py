@@ -6,16 +6,17 @@ Kineto records a frame as ``file.py(line): function`` with the file already rela
 
 from __future__ import annotations
 
-import csv
 import functools
 import os
 import re
 import sys
-from importlib import resources
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from bench_kernel.datafile import read_package_tsv
+from bench_kernel.errors import InputError
 from bench_kernel.source_trace._model import SourceFrame
+from bench_kernel.trace import MODULE_PREFIX, Frame
 
 __all__ = ["FrameRules", "plumbing_rules", "to_source_frames", "resolve_file", "display_path"]
 
@@ -38,14 +39,12 @@ class FrameRules:
 @functools.lru_cache(maxsize=1)
 def plumbing_rules() -> FrameRules:
     """The rules in ``data/plumbing_frames.tsv``, validated: two non-empty columns per row."""
-    text = resources.files("bench_kernel.source_trace").joinpath("data/plumbing_frames.tsv").read_text()
-    rows = []
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
-    for n, row in enumerate(csv.reader(lines[1:], delimiter="\t"), start=2):
-        if len(row) != 2 or not all(c.strip() for c in row):
-            raise ValueError(f"plumbing_frames.tsv row {n}: expected 'file<TAB>function', got {row!r}")
-        rows.append((row[0].strip(), row[1].strip()))
-    return FrameRules(rows)
+    def check(row: dict[str, str], where: str) -> None:
+        if not row["file"] or not row["function"]:
+            raise InputError(f"{where}: expected 'file<TAB>function', both non-empty, got {row!r}")
+
+    rows = read_package_tsv("bench_kernel.source_trace", "plumbing_frames.tsv", ("file", "function"), check)
+    return FrameRules((r["file"], r["function"]) for r in rows)
 
 
 def _is_tool(file: str) -> bool:
@@ -94,9 +93,9 @@ def display_path(file: str, abs_path: str | None, root: Path) -> str:
     return f
 
 
-def to_source_frames(frames: Sequence, *, root: Path, doc_dir: Path, keep_all: bool = False,
+def to_source_frames(frames: Sequence[Frame], *, root: Path, doc_dir: Path, keep_all: bool = False,
                      rules: FrameRules | None = None) -> tuple[SourceFrame, ...]:
-    """Frames (objects with ``file``, ``line``, ``function``; outermost first) for the document.
+    """The trace's frames (outermost first) as the document shows them.
 
     Drops frames without a file (built-ins, ``nn.Module`` markers), the profiler's and this
     tool's own frames and everything outside them (the harness), and -- unless ``keep_all`` --
@@ -108,10 +107,10 @@ def to_source_frames(frames: Sequence, *, root: Path, doc_dir: Path, keep_all: b
     kept = []
     pending = None
     for f in frames:
-        fn = getattr(f, "function", "") or ""
-        if not getattr(f, "file", None) and fn.startswith("nn.Module: "):
-            pending = re.sub(r"_\d+$", "", fn[len("nn.Module: "):].strip())
-        elif getattr(f, "file", None) and getattr(f, "line", None):
+        fn = f.function or ""
+        if not f.file and fn.startswith(MODULE_PREFIX):
+            pending = re.sub(r"_\d+$", "", fn[len(MODULE_PREFIX):].strip())
+        elif f.file and f.line:
             if pending and not (not keep_all and rules.drops(f.file, f.function)):
                 modules[len(kept)] = pending
                 pending = None

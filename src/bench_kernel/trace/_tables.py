@@ -11,10 +11,10 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from bench_kernel.datafile import package_text, read_package_tsv, user_file_text
 from bench_kernel.errors import InputError
 
 __all__ = [
@@ -36,39 +36,33 @@ _ARG_TYPES = ("int", "int3", "str", "json")
 _ARG_GROUPS = ("core", "shapes")
 _RULE_KINDS = ("annotation", "module", "graph_launch")
 PHASES = ("prefill", "decode", "mixed")
+_PKG = "bench_kernel.trace"
 _PHASE_VALUES = PHASES + ("ignore",)
 
 
-def _data_text(name: str) -> str:
-    return resources.files("bench_kernel.trace").joinpath("data", name).read_text(encoding="utf-8")
-
-
-def _tsv_rows(name: str, ncols: int) -> list[tuple[int, list[str]]]:
-    rows = []
-    for lineno, line in enumerate(_data_text(name).splitlines(), start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        cells = line.split("\t")
-        if len(cells) != ncols or any(not c.strip() for c in cells):
-            raise InputError(f"{name} line {lineno}: expected {ncols} tab-separated non-empty cells, "
-                             f"got {cells!r}; fix the row in bench_kernel/trace/data/{name}")
-        rows.append((lineno, [c.strip() for c in cells]))
-    return rows
+def _nonempty(row: dict[str, str], where: str) -> None:
+    empty = [k for k, v in row.items() if not v]
+    if empty:
+        raise InputError(f"{where}: column {empty[0]!r} is empty; every cell of this table needs a value")
 
 
 @lru_cache(maxsize=1)
 def launch_apis() -> dict[str, tuple[str, str]]:
     """Launch-API name -> (kind, vendor), from ``data/launch_apis.tsv``, validated."""
     table: dict[str, tuple[str, str]] = {}
-    for lineno, (name, kind, vendor) in _tsv_rows("launch_apis.tsv", 3):
+
+    def check(row: dict[str, str], where: str) -> None:
+        _nonempty(row, where)
+        name, kind, vendor = row["name"], row["kind"], row["vendor"]
         if kind not in LAUNCH_KINDS:
-            raise InputError(f"launch_apis.tsv line {lineno}: kind {kind!r} of {name!r} is not one of "
-                             f"{LAUNCH_KINDS}")
+            raise InputError(f"{where}: kind {kind!r} of {name!r} is not one of {LAUNCH_KINDS}")
         if vendor not in ("cuda", "hip"):
-            raise InputError(f"launch_apis.tsv line {lineno}: vendor {vendor!r} of {name!r} must be cuda or hip")
+            raise InputError(f"{where}: vendor {vendor!r} of {name!r} must be cuda or hip")
         if name in table:
-            raise InputError(f"launch_apis.tsv line {lineno}: {name!r} is listed twice")
+            raise InputError(f"{where}: {name!r} is listed twice")
         table[name] = (kind, vendor)
+
+    read_package_tsv(_PKG, "launch_apis.tsv", ("name", "kind", "vendor"), check)
     return table
 
 
@@ -97,14 +91,19 @@ def arg_fields() -> tuple[ArgField, ...]:
     """The Kineto arg map from ``data/kineto_args.tsv``, validated."""
     out: list[ArgField] = []
     seen: set[str] = set()
-    for lineno, (key, name, typ, group) in _tsv_rows("kineto_args.tsv", 4):
+
+    def check(row: dict[str, str], where: str) -> None:
+        _nonempty(row, where)
+        key, name, typ, group = row["key"], row["field"], row["type"], row["group"]
         if typ not in _ARG_TYPES or group not in _ARG_GROUPS:
-            raise InputError(f"kineto_args.tsv line {lineno}: type {typ!r} / group {group!r} of {key!r} "
+            raise InputError(f"{where}: type {typ!r} / group {group!r} of {key!r} "
                              f"must be one of {_ARG_TYPES} / {_ARG_GROUPS}")
         if not re.fullmatch(r"[a-z][a-z0-9_]*", name) or name in seen:
-            raise InputError(f"kineto_args.tsv line {lineno}: field {name!r} must be unique snake_case")
+            raise InputError(f"{where}: field {name!r} must be unique snake_case")
         seen.add(name)
         out.append(ArgField(key, name, typ, group))
+
+    read_package_tsv(_PKG, "kineto_args.tsv", ("key", "field", "type", "group"), check)
     return tuple(out)
 
 
@@ -197,14 +196,11 @@ def parse_step_rules(data: Any, source: str) -> StepRules:
 
 @lru_cache(maxsize=1)
 def _packaged_step_rules() -> StepRules:
-    return parse_step_rules(json.loads(_data_text("steps.json")), "steps.json")
+    return parse_step_rules(json.loads(package_text(_PKG, "steps.json")), "steps.json")
 
 
 def _read_step_rules(p: Path) -> StepRules:
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"cannot read step rules {p}: {e.strerror or e}") from None
+    text = user_file_text(p, "step rules")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
