@@ -47,9 +47,12 @@ def make_cases(torch: Any, device: str, smoke: bool) -> dict[str, Case]:
 
 def _gpu_times_us(torch: Any, fn: Callable[[], Any]) -> tuple[float, float]:
     """(graph_us, events_us) per call: medians of graph replays / calls, and of event-bracketed calls."""
-    from bench_kernel.hardware._calibrate import time_events_us
+    from bench_kernel.gpu import time_each_us
 
-    events_us = statistics.median(time_events_us(torch, fn, reps=30, warmup=5))
+    for _ in range(5):
+        fn()
+    torch.cuda.synchronize()
+    events_us = statistics.median(time_each_us(fn, 30))
     calls = max(3, min(200, int(2000 / max(events_us, 1e-3))))  # ~2 ms per replay
     graph = torch.cuda.CUDAGraph()
     side = torch.cuda.Stream()
@@ -60,7 +63,10 @@ def _gpu_times_us(torch: Any, fn: Callable[[], Any]) -> tuple[float, float]:
     with torch.cuda.graph(graph):
         for _ in range(calls):
             fn()
-    graph_us = statistics.median(time_events_us(torch, graph.replay, reps=10, warmup=2)) / calls
+    for _ in range(2):
+        graph.replay()
+    torch.cuda.synchronize()
+    graph_us = statistics.median(time_each_us(graph.replay, 10)) / calls
     return graph_us, events_us
 
 
@@ -76,7 +82,7 @@ def _host_us(fn: Callable[[], Any]) -> float:
 
 def run(torch: Any, spec: Any, cal: Any, smoke: bool) -> list[Any]:
     """Count, time and place every case under the roofs; returns the RooflineResults."""
-    from bench_kernel.roofline import count, roofline
+    from bench_kernel.roofline import analyze, count
 
     device = "cpu" if smoke else "cuda"
     results = []
@@ -88,7 +94,7 @@ def run(torch: Any, spec: Any, cal: Any, smoke: bool) -> list[Any]:
         else:
             gr, ev = _gpu_times_us(torch, call)
             time_us = gr
-        results.append(roofline(counts.flops, counts.bytes, time_us, device=spec, dtype="bf16", name=name,
+        results.append(analyze(counts.flops, counts.bytes, time_us, device=spec, dtype="bf16", name=name,
                                 events_us=ev, graph_us=gr, calibration=cal if cal is not None else False))
     return results
 

@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 
+from bench_kernel.gpu import has_gpu, has_torch
 from bench_kernel.hardware import Calibration
 
 
-def _cuda_available() -> bool:
-    if importlib.util.find_spec("torch") is None:
-        return True  # without torch the no-GPU paths are not the ones under test: skip them
-    import torch
-
-    return bool(torch.cuda.is_available())
-
-
-#: For tests of what happens without a GPU (they cannot run on a GPU machine).
-needs_no_gpu = pytest.mark.skipif(_cuda_available(), reason="a GPU is present (or torch is missing)")
+#: For tests of what happens without a GPU (they cannot run on a GPU machine). Without torch the
+#: no-GPU paths are not the ones under test either: skip them then too.
+needs_no_gpu = pytest.mark.skipif(has_gpu() or not has_torch(), reason="a GPU is present (or torch is missing)")
 
 
 def make_calibration(**overrides) -> Calibration:

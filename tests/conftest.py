@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from bench_kernel.gpu import has_gpu
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Real traces and kernel names live beside the project, never inside it (see DESIGN.md).
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
-def _has_gpu() -> bool:
-    if importlib.util.find_spec("torch") is None:
-        return False
-    import torch
-
-    return bool(torch.cuda.is_available())
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if _has_gpu():
+    if has_gpu():
         return
     skip = pytest.mark.skip(reason="needs a CUDA/HIP GPU")
     for item in items:

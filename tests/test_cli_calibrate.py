@@ -14,7 +14,7 @@ from _hardware_helpers import make_calibration, needs_no_gpu
 def test_without_a_gpu_is_one_clear_line(run_cli):
     r = run_cli("calibrate")
     assert r.exit_code == 1
-    assert r.stderr == ("bench-kernel: error: calibrate measures this machine's GPU and none is visible "
+    assert r.stderr == ("bench-kernel: error: calibrate needs a CUDA/HIP GPU and none is visible "
                         "(torch.cuda.is_available() is False); run it on the GPU machine\n")
 
 

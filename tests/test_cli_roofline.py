@@ -90,4 +90,4 @@ def test_missing_required_option_is_a_usage_error(run_cli):
 @needs_no_gpu
 def test_no_device_and_no_gpu_is_one_line(run_cli):
     r = run_cli("roofline", "--flops", "1", "--bytes", "1", "--time-us", "1")
-    assert r.exit_code == 1 and "no CUDA/HIP GPU is visible" in r.stderr and "--device NAME" in r.stderr
+    assert r.exit_code == 1 and "needs a CUDA/HIP GPU and none is visible" in r.stderr and "--device NAME" in r.stderr

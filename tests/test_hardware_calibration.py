@@ -81,5 +81,5 @@ def test_calibration_is_frozen():
 
 @needs_no_gpu
 def test_calibrate_without_a_gpu_is_one_clear_error():
-    with pytest.raises(DeviceError, match="calibrate measures this machine's GPU and none is visible"):
+    with pytest.raises(DeviceError, match="calibrate needs a CUDA/HIP GPU and none is visible"):
         calibrate()

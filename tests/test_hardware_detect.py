@@ -47,7 +47,7 @@ def test_an_unknown_gpu_names_close_rows_and_the_fix():
 
 @needs_no_gpu
 def test_detect_without_a_gpu_is_one_clear_error():
-    with pytest.raises(DeviceError, match="no CUDA/HIP GPU is visible.*--device NAME"):
+    with pytest.raises(DeviceError, match="detecting the device needs a CUDA/HIP GPU and none is visible.*pass --device NAME"):
         detect_device()
 
 

@@ -17,12 +17,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from bench_kernel.errors import DeviceError, MeasurementError
+from bench_kernel.dtypes import peak_class
+from bench_kernel.errors import MeasurementError
 from bench_kernel.hardware._calibration import Calibration, save_calibration
-from bench_kernel.hardware._detect import driver_version, import_torch, resolve_reported
-from bench_kernel.hardware._peaks import DeviceSpec, canonical_dtype, get_device
+from bench_kernel.gpu import require_gpu, sleep_us, time_each_us
+from bench_kernel.hardware._detect import driver_version, resolve_reported
+from bench_kernel.hardware._peaks import DeviceSpec, get_device
 
-__all__ = ["calibrate", "time_events_us"]
+__all__ = ["calibrate"]
 
 MATMUL_DTYPES = ("bf16", "fp16", "tf32", "fp32", "fp8")
 _GEMM_SIZE = 8192  # M = N = K: large enough to reach the tensor-core plateau on every listed GPU
@@ -39,19 +41,12 @@ def _warm(torch: Any, fn: Callable[[], Any], ms: float, min_calls: int = 2) -> N
         calls += 1
 
 
-def time_events_us(torch: Any, fn: Callable[[], Any], reps: int, warmup: int = 3) -> list[float]:
-    """Per-call times of ``fn`` in microseconds, each bracketed by its own pair of CUDA events."""
+def _time_us(torch: Any, fn: Callable[[], Any], reps: int, warmup: int = 3) -> list[float]:
+    """Per-call times of ``fn`` (us) after ``warmup`` untimed calls, one event pair per call."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
-    pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-             for _ in range(reps)]
-    for start, end in pairs:
-        start.record()
-        fn()
-        end.record()
-    torch.cuda.synchronize()
-    return [start.elapsed_time(end) * 1e3 for start, end in pairs]
+    return time_each_us(fn, reps)
 
 
 def _summary(samples_us: list[float], **extra: Any) -> dict[str, Any]:
@@ -66,7 +61,7 @@ def _dram_copy(torch: Any, l2_bytes: int) -> tuple[float, dict[str, Any]]:
     n = n_bytes // 4
     src = torch.rand(n, device="cuda")
     dst = torch.empty_like(src)
-    samples = time_events_us(torch, lambda: dst.copy_(src), reps=30, warmup=5)
+    samples = _time_us(torch, lambda: dst.copy_(src), reps=30, warmup=5)
     raw = _summary(samples, method="dst.copy_(src), float32, read + write bytes counted",
                    bytes_moved=2 * n * 4)
     return raw["bytes_moved"] / raw["median_us"] / 1e6, raw
@@ -82,7 +77,7 @@ def _l2_read(torch: Any, l2_bytes: int) -> tuple[float, dict[str, Any]]:
     buf = torch.rand(n, device="cuda")
     view = buf.as_strided((rows, n), (0, 1))
     out = torch.empty(rows, device="cuda")
-    samples = time_events_us(torch, lambda: torch.sum(view, dim=1, out=out), reps=20, warmup=3)
+    samples = _time_us(torch, lambda: torch.sum(view, dim=1, out=out), reps=20, warmup=3)
     raw = _summary(samples, method="sum over rows of a stride-0 view of an L2/4 buffer (reads only)",
                    working_set_bytes=n * 4, rows=rows, bytes_read=rows * n * 4)
     return raw["bytes_read"] / raw["median_us"] / 1e6, raw
@@ -127,9 +122,9 @@ def _matmul(torch: Any, dtype: str, size: int = _GEMM_SIZE) -> tuple[float, dict
         # (seen on an H200: ~780 TFLOP/s bf16 for 10 products after an idle moment, ~680 after
         # 200 ms of back-to-back products), and a short benchmark of a kernel runs at the former.
         time.sleep(_COOL_S)
-        samples = time_events_us(torch, fn, reps=10, warmup=1)
+        samples = _time_us(torch, fn, reps=10, warmup=1)
         _warm(torch, fn, _WARMUP_MS)
-        sustained = time_events_us(torch, fn, reps=10, warmup=0)
+        sustained = _time_us(torch, fn, reps=10, warmup=0)
     finally:
         torch.set_float32_matmul_precision(saved)
     flops = 2 * size ** 3
@@ -152,19 +147,11 @@ def _launch_events(torch: Any, n: int = 200) -> tuple[float, dict[str, Any]]:
     for _ in range(20):
         kernel()
     torch.cuda.synchronize()
-    pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(n)]
     # The backlog keeps the GPU busy while the host enqueues, so host gaps between launches are not
     # timed: what remains is what event timing itself adds to any kernel (do_bench's situation).
     if hasattr(torch.cuda, "_sleep"):
-        from bench_kernel.measure._backlog import sleep_us  # the one backlog helper
-
         sleep_us(_BACKLOG_US)
-    for start, end in pairs:
-        start.record()
-        kernel()
-        end.record()
-    torch.cuda.synchronize()
-    samples = [s.elapsed_time(e) * 1e3 for s, e in pairs]
+    samples = time_each_us(kernel, n)
     raw = _summary(samples, method="event / empty kernel / event, behind a backlog kernel")
     return raw["median_us"], raw
 
@@ -181,7 +168,7 @@ def _launch_graph(torch: Any, nodes: int = 500) -> tuple[float, dict[str, Any]]:
     with torch.cuda.graph(graph):
         for _ in range(nodes):
             kernel()
-    samples = [t / nodes for t in time_events_us(torch, graph.replay, reps=20, warmup=3)]
+    samples = [t / nodes for t in _time_us(torch, graph.replay, reps=20, warmup=3)]
     raw = _summary(samples, method=f"replay of a CUDA graph of {nodes} empty kernels, per node", nodes=nodes)
     return raw["median_us"], raw
 
@@ -202,10 +189,7 @@ def calibrate(device: str | DeviceSpec | None = None, *, save: bool = True,
     sm_89/gfx942, tf32 on CDNA 4 is emulated and still measured) are skipped with a note.
     Raises DeviceError without a GPU, MeasurementError if a required measurement fails.
     """
-    torch = import_torch()
-    if not torch.cuda.is_available():
-        raise DeviceError("calibrate measures this machine's GPU and none is visible "
-                          "(torch.cuda.is_available() is False); run it on the GPU machine")
+    torch = require_gpu("calibrate", "run it on the GPU machine")
     props = torch.cuda.get_device_properties(torch.cuda.current_device())
     spec = get_device(device) if device is not None else resolve_reported(props.name, props.multi_processor_count)
     l2_bytes = int(getattr(props, "L2_cache_size", 0) or spec.l2_bytes or 50 << 20)
@@ -216,7 +200,7 @@ def calibrate(device: str | DeviceSpec | None = None, *, save: bool = True,
     dram_tbps, raw["dram_copy"] = _step("DRAM copy", lambda: _dram_copy(torch, l2_bytes))
     l2_tbps, raw["l2_read"] = _step("L2 read", lambda: _l2_read(torch, l2_bytes))
     matmul: dict[str, float] = {}
-    for dt in (canonical_dtype(d) for d in dtypes):
+    for dt in (peak_class(d) for d in dtypes):
         try:
             matmul[dt], raw[f"matmul_{dt}"] = _matmul(torch, dt)
         except Exception as e:  # noqa: BLE001 - an unsupported dtype is a note, not a failure

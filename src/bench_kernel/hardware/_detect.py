@@ -7,19 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from bench_kernel.errors import DeviceError
+from bench_kernel.gpu import import_torch, require_gpu
 from bench_kernel.hardware._peaks import DeviceSpec, peak_table
 
-__all__ = ["detect_device", "driver_version", "import_torch", "resolve_reported"]
-
-
-def import_torch() -> Any:
-    """``torch``, or a DeviceError saying how to go on without it."""
-    try:
-        import torch
-    except ImportError:
-        raise DeviceError("PyTorch is not installed, so no GPU can be used or detected; install torch "
-                          "(pip install 'bench-kernel[torch]') or pass --device NAME") from None
-    return torch
+__all__ = ["detect_device", "driver_version", "resolve_reported"]
 
 
 def resolve_reported(reported_name: str, sm_count: int | None = None) -> DeviceSpec:
@@ -35,7 +26,7 @@ def resolve_reported(reported_name: str, sm_count: int | None = None) -> DeviceS
         near = f"close matches: {', '.join(close)}; " if close else ""
         raise DeviceError(f"this GPU reports itself as {reported_name!r}, which is not in the peak table; "
                           f"{near}pass --device NAME to use a table row anyway, or add the device to "
-                          f"bench_kernel/hardware/peaks.json")
+                          f"bench_kernel/hardware/data/peaks.json")
     if sm_count is not None and sm_count != spec.sm_count:
         raise DeviceError(f"this GPU ({reported_name!r}) reports {sm_count} SMs/CUs but the peak table's "
                           f"{spec.name!r} has {spec.sm_count}: a MIG/partitioned slice or another SKU, whose "
@@ -49,10 +40,8 @@ def detect_device(index: int | None = None) -> DeviceSpec:
     Raises DeviceError without torch, without a GPU, for a name the table does not know and for an
     SM/CU count that does not match the row (see :func:`resolve_reported`).
     """
-    torch = import_torch()
-    if not torch.cuda.is_available():
-        raise DeviceError("no CUDA/HIP GPU is visible (torch.cuda.is_available() is False); pass --device "
-                          "NAME to choose a row of the peak table ('bench-kernel devices' lists them)")
+    torch = require_gpu("detecting the device", "pass --device NAME to choose a row of the peak table "
+                        "('bench-kernel devices' lists them)")
     idx = torch.cuda.current_device() if index is None else index
     props = torch.cuda.get_device_properties(idx)
     return resolve_reported(props.name, props.multi_processor_count)

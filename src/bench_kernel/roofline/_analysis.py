@@ -10,17 +10,17 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from bench_kernel.dtypes import peak_class
 from bench_kernel.errors import DeviceError, UsageError
 from bench_kernel.hardware import (
     Calibration,
     DeviceSpec,
-    canonical_dtype,
     detect_device,
     get_device,
     load_calibration,
 )
 
-__all__ = ["Roof", "RoofAnalysis", "RooflineResult", "measured_roof", "roofline", "spec_roof"]
+__all__ = ["Roof", "RoofAnalysis", "RooflineResult", "analyze", "measured_roof", "spec_roof"]
 
 #: A kernel is launch-bound when launch cost is at least this share of its measured time (and
 #: exceeds what the roof itself needs): "the time is dominated by launch cost".
@@ -58,7 +58,7 @@ class RoofAnalysis:
     headroom: float
     """``time_us / floor_us``: the speed-up left before the roof."""
     bound: str
-    """``"memory"``, ``"compute"`` or ``"launch"`` (see :func:`roofline`)."""
+    """``"memory"``, ``"compute"`` or ``"launch"`` (see :func:`analyze`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"source": self.roof.source, "peak_tflops": self.roof.peak_tflops,
@@ -155,7 +155,7 @@ def spec_roof(device: DeviceSpec, dtype: str) -> Roof:
 
 def measured_roof(calibration: Calibration, dtype: str) -> Roof | None:
     """The calibrated roof for ``dtype``, or None when that dtype's GEMM was not measured."""
-    peak = calibration.matmul_tflops.get(canonical_dtype(dtype))
+    peak = calibration.matmul_tflops.get(peak_class(dtype))
     return None if peak is None else Roof("measured", peak, calibration.dram_tbps)
 
 
@@ -187,7 +187,7 @@ def _launch_cost(launch_overhead_us: float | None, events_us: float | None, grap
     return None, None
 
 
-def roofline(flops: float, bytes: float, time_us: float, *, device: str | DeviceSpec | None = None,
+def analyze(flops: float, bytes: float, time_us: float, *, device: str | DeviceSpec | None = None,
              dtype: str = "bf16", name: str | None = None, launch_overhead_us: float | None = None,
              events_us: float | None = None, graph_us: float | None = None,
              timed_with: str = "graph", calibration: Calibration | bool = True) -> RooflineResult:
@@ -218,7 +218,7 @@ def roofline(flops: float, bytes: float, time_us: float, *, device: str | Device
         raise UsageError("events_us and graph_us go together: give both (the same callable timed "
                          "with events and in a CUDA graph) or neither")
     spec = detect_device() if device is None else get_device(device)
-    dt = canonical_dtype(dtype)
+    dt = peak_class(dtype)
     notes: list[str] = []
 
     cal: Calibration | None
