@@ -9,12 +9,11 @@ import torch
 
 import bench_kernel
 from bench_kernel.errors import MeasurementError, UsageError
-from bench_kernel.measure._env import has_gpu
 from bench_kernel.measure._graph import explain_capture_error
+from _hardware_helpers import needs_no_gpu
 
-pytestmark = pytest.mark.skipif(has_gpu(), reason="checks the no-GPU behaviour")
 
-
+@needs_no_gpu
 def test_without_gpu_falls_back_to_host_and_says_so():
     r = bench_kernel.bench(lambda a, b: a @ b, make_inputs=lambda: (torch.randn(64, 64), torch.randn(64, 64)),
                            flops=2 * 64**3, max_time_s=0.2, name="mm")
@@ -61,19 +60,6 @@ def test_callable_that_raises_is_a_measurement_error():
 def test_bad_arguments(kwargs, fragment):
     with pytest.raises(UsageError, match=fragment):
         bench_kernel.bench(lambda: None, **kwargs)
-
-
-def test_documented_defaults_match_the_signature_and_the_cli():
-    sig = inspect.signature(bench_kernel.bench)
-    assert sig.parameters["methods"].default == ("graph", "events", "kernel")
-    assert sig.parameters["cache"].default == "cold"
-    assert sig.parameters["precision"].default == 0.01
-    from bench_kernel.cli.run import command
-
-    opts = {p.name: p.default for p in command.params}
-    assert opts["cache"] == sig.parameters["cache"].default
-    assert opts["precision"] == sig.parameters["precision"].default
-    assert opts["max_time_s"] == sig.parameters["max_time_s"].default
 
 
 def test_capture_error_reports_the_first_error_not_the_cleanup_one():

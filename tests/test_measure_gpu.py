@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -114,8 +116,10 @@ def test_env_is_recorded():
     assert env["backend"] in ("cuda", "hip")
     assert env["sm_count"] > 0 and env["l2_bytes"] > 0 and env["device"]
     assert env["torch"] == torch.__version__
-    if env["backend"] == "cuda":
-        assert env["state_before"].get("sm_clock_mhz", 1) > 0
+    if env["backend"] == "cuda" and importlib.util.find_spec("pynvml") is not None:
+        # with NVML present the SM clock must be read, and be a real clock of this GPU
+        before = env["state_before"]
+        assert 0 < before["sm_clock_mhz"] <= before["max_sm_clock_mhz"]
 
 
 def test_suite_runs_every_case_on_the_gpu(run_cli):
@@ -129,4 +133,5 @@ def test_suite_runs_every_case_on_the_gpu(run_cli):
         for m in ("graph", "events", "kernel"):
             assert x["measurements"][m]["ok"], (x["name"], m, x["notes"])
     assert res["copy"]["kernels"][0]["kind"] == "memcpy"
-    assert res["gemm"]["achieved_tflops"] > 300  # bf16 8192^3 on an H100/H200-class GPU
+    # bf16 GEMM: at least 30% of this GPU's dense bf16 peak (cuBLAS reaches 70-85% on an H200)
+    assert res["gemm"]["achieved_tflops"] > 0.3 * bench_kernel.detect_device().peak("bf16")

@@ -9,10 +9,8 @@ import pytest
 import torch
 
 from bench_kernel.measure import Case
-from bench_kernel.measure._env import has_gpu
-from bench_kernel.measure._work import infer_dtype, with_counts
-
-pytestmark = pytest.mark.skipif(has_gpu(), reason="CPU behaviour")
+from bench_kernel.orchestrate import count_work, infer_dtype
+from _hardware_helpers import needs_no_gpu
 
 
 def test_dtype_is_the_param_else_the_heaviest_floating_input():
@@ -26,11 +24,11 @@ def test_dtype_is_the_param_else_the_heaviest_floating_input():
 def test_missing_counts_are_counted_and_given_ones_kept():
     m, k, n = 32, 64, 16
     inputs = (torch.randn(m, k), torch.randn(k, n))
-    case, notes = with_counts(Case(fn=torch.matmul), inputs)
+    case, notes = count_work(Case(fn=torch.matmul), inputs)
     assert case.flops == 2 * m * n * k
     assert case.bytes == 4 * (m * k + k * n + m * n)
     assert len(notes) == 2 and "FlopCounterMode" in notes[0]
-    kept, notes = with_counts(Case(fn=torch.matmul, flops=1.0, bytes=2.0), inputs)
+    kept, notes = count_work(Case(fn=torch.matmul, flops=1.0, bytes=2.0), inputs)
     assert (kept.flops, kept.bytes, notes) == (1.0, 2.0, [])
 
 
@@ -45,7 +43,7 @@ def test_run_roofline_on_a_named_device(run_cli, tmp_path):
     t = tmp_path / "t.py"
     t.write_text(textwrap.dedent(TARGET))
     png = tmp_path / "rl.png"
-    r = run_cli("run", f"{t}:cases", "--roofline", "--device", "H200", "--plot", str(png), "--json",
+    r = run_cli("run", f"{t}:cases", "--roofline", "--device", "H200", "--plot", str(png), "--json", "-m", "host",
                 "--max-time", "0.05")
     assert r.exit_code == 0, r.stderr
     [res] = json.loads(r.stdout)["results"]
@@ -57,6 +55,7 @@ def test_run_roofline_on_a_named_device(run_cli, tmp_path):
     assert png.stat().st_size > 10_000 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@needs_no_gpu
 def test_roofline_needs_a_gpu_or_a_device(run_cli, tmp_path):
     t = tmp_path / "t.py"
     t.write_text(textwrap.dedent(TARGET))

@@ -40,12 +40,10 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
     """
     from rich.console import Console
 
-    from bench_kernel.measure import DEFAULT_METHODS, bench_case, builtin_suite, load_target
-    from bench_kernel.measure._env import has_gpu
-    from bench_kernel.report.bench import results_table
-
-    from bench_kernel.measure._bench import validate_options
-    from bench_kernel.measure._work import resolve_device
+    from bench_kernel.gpu import has_gpu, import_torch
+    from bench_kernel.measure import DEFAULT_METHODS, builtin_suite, load_target, validate_options
+    from bench_kernel.orchestrate import bench_case, plot_results, resolve_device
+    from bench_kernel.report import results_table
 
     # Wrong options fail before any case is loaded or timed, with nothing else printed.
     validate_options(methods or DEFAULT_METHODS, cache, precision, max_time_s)
@@ -55,6 +53,7 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
     if target:
         cases = load_target(target)
     else:
+        import_torch("the built-in suite times torch ops")
         cases = builtin_suite()
         if not has_gpu():
             err.print("no GPU found: running small CPU versions of the suite with the host method")
@@ -80,8 +79,6 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
     for r in wrong:
         print_error(f"case {r.name!r}: {r.notes[-1]}")
     if plot_path and results:
-        from bench_kernel.measure._work import plot_results
-
         for written in plot_results(results, plot_path):
             err.print(f"roofline plot: {written}", highlight=False)
     emit(output, data={"results": [r.to_dict() for r in results]}, tables=results_table(results))

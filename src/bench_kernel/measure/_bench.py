@@ -1,30 +1,40 @@
-"""``bench()``: warm up, check, then time one callable with each requested method.
+"""``bench()``: check, plan the inputs, warm up, then time one callable with each requested method.
 
-Order of work (DESIGN.md, "Measurement"): correctness check on fresh inputs -> warm-up outside
-any graph -> input rotation sized from L2 -> host, events, kernel, and graph LAST, because a
-failed capture can leave a stream in a bad state and must not spoil the other methods.
+Order of work (DESIGN.md, "Measurement"): correctness check on fresh inputs -> input rotation sized
+from L2 -> warm-up outside any graph -> host, events, kernel, and graph LAST, because a failed
+capture can leave a stream in a bad state and must not spoil the other methods. Placing a result
+under a roofline is orchestration (``bench_kernel.orchestrate``): this module only measures.
 """
 
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from bench_kernel.errors import UsageError
+from bench_kernel.gpu import has_gpu
 from bench_kernel.measure._case import Case
 from bench_kernel.measure._check import compare
-from bench_kernel.measure._env import capture_env, gpu_state, has_gpu, throttle_note
-from bench_kernel.measure._inputs import L2Flusher, plan_rotation, tensor_bytes
-from bench_kernel.measure._records import METHODS, BenchResult, Measurement
+from bench_kernel.measure._env import capture_env, gpu_state, throttle_note
+from bench_kernel.measure._events import EventsMethod
+from bench_kernel.measure._graph import GraphMethod
+from bench_kernel.measure._host import HostMethod
+from bench_kernel.measure._inputs import L2Flusher, call_with, plan_rotation, tensor_bytes
+from bench_kernel.measure._kernel import KernelMethod
+from bench_kernel.measure._method import Method, Timed
+from bench_kernel.measure._records import METHODS, BenchResult, KernelStat
 from bench_kernel.measure._runner import Runner, guard
 from bench_kernel.measure._stopping import StoppingRule
 
-__all__ = ["bench", "bench_case", "bench_many", "validate_options", "DEFAULT_METHODS"]
+__all__ = ["bench", "bench_case", "bench_many", "as_case", "clone_inputs", "validate_options", "DEFAULT_METHODS"]
 
 DEFAULT_METHODS = ("graph", "events", "kernel")
 GPU_METHODS = frozenset({"graph", "events", "kernel"})
 #: Input rotation may take at most this fraction of the device's free memory.
 ROTATION_MEMORY_FRACTION = 0.25
+#: The order methods run in: graph last (see the module docstring).
+_RUN_ORDER = ("host", "events", "kernel", "graph")
 
 
 def validate_options(methods: Sequence[str], cache: str, precision: float, max_time_s: float) -> tuple[str, ...]:
@@ -45,8 +55,8 @@ def validate_options(methods: Sequence[str], cache: str, precision: float, max_t
     return tuple(dict.fromkeys(methods))
 
 
-def _clone(inputs: Any) -> Any:
-    # The reference must see the inputs fn saw, even if fn works in place.
+def clone_inputs(inputs: Any) -> Any:
+    """A deep copy of an input set (tensors cloned), for code that must not see ``fn``'s writes."""
     try:
         import torch
     except ImportError:
@@ -54,139 +64,126 @@ def _clone(inputs: Any) -> Any:
     if isinstance(inputs, torch.Tensor):
         return inputs.clone()
     if isinstance(inputs, (list, tuple)):
-        return type(inputs)(_clone(x) for x in inputs)
+        return type(inputs)(clone_inputs(x) for x in inputs)
     if isinstance(inputs, dict):
-        return {k: _clone(v) for k, v in inputs.items()}
+        return {k: clone_inputs(v) for k, v in inputs.items()}
     return copy.deepcopy(inputs)
 
 
-def _check(case: Case, runner_name: str) -> str | None:
-    from bench_kernel.measure._inputs import call_with
-
+def _check(case: Case) -> str | None:
+    """None when ``case.fn`` matches ``case.reference`` on fresh inputs; else why not."""
     def run() -> str | None:
         inputs = case.make_inputs() if case.make_inputs else None
-        ref_inputs = _clone(inputs)
+        ref_inputs = clone_inputs(inputs)  # the reference sees the inputs fn saw, even if fn works in place
         out = call_with(case.fn, inputs)
         ref = call_with(case.reference, ref_inputs)
         return compare(out, ref)
 
-    return guard(runner_name, "the correctness check", run)
+    return guard(case.label, "the correctness check", run)
+
+
+@dataclass
+class _InputPlan:
+    """The input sets the calls rotate over, and whether that rotation alone keeps L2 cold."""
+
+    sets: list[Any]
+    rotates_beyond_l2: bool
+    notes: list[str] = field(default_factory=list)
+
+
+def _plan_inputs(case: Case, cache: str, gpu: bool, l2_bytes: int | None, device_index: int) -> _InputPlan:
+    """One input set, or (cold cache on a GPU) as many as it takes to sweep L2 between two uses."""
+    first = guard(case.label, "make_inputs", case.make_inputs) if case.make_inputs else None
+    if not (cache == "cold" and gpu):
+        return _InputPlan([first], False)
+    if case.make_inputs is None:
+        return _InputPlan([first], False, ["no make_inputs: one input set, so the graph and host methods run "
+                                           "with a warm L2"])
+    import torch
+
+    free, _ = torch.cuda.mem_get_info(device_index)
+    rotation = plan_rotation(tensor_bytes(first), l2_bytes, budget_bytes=int(free * ROTATION_MEMORY_FRACTION))
+    sets = [first] + [guard(case.label, "make_inputs", case.make_inputs) for _ in range(rotation.sets - 1)]
+    return _InputPlan(sets, rotation.exceeds_l2, [rotation.note] if rotation.note else [])
+
+
+def _methods(names: Sequence[str], plan: _InputPlan, flusher: L2Flusher | None) -> list[Method]:
+    """The method objects for ``names``, in run order."""
+    rotated = "cold" if plan.rotates_beyond_l2 else "warm"
+    make: dict[str, Callable[[], Method]] = {
+        "host": lambda: HostMethod(rotated),
+        "events": lambda: EventsMethod(flusher, rotates_beyond_l2=plan.rotates_beyond_l2),
+        "kernel": lambda: KernelMethod(flusher),
+        "graph": lambda: GraphMethod(len(plan.sets), rotated),
+    }
+    return [make[m]() for m in _RUN_ORDER if m in names]
+
+
+def _method_notes(timed: dict[str, Timed], precision: float, max_time_s: float) -> list[str]:
+    """What to distrust in each method's result: an error, or a stop on the time bound."""
+    notes = []
+    for m, t in timed.items():
+        meas = t.measurement
+        if meas.error:
+            notes.append(f"{m}: {meas.error}")
+        elif meas.stop_reason == "time":
+            notes.append(f"{m}: stopped at the {max_time_s:g} s bound at +/-{meas.samples.rel_ci95:.1%}, "
+                         f"above the {precision:.1%} precision asked for")
+    return notes
 
 
 def bench_case(case: Case, *, methods: Sequence[str] = DEFAULT_METHODS, cache: str = "cold",
                precision: float = 0.01, max_time_s: float = 0.5, device_index: int = 0,
-               roofline: bool = False, device: str | None = None,
                progress: Callable[[str], None] | None = None) -> BenchResult:
-    """Benchmark one :class:`Case`; see :func:`bench` for the arguments.
-
-    roofline: place the result under the roofs of ``device`` (a peak-table name; default the
-        current GPU), counting FLOPs/bytes where the case does not give them.
-    """
+    """Benchmark one :class:`Case`; see :func:`bench` for the arguments."""
     methods = validate_options(methods, cache, precision, max_time_s)
-    spec = None
-    if roofline:
-        from bench_kernel.measure._work import resolve_device
-
-        spec = resolve_device(device, has_gpu())
     say = progress or (lambda _msg: None)
-    notes: list[str] = []
+    name = case.label
     gpu = has_gpu()
+    notes: list[str] = []
     if not gpu:
         dropped = [m for m in methods if m in GPU_METHODS]
         methods = tuple(m for m in methods if m not in GPU_METHODS) or ("host",)
         if dropped:
             notes.append(f"no GPU: {', '.join(dropped)} need a CUDA/HIP device; measured host wall clock")
     env = capture_env(device_index)
-    name = case.label
     base = dict(name=name, params=dict(case.params), env=env, flops=case.flops, bytes=case.bytes)
 
     if case.reference is not None:
         say(f"{name}: checking against the reference")
-        mismatch = _check(case, name)
+        mismatch = _check(case)
         if mismatch:
             return BenchResult(**base, correct=False, notes=tuple(notes + [f"wrong result, not timed: {mismatch}"]))
 
-    first = guard(name, "make_inputs", case.make_inputs) if case.make_inputs else None
-    if spec is not None:
-        from bench_kernel.measure._work import with_counts
-
-        say(f"{name}: counting FLOPs and bytes")
-        case, count_notes = guard(name, "counting", lambda: with_counts(case, _clone(first)))
-        notes += count_notes
-        base.update(flops=case.flops, bytes=case.bytes)
-    set_bytes = tensor_bytes(first)
-    l2 = env.get("l2_bytes")
-    rotation = None
-    input_sets: list[Any] = [first]
-    if case.make_inputs is not None and cache == "cold" and gpu:
-        import torch
-
-        free, _ = torch.cuda.mem_get_info(device_index)
-        rotation = plan_rotation(set_bytes, l2, budget_bytes=int(free * ROTATION_MEMORY_FRACTION))
-        input_sets += [guard(name, "make_inputs", case.make_inputs) for _ in range(rotation.sets - 1)]
-        if rotation.note:
-            notes.append(rotation.note)
-    elif cache == "cold" and gpu and case.make_inputs is None:
-        notes.append("no make_inputs: one input set, so the graph and host methods run with a warm L2")
-
-    runner = Runner(case.fn, input_sets, name, gpu=gpu, device_index=device_index)
+    plan = _plan_inputs(case, cache, gpu, env.get("l2_bytes"), device_index)
+    notes += plan.notes
+    runner = Runner(case.fn, plan.sets, name, gpu=gpu, device_index=device_index)
     say(f"{name}: warming up")
     runner.warmup()
     notes += runner.notes
     state_before = gpu_state(device_index) if gpu else {}
-    flusher = L2Flusher(l2, device_index) if gpu and cache == "cold" else None
-    rotated_cold = "cold" if (cache == "cold" and rotation is not None and rotation.exceeds_l2) else "warm"
-
-    from bench_kernel.measure._events import EventsMethod
-    from bench_kernel.measure._graph import GraphMethod
-    from bench_kernel.measure._host import HostMethod
-    from bench_kernel.measure._kernel import KernelMethod
-
-    kernel_method = KernelMethod(flusher) if "kernel" in methods else None
-    runners = {
-        "host": (HostMethod(), rotated_cold),
-        "events": (EventsMethod(flusher, rotated_cold=rotated_cold == "cold"), cache),
-        "kernel": (kernel_method, cache),
-        "graph": (GraphMethod(len(input_sets)), rotated_cold),
-    }
-    measured: dict[str, Measurement] = {}
-    for m in ("host", "events", "kernel", "graph"):
-        if m not in methods:
-            continue
-        say(f"{name}: {m}")
-        method, state = runners[m]
-        rule = StoppingRule(precision=precision, max_time_s=max_time_s)
-        measured[m] = method.run(runner, rule, state)
-
+    flusher = L2Flusher(env.get("l2_bytes"), device_index) if gpu and cache == "cold" else None
+    timed: dict[str, Timed] = {}
+    for method in _methods(methods, plan, flusher):
+        say(f"{name}: {method.name}")
+        timed[method.name] = method.run(runner, StoppingRule(precision=precision, max_time_s=max_time_s))
     state_after = gpu_state(device_index) if gpu else {}
+
     if state_before or state_after:
         env = dict(env, state_before=state_before, state_after=state_after)
-        note = throttle_note(state_before, state_after)
-        if note:
-            notes.append(note)
-    for m, meas in measured.items():
-        if meas.error:
-            notes.append(f"{m}: {meas.error}")
-        elif meas.stop_reason == "time":
-            notes.append(f"{m}: stopped at the {max_time_s:g} s bound at +/-{meas.samples.rel_ci95:.1%}, "
-                         f"above the {precision:.1%} precision asked for")
-    ordered = {m: measured[m] for m in METHODS if m in measured}
-    result = BenchResult(**{**base, "env": env}, measurements=ordered,
-                         kernels=tuple(kernel_method.kernels) if kernel_method else (),
-                         correct=True if case.reference is not None else None, notes=tuple(notes))
-    if spec is not None:
-        from bench_kernel.measure._work import infer_dtype, place
-
-        result = place(result, spec, infer_dtype(case, first))
-    return result
+        throttled = throttle_note(state_before, state_after)
+        notes += [throttled] if throttled else []
+    notes += _method_notes(timed, precision, max_time_s)
+    kernels: tuple[KernelStat, ...] = timed["kernel"].kernels if "kernel" in timed else ()
+    return BenchResult(**{**base, "env": env}, measurements={m: timed[m].measurement for m in METHODS if m in timed},
+                       kernels=kernels, correct=True if case.reference is not None else None, notes=tuple(notes))
 
 
 def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | None = None,
           methods: Sequence[str] = DEFAULT_METHODS, cache: str = "cold", precision: float = 0.01,
           max_time_s: float = 0.5, reference: Callable[..., Any] | None = None,
           flops: float | None = None, bytes: float | None = None, name: str | None = None,
-          params: dict[str, Any] | None = None, device_index: int = 0, roofline: bool = False,
-          device: str | None = None) -> BenchResult:
+          params: dict[str, Any] | None = None, device_index: int = 0) -> BenchResult:
     """Time ``fn`` on the GPU (or the host without one) and return a :class:`BenchResult`.
 
     fn: a zero-argument callable, or ``fn(*inputs)`` with ``make_inputs()`` building one fresh
@@ -201,17 +198,21 @@ def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | Non
     reference: called on a copy of the same fresh inputs; a mismatch means no time is reported
         (``correct`` False, the reason in ``notes``).
     flops, bytes: work per call, for achieved TFLOP/s and TB/s.
-    roofline: also place the result under the roofs of ``device`` (peak-table name; default the
-        current GPU) as ``result.roofline``; missing FLOPs/bytes are counted from one call.
-    Raises MeasurementError when ``fn`` raises; UsageError for bad arguments.
+    Raises MeasurementError when ``fn`` raises; UsageError for bad arguments. For a roofline
+    placement use :func:`bench_kernel.bench` (``bench_kernel.orchestrate``), which wraps this.
     """
+    return bench_case(as_case(fn, make_inputs=make_inputs, reference=reference, flops=flops, bytes=bytes,
+                              name=name, params=params),
+                      methods=methods, cache=cache, precision=precision, max_time_s=max_time_s,
+                      device_index=device_index)
+
+
+def as_case(fn: Callable[..., Any] | Case, **fields: Any) -> Case:
+    """``fn`` itself when it is a :class:`Case`, else a Case of ``fn`` and the given fields."""
     if isinstance(fn, Case):
-        case = fn
-    else:
-        case = Case(fn=fn, make_inputs=make_inputs, reference=reference, flops=flops, bytes=bytes,
-                    name=name, params=dict(params or {}))
-    return bench_case(case, methods=methods, cache=cache, precision=precision,
-                      max_time_s=max_time_s, device_index=device_index, roofline=roofline, device=device)
+        return fn
+    fields["params"] = dict(fields.get("params") or {})
+    return Case(fn=fn, **fields)
 
 
 def bench_many(cases: Iterable[Case], **kwargs: Any) -> list[BenchResult]:

@@ -14,19 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["capture_env", "gpu_state", "throttle_note", "has_gpu"]
+__all__ = ["capture_env", "gpu_state", "throttle_note"]
 
 #: A drop of the SM clock by more than this fraction during a measurement is flagged.
 THROTTLE_DROP_FRACTION = 0.10
-
-
-def has_gpu() -> bool:
-    """True when torch is importable and sees a CUDA or HIP device."""
-    try:
-        import torch
-    except ImportError:
-        return False
-    return bool(torch.cuda.is_available())
 
 
 @functools.lru_cache(maxsize=1)
@@ -125,7 +116,7 @@ def capture_env(device_index: int = 0) -> dict[str, Any]:
         env["backend"] = "cpu"
         env["cpu_threads"] = torch.get_num_threads()
         return env
-    from bench_kernel.hardware._detect import driver_version  # one reader of the driver version
+    from bench_kernel.hardware import driver_version  # one reader of the driver version
 
     props = torch.cuda.get_device_properties(device_index)
     env.update({

@@ -7,11 +7,12 @@ Python's time between calls is not timed; the device-side cost of each launch is
 
 from __future__ import annotations
 
-import math
 import time
 
-from bench_kernel.measure._backlog import sleep_us
+from bench_kernel.gpu import EventTimer, sleep_us
+from bench_kernel.measure._budget import SYNC_BATCH_US, calls_to_fill
 from bench_kernel.measure._inputs import L2Flusher
+from bench_kernel.measure._method import Timed
 from bench_kernel.measure._records import Measurement
 from bench_kernel.measure._runner import Runner
 from bench_kernel.measure._stopping import StoppingRule
@@ -20,53 +21,50 @@ __all__ = ["EventsMethod"]
 
 #: Warm samples batch calls until a sample lasts this long (us): event resolution is ~0.5 us.
 WARM_SAMPLE_US = 50.0
-#: Samples enqueued between two synchronisations: about this much device time (us).
-SYNC_BATCH_US = 20_000.0
 #: The backlog covers the host's enqueue time this many times over, plus a margin (us).
 BACKLOG_FACTOR, BACKLOG_MARGIN_US, BACKLOG_MAX_US = 1.5, 20.0, 50_000.0
 
 
 class EventsMethod:
-    """Per-call device time between two events, host gaps hidden, launch cost included."""
+    """Per-call device time between two events, host gaps hidden, launch cost included.
+
+    flusher: flush L2 before every sample (cold), or None (warm).
+    rotates_beyond_l2: the inputs rotate over sets larger than L2, so a sample may hold several
+        calls and still be cold.
+    """
 
     name = "events"
 
-    def __init__(self, flusher: L2Flusher | None, rotated_cold: bool = False) -> None:
+    def __init__(self, flusher: L2Flusher | None, rotates_beyond_l2: bool = False) -> None:
         self.flusher = flusher
-        #: Inputs rotate beyond L2: a sample may hold several calls and still be cold.
-        self.rotated_cold = rotated_cold
+        self.rotates_beyond_l2 = rotates_beyond_l2
 
-    def run(self, runner: Runner, rule: StoppingRule, cache: str) -> Measurement:
-        """Sample until ``rule`` is finished; cold = L2 flushed before every sample, and a sample
-        holds one call unless the inputs rotate beyond L2."""
-        import torch
-
-        cold = cache == "cold" and self.flusher is not None
+    def run(self, runner: Runner, rule: StoppingRule) -> Timed:
+        """Sample until ``rule`` is finished; a cold sample holds one call unless the inputs rotate beyond L2."""
+        flusher = self.flusher
         # Event timestamps resolve ~0.5 us: several calls per sample make a short kernel's time
         # exact, which keeps it cold only if the calls rotate over input sets beyond L2.
-        batch = int(min(max(math.ceil(WARM_SAMPLE_US / max(runner.est_us, 1e-3)), 1), 1000))
-        cps = batch if (not cold or self.rotated_cold) else 1
+        batch = calls_to_fill(WARM_SAMPLE_US, runner.est_us, hi=1000)
+        cps = batch if (flusher is None or self.rotates_beyond_l2) else 1
         backlog = min(BACKLOG_FACTOR * runner.host_us * cps + BACKLOG_MARGIN_US, BACKLOG_MAX_US)
-        per_batch = int(min(max(SYNC_BATCH_US // (runner.est_us * cps + backlog), 1), 200))
-        starts = [torch.cuda.Event(enable_timing=True) for _ in range(per_batch)]
-        ends = [torch.cuda.Event(enable_timing=True) for _ in range(per_batch)]
+        per_sync = calls_to_fill(SYNC_BATCH_US, runner.est_us * cps + backlog, hi=200)
+        timer = EventTimer(per_sync)
         t0 = time.perf_counter()
+
+        def before() -> None:
+            if flusher is not None:
+                flusher.flush()
+            sleep_us(backlog, runner.device_index)
+
+        def calls() -> None:
+            for _ in range(cps):
+                runner.call()
 
         def loop() -> None:
             while not rule.is_finished():
-                n = rule.remaining(per_batch)
-                for s in range(n):
-                    if cold:
-                        self.flusher.flush()
-                    sleep_us(backlog, runner.device_index)
-                    starts[s].record()
-                    for _ in range(cps):
-                        runner.call()
-                    ends[s].record()
-                ends[n - 1].synchronize()
-                rule.add([starts[s].elapsed_time(ends[s]) * 1e3 / cps for s in range(n)])
+                rule.add([us / cps for us in timer.time(calls, rule.remaining(per_sync), before)])
 
         runner.guarded("events timing", loop)
-        return Measurement("events", rule.samples, calls_per_sample=cps,
-                           cache="cold" if cold else cache, stop_reason=rule.reason,
-                           wall_s=time.perf_counter() - t0)
+        return Timed(Measurement("events", rule.samples, calls_per_sample=cps,
+                                 cache="cold" if flusher is not None else "warm", stop_reason=rule.reason,
+                                 wall_s=time.perf_counter() - t0))

@@ -11,6 +11,9 @@ from __future__ import annotations
 import math
 import time
 
+from bench_kernel.gpu import EventTimer
+from bench_kernel.measure._budget import SYNC_BATCH_US, calls_to_fill
+from bench_kernel.measure._method import Timed
 from bench_kernel.measure._records import Measurement
 from bench_kernel.measure._runner import Runner
 from bench_kernel.measure._stopping import StoppingRule
@@ -21,8 +24,6 @@ __all__ = ["GraphMethod", "explain_capture_error", "reset_capture_state"]
 REPLAY_TARGET_US = 2000.0
 #: ... with at most this many calls captured.
 MAX_CALLS = 1000
-#: Replays enqueued between synchronisations: about this much device time (us).
-SYNC_BATCH_US = 20_000.0
 
 _CAPTURE_HINTS = (
     ("operation not permitted when stream is capturing",
@@ -74,22 +75,27 @@ def reset_capture_state(device_index: int = 0) -> None:
 
 
 class GraphMethod:
-    """Per-call time = replay time / captured calls."""
+    """Per-call time = replay time / captured calls.
+
+    rotation_sets: input sets the calls rotate over (a graph holds whole rotations).
+    cache: the L2 state that rotation gives (``"cold"`` when the sets exceed L2).
+    """
 
     name = "graph"
 
-    def __init__(self, rotation_sets: int = 1) -> None:
+    def __init__(self, rotation_sets: int = 1, cache: str = "warm") -> None:
         self.rotation_sets = rotation_sets
+        self.cache = cache
 
     def calls_to_capture(self, est_us: float) -> int:
         """Calls in one graph: enough for a ~2 ms replay, rounded up to whole input rotations."""
         k = self.rotation_sets
-        n = min(max(math.ceil(REPLAY_TARGET_US / max(est_us, 1e-3)), 1), MAX_CALLS)
+        n = calls_to_fill(REPLAY_TARGET_US, est_us, hi=MAX_CALLS)
         # A whole number of rotations: otherwise the next replay's first call would reuse the
         # set the previous replay's last call just touched, warm in L2.
         return int(max(math.ceil(n / k), 1) * k)
 
-    def run(self, runner: Runner, rule: StoppingRule, cache: str) -> Measurement:
+    def run(self, runner: Runner, rule: StoppingRule) -> Timed:
         """Capture, replay until ``rule`` is finished; a capture failure becomes the result."""
         import torch
 
@@ -115,25 +121,18 @@ class GraphMethod:
                 reset_capture_state(runner.device_index)
             except Exception as e2:  # noqa: BLE001
                 reason += f"; the device is unusable afterwards ({type(e2).__name__})"
-            return Measurement.failed("graph", reason, cache=cache, wall_s=time.perf_counter() - t0)
+            return Timed(Measurement.failed("graph", reason, cache=self.cache, wall_s=time.perf_counter() - t0))
 
         graph.replay()  # first replay uploads the graph: keep it out of the samples
         torch.cuda.synchronize(runner.device_index)
-        per_batch = int(min(max(SYNC_BATCH_US // (runner.est_us * n_calls), 1), 100))
-        starts = [torch.cuda.Event(enable_timing=True) for _ in range(per_batch)]
-        ends = [torch.cuda.Event(enable_timing=True) for _ in range(per_batch)]
+        per_sync = calls_to_fill(SYNC_BATCH_US, runner.est_us * n_calls, hi=100)
+        timer = EventTimer(per_sync)
 
         def loop() -> None:
             while not rule.is_finished():
-                n = rule.remaining(per_batch)
-                for s in range(n):
-                    starts[s].record()
-                    graph.replay()
-                    ends[s].record()
-                ends[n - 1].synchronize()
-                rule.add([starts[s].elapsed_time(ends[s]) * 1e3 / n_calls for s in range(n)])
+                rule.add([us / n_calls for us in timer.time(graph.replay, rule.remaining(per_sync))])
 
         runner.guarded("graph replay", loop)
         del graph
-        return Measurement("graph", rule.samples, calls_per_sample=n_calls, cache=cache,
-                           stop_reason=rule.reason, wall_s=time.perf_counter() - t0)
+        return Timed(Measurement("graph", rule.samples, calls_per_sample=n_calls, cache=self.cache,
+                                 stop_reason=rule.reason, wall_s=time.perf_counter() - t0))

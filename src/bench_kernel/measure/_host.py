@@ -5,9 +5,10 @@ The only method without a GPU, and on a GPU the cost a Python caller sees, launc
 
 from __future__ import annotations
 
-import math
 import time
 
+from bench_kernel.measure._budget import calls_to_fill
+from bench_kernel.measure._method import Timed
 from bench_kernel.measure._records import Measurement
 from bench_kernel.measure._runner import Runner
 from bench_kernel.measure._stopping import StoppingRule
@@ -19,13 +20,19 @@ SAMPLE_TARGET_US = 1000.0
 
 
 class HostMethod:
-    """Per-call wall time: ``perf_counter`` around ``calls_per_sample`` calls plus one sync."""
+    """Per-call wall time: ``perf_counter`` around ``calls_per_sample`` calls plus one sync.
+
+    cache: the L2 state the input rotation gives the calls (``"cold"`` when the sets exceed L2).
+    """
 
     name = "host"
 
-    def run(self, runner: Runner, rule: StoppingRule, cache: str) -> Measurement:
-        """Sample until ``rule`` is finished; ``cache`` is the state the rotation gives ("cold"/"warm")."""
-        cps = int(min(max(math.ceil(SAMPLE_TARGET_US / max(runner.est_us, 1e-3)), 1), 100_000))
+    def __init__(self, cache: str) -> None:
+        self.cache = cache
+
+    def run(self, runner: Runner, rule: StoppingRule) -> Timed:
+        """Sample until ``rule`` is finished."""
+        cps = calls_to_fill(SAMPLE_TARGET_US, runner.est_us, hi=100_000)
         t_start = time.perf_counter()
 
         def loop() -> None:
@@ -37,5 +44,5 @@ class HostMethod:
                 rule.add([(time.perf_counter() - t0) / cps * 1e6])
 
         runner.guarded("host timing", loop)
-        return Measurement("host", rule.samples, calls_per_sample=cps, cache=cache,
-                           stop_reason=rule.reason, wall_s=time.perf_counter() - t_start)
+        return Timed(Measurement("host", rule.samples, calls_per_sample=cps, cache=self.cache,
+                                 stop_reason=rule.reason, wall_s=time.perf_counter() - t_start))

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from bench_kernel.errors import MeasurementError
+from bench_kernel.measure._budget import calls_to_fill
 from bench_kernel.measure._inputs import L2Flusher
+from bench_kernel.measure._method import Timed
 from bench_kernel.measure._records import KernelStat, Measurement
 from bench_kernel.measure._runner import Runner
 from bench_kernel.measure._stopping import StoppingRule
@@ -169,16 +171,14 @@ class KernelMethod:
 
     def __init__(self, flusher: L2Flusher | None) -> None:
         self.flusher = flusher
-        self.kernels: list[KernelStat] = []
-        self.notes: list[str] = []
 
-    def run(self, runner: Runner, rule: StoppingRule, cache: str) -> Measurement:
-        """Profile sessions of calls until ``rule`` is finished."""
+    def run(self, runner: Runner, rule: StoppingRule) -> Timed:
+        """Profile sessions of calls until ``rule`` is finished; the breakdown comes back with the times."""
         import torch
         from torch.profiler import ProfilerActivity, profile, record_function
 
-        cold = cache == "cold" and self.flusher is not None
-        per_session = int(min(max(math.ceil(SESSION_TARGET_US / max(runner.est_us, 1e-3)), MIN_CALLS), MAX_CALLS))
+        cold = self.flusher is not None
+        per_session = calls_to_fill(SESSION_TARGET_US, runner.est_us, lo=MIN_CALLS, hi=MAX_CALLS)
         all_calls: list[list[DeviceActivity]] = []
         unlinked_total = 0
         overlapped = False
@@ -218,12 +218,11 @@ class KernelMethod:
                 rule.add([sum(a.dur_ns for a in c) / 1e3 for c in per_call])
 
         runner.guarded("kernel profiling", loop)
-        self.kernels = breakdown(all_calls)
         notes = []
         if unlinked_total:
             notes.append(f"{unlinked_total} device activities could not be linked to a call and were left out")
         if overlapped:
             notes.append("kernels of one call overlapped on several streams: the sum exceeds the busy time")
-        self.notes = notes
-        return Measurement("kernel", rule.samples, calls_per_sample=1, cache="cold" if cold else cache,
-                           stop_reason=rule.reason, wall_s=time.perf_counter() - t0, notes=tuple(notes))
+        measurement = Measurement("kernel", rule.samples, calls_per_sample=1, cache="cold" if cold else "warm",
+                                  stop_reason=rule.reason, wall_s=time.perf_counter() - t0, notes=tuple(notes))
+        return Timed(measurement, tuple(breakdown(all_calls)))

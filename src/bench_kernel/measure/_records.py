@@ -6,8 +6,8 @@ Every number carries its unit in its name; times are microseconds.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Sequence
 
 from bench_kernel.measure._stats import Samples
 
@@ -109,6 +109,10 @@ class BenchResult:
     notes: tuple[str, ...] = ()
     #: A ``bench_kernel.roofline.RooflineResult`` when asked for (``run --roofline``); else None.
     roofline: Any = None
+
+    def with_work(self, *, flops: float | None, bytes: float | None, notes: Sequence[str] = ()) -> "BenchResult":
+        """This result with the work of one call (FLOP, bytes) set, and ``notes`` that say where it came from."""
+        return replace(self, flops=flops, bytes=bytes, notes=self.notes + tuple(notes))
 
     def median_us(self, method: str) -> float | None:
         m = self.measurements.get(method)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from bench_kernel.errors import MeasurementError
+from bench_kernel.measure._budget import calls_to_fill
 from bench_kernel.measure._inputs import call_with
 
 __all__ = ["Runner", "guard"]
@@ -15,6 +16,8 @@ __all__ = ["Runner", "guard"]
 STABLE_FRACTION = 0.05
 #: ... or after this long (seconds), not counting the first call (JIT, autotune).
 WARMUP_MAX_S = 0.5
+#: A warm-up batch grows towards this long (us), so one batch is long enough to time on the host.
+WARMUP_BATCH_US = 5000.0
 
 
 def guard(name: str, what: str, action: Callable[[], Any]) -> Any:
@@ -89,8 +92,7 @@ class Runner:
                     self.notes.append(f"warm-up did not stabilise within {max_s:g} s ({calls} calls)")
                     break
                 prev = wall
-                # grow the batch towards ~5 ms so one batch is long enough to time on the host
-                batch = max(1, min(batch * 2, int(5000 / max(wall, 1e-3)) or 1, 4096))
+                batch = min(batch * 2, calls_to_fill(WARMUP_BATCH_US, wall, hi=4096))
             self.est_us, self.host_us, self.warmup_calls = wall, host, calls
 
         self.guarded("warm-up", run)

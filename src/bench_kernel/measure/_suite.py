@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench_kernel.gpu import has_gpu
 from bench_kernel.measure._case import Case
 
 __all__ = ["builtin_suite"]
@@ -34,7 +35,7 @@ def builtin_suite(device: str | None = None) -> list[Case]:
     import torch
 
     if device is None:
-        device = "cuda" if torch.cuda.is_available() else "cpu"
+        device = "cuda" if has_gpu() else "cpu"
     gpu = device != "cpu"
     sizes = _gpu_sizes(torch.cuda.get_device_properties(0).total_memory) if gpu else _CPU_SIZES
     dt = torch.bfloat16 if gpu else torch.float32

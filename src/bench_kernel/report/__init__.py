@@ -1,5 +1,6 @@
 """Renderers: tables (rich, CSV, Markdown), JSON, and plots."""
 
 from bench_kernel.report._table import Column, Table, format_value, render_rich, to_csv, to_markdown
+from bench_kernel.report._bench import results_table
 
-__all__ = ["Column", "Table", "format_value", "render_rich", "to_csv", "to_markdown"]
+__all__ = ["Column", "Table", "format_value", "render_rich", "results_table", "to_csv", "to_markdown"]

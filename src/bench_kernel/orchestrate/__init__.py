@@ -1,0 +1,13 @@
+"""Orchestration: measurement and the roofline together (and, as they land, sweeps and profiling).
+
+``bench()`` here is the one users call (``bench_kernel.bench``): it measures with
+``bench_kernel.measure`` and places the result under the device's roofs with
+``bench_kernel.roofline``. Nothing below this layer knows about the other.
+"""
+
+from bench_kernel.orchestrate._bench import bench, bench_case, bench_many
+from bench_kernel.orchestrate._count import count_work, infer_dtype
+from bench_kernel.orchestrate._roofline import place, plot_results, resolve_device
+
+__all__ = ["bench", "bench_case", "bench_many", "count_work", "infer_dtype", "place", "plot_results",
+           "resolve_device"]

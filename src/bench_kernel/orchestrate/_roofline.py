@@ -1,0 +1,65 @@
+"""A measured result under the device's roofs: which device, where the result lands, the plot."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from bench_kernel.errors import DeviceError
+from bench_kernel.measure import BenchResult
+
+__all__ = ["resolve_device", "place", "plot_results"]
+
+
+def resolve_device(name: str | None, gpu: bool) -> Any:
+    """The peak-table spec for ``name``, else the current GPU's; DeviceError without either.
+
+    Called BEFORE anything is timed, so an unknown device fails in a second, not after a suite.
+    """
+    from bench_kernel.hardware import detect_device, get_device
+
+    if name:
+        return get_device(name)
+    if not gpu:
+        raise DeviceError("--roofline needs a GPU to detect, or --device NAME (see 'bench-kernel devices')")
+    return detect_device()
+
+
+def place(result: BenchResult, spec: Any, dtype: str) -> BenchResult:
+    """``result`` with its ``roofline`` filled in (a note says why when it cannot be)."""
+    from bench_kernel.roofline import analyze
+
+    t = result.time_us
+    if t is None or not result.bytes:
+        return replace(result, notes=result.notes + ("roofline: no time or no bytes to place",))
+    method = result.primary_method
+    try:
+        r = analyze(result.flops or 0.0, result.bytes, t, device=spec, dtype=dtype, name=result.name,
+                    events_us=result.median_us("events"), graph_us=result.median_us("graph"),
+                    timed_with=method if method in ("graph", "events") else "graph")
+    except DeviceError as e:
+        return replace(result, notes=result.notes + (f"roofline: {e}",))
+    return replace(result, roofline=r)
+
+
+def plot_results(results: list[BenchResult], path: str) -> list[str]:
+    """Roofline plot(s) of the results that were placed: one file per dtype (``name-<dtype>.png``
+    when there are several). Returns the paths written."""
+    from bench_kernel.hardware import load_calibration
+    from bench_kernel.roofline import plot_roofline
+
+    placed = [r.roofline for r in results if r.roofline is not None]
+    if not placed:
+        raise DeviceError("nothing to plot: no result could be placed under a roofline")
+    by_dtype: dict[str, list[Any]] = {}
+    for r in placed:
+        by_dtype.setdefault(r.dtype, []).append(r)
+    out = Path(path)
+    written = []
+    for dtype, points in by_dtype.items():
+        target = out if len(by_dtype) == 1 else out.with_name(f"{out.stem}-{dtype}{out.suffix}")
+        device = points[0].device
+        written.append(str(plot_roofline({p.name: p for p in points}, device, dtype, target,
+                                         measured=load_calibration(device))))
+    return written
