@@ -149,6 +149,3 @@ def test_missing_header_and_missing_file_are_clear(tmp_path):
         _parse("# only a comment\n", "empty.tsv")
 
 
-def test_documented_defaults():
-    assert inspect.signature(load_rules).parameters["extend_defaults"].default is True
-    assert inspect.signature(decode).parameters["rules"].default is None

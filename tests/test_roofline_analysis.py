@@ -11,7 +11,7 @@ import pytest
 
 from bench_kernel.errors import DeviceError, UsageError
 from bench_kernel.hardware import save_calibration
-from bench_kernel.roofline import roofline
+from bench_kernel.roofline import analyze
 from _hardware_helpers import make_calibration
 
 # H200 spec roof: 989.4 TFLOP/s dense bf16, 4.8 TB/s. Numbers below are chosen so the terms are round:
@@ -26,7 +26,7 @@ def empty_cache(tmp_path, monkeypatch):
 
 
 def test_compute_bound_case_by_hand():
-    r = roofline(H200_100US_FLOPS, H200_20US_BYTES, 200.0, device="H200", dtype="bf16")
+    r = analyze(H200_100US_FLOPS, H200_20US_BYTES, 200.0, device="H200", dtype="bf16")
     assert r.spec.compute_us == pytest.approx(100.0)
     assert r.spec.memory_us == pytest.approx(20.0)
     assert r.floor_us == pytest.approx(100.0)
@@ -41,7 +41,7 @@ def test_compute_bound_case_by_hand():
 
 
 def test_memory_bound_case_by_hand():
-    r = roofline(1e6, 4.8e8, 125.0, device="NVIDIA H200", dtype="torch.bfloat16")
+    r = analyze(1e6, 4.8e8, 125.0, device="NVIDIA H200", dtype="torch.bfloat16")
     assert r.spec.memory_us == pytest.approx(100.0)
     assert r.bound == "memory"
     assert r.pct_of_roof == pytest.approx(80.0)
@@ -51,9 +51,9 @@ def test_memory_bound_case_by_hand():
 
 
 def test_the_dtype_picks_the_compute_roof():
-    fp8 = roofline(1978.9e8, H200_20US_BYTES, 200.0, device="H200", dtype="fp8")
+    fp8 = analyze(1978.9e8, H200_20US_BYTES, 200.0, device="H200", dtype="fp8")
     assert fp8.spec.compute_us == pytest.approx(100.0)
-    fp32 = roofline(66.9e8, H200_20US_BYTES, 200.0, device="H200", dtype="fp32")
+    fp32 = analyze(66.9e8, H200_20US_BYTES, 200.0, device="H200", dtype="fp32")
     assert fp32.spec.compute_us == pytest.approx(100.0)
 
 
@@ -64,26 +64,26 @@ def test_the_dtype_picks_the_compute_roof():
     (dict(events_us=6.0, graph_us=5.0), "memory", "events-graph"),  # overhead 1
 ])
 def test_launch_bound_when_launch_cost_dominates_a_tiny_kernel(kwargs, bound, source):
-    r = roofline(1e3, 4.8e3, 6.0, device="H200", **kwargs)  # roof floor: 0.001 us
+    r = analyze(1e3, 4.8e3, 6.0, device="H200", **kwargs)  # roof floor: 0.001 us
     assert (r.bound, r.launch_source) == (bound, source)
 
 
 def test_launch_cost_below_the_roof_floor_is_not_launch_bound():
     # Launch takes 8 of 12 us, but the compute floor alone is 10 us: the roof, not launch, limits it.
-    r = roofline(989.4e7, 4.8e3, 12.0, device="H200", launch_overhead_us=8.0)
+    r = analyze(989.4e7, 4.8e3, 12.0, device="H200", launch_overhead_us=8.0)
     assert r.floor_us == pytest.approx(10.0)
     assert r.bound == "compute"
 
 
 def test_events_faster_than_graph_clamps_overhead_with_a_note():
-    r = roofline(1e3, 4.8e3, 6.0, device="H200", events_us=2.0, graph_us=3.0)
+    r = analyze(1e3, 4.8e3, 6.0, device="H200", events_us=2.0, graph_us=3.0)
     assert r.launch_us == 0.0 and r.bound == "memory"
     assert any("launch overhead taken as 0" in n for n in r.notes)
 
 
 def test_measured_roof_from_the_cache_has_its_own_key(tmp_path):
     save_calibration(make_calibration(dram_tbps=4.0, matmul_tflops={"bf16": 791.52}))
-    r = roofline(H200_100US_FLOPS, H200_20US_BYTES, 200.0, device="H200")
+    r = analyze(H200_100US_FLOPS, H200_20US_BYTES, 200.0, device="H200")
     assert r.measured.roof.peak_tflops == 791.52
     assert r.measured.compute_us == pytest.approx(125.0)
     assert r.measured.memory_us == pytest.approx(24.0)
@@ -93,32 +93,32 @@ def test_measured_roof_from_the_cache_has_its_own_key(tmp_path):
     assert d["measured"]["peak_tflops"] == 791.52 and d["peak_tflops"] == 989.4
     # The calibrated graph-node cost (1.3 us) is the launch floor when no timing pair is given.
     assert (r.launch_us, r.launch_source) == (1.3, "calibration-graph")
-    ev = roofline(1e3, 4.8e3, 6.0, device="H200", timed_with="events")
+    ev = analyze(1e3, 4.8e3, 6.0, device="H200", timed_with="events")
     assert (ev.launch_us, ev.bound) == (4.1, "launch")
 
 
 def test_calibration_false_or_missing_dtype_gives_no_measured_roof():
     save_calibration(make_calibration())
-    assert "measured" not in roofline(1e9, 1e9, 10.0, device="H200", calibration=False).to_dict()
-    r = roofline(1e9, 1e9, 10.0, device="H200", dtype="fp32")
+    assert "measured" not in analyze(1e9, 1e9, 10.0, device="H200", calibration=False).to_dict()
+    r = analyze(1e9, 1e9, 10.0, device="H200", dtype="fp32")
     assert r.measured is None
     assert any("no fp32 GEMM" in n for n in r.notes)
 
 
 def test_json_contract_keys():
-    d = roofline(1e9, 1e9, 10.0, device="H200").to_dict()
+    d = analyze(1e9, 1e9, 10.0, device="H200").to_dict()
     assert {"device", "dtype", "peak_tflops", "peak_tbps", "arithmetic_intensity", "floor_us",
             "achieved_tflops", "achieved_tbps", "pct_of_roof", "bound"} <= set(d)
 
 
 def test_zero_flops_is_pure_data_movement():
-    r = roofline(0, 4.8e8, 125.0, device="H200")
+    r = analyze(0, 4.8e8, 125.0, device="H200")
     assert r.arithmetic_intensity == 0 and r.bound == "memory" and r.pct_of_roof == pytest.approx(80.0)
     assert any("0 FLOPs" in n for n in r.notes)
 
 
 def test_faster_than_the_roof_is_flagged():
-    r = roofline(1e6, 4.8e8, 50.0, device="H200")
+    r = analyze(1e6, 4.8e8, 50.0, device="H200")
     assert r.pct_of_roof == pytest.approx(200.0)
     assert any("faster than the spec roof" in n for n in r.notes)
 
@@ -138,37 +138,28 @@ def test_faster_than_the_roof_is_flagged():
 ])
 def test_bad_input_is_a_usage_error(args, kwargs, message):
     with pytest.raises(UsageError, match=message):
-        roofline(*args, device="H200", **kwargs)
+        analyze(*args, device="H200", **kwargs)
 
 
 def test_unknown_device_and_missing_peak_are_device_errors():
     with pytest.raises(DeviceError, match="unknown device 'H300'"):
-        roofline(1e6, 1e6, 10.0, device="H300")
+        analyze(1e6, 1e6, 10.0, device="H300")
     with pytest.raises(DeviceError, match="'L40S' has no dense fp64 peak"):
-        roofline(1e6, 1e6, 10.0, device="L40S", dtype="fp64")
+        analyze(1e6, 1e6, 10.0, device="L40S", dtype="fp64")
 
 
 def test_a_calibration_of_another_device_is_refused():
     with pytest.raises(DeviceError, match="calibration given is of 'MI300X', not 'H200'"):
-        roofline(1e6, 1e6, 10.0, device="H200", calibration=make_calibration(device="MI300X"))
+        analyze(1e6, 1e6, 10.0, device="H200", calibration=make_calibration(device="MI300X"))
 
 
-def test_documented_defaults():
-    params = inspect.signature(roofline).parameters
-    assert params["dtype"].default == "bf16"
-    assert params["timed_with"].default == "graph"
-    assert params["calibration"].default is True
-    assert params["device"].default is None
-
-
-def test_bench_kernel_roofline_is_callable_whatever_was_imported_first():
+def test_the_package_and_its_function_have_different_names():
+    # One name, one thing: bench_kernel.roofline is the package, analyze() its function (issue 9).
     code = ("import bench_kernel.roofline._count, bench_kernel; "
-            "r = bench_kernel.roofline(1e6, 4.8e8, 125.0, device='H200', calibration=False); "
-            "print(r.bound, bench_kernel.count is bench_kernel.roofline.count)")
+            "r = bench_kernel.analyze_roofline(1e6, 4.8e8, 125.0, device='H200', calibration=False); "
+            "print(r.bound, bench_kernel.count is bench_kernel.roofline.count, callable(bench_kernel.roofline))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["memory", "True"]
-    import bench_kernel
-    assert bench_kernel.roofline(1e6, 4.8e8, 125.0, device="H200", calibration=False).bound == "memory"
+    assert out.split() == ["memory", "True", "False"]
 
 
 def test_analysis_and_cli_import_neither_torch_nor_matplotlib():

@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from bench_kernel.errors import UsageError  # noqa: E402
-from bench_kernel.roofline import plot_roofline, roofline  # noqa: E402
+from bench_kernel.roofline import analyze, plot_roofline  # noqa: E402
 from bench_kernel.roofline._plot import build_figure  # noqa: E402
 from _hardware_helpers import make_calibration  # noqa: E402
 
@@ -18,9 +18,9 @@ CAL = make_calibration(dram_tbps=4.3, matmul_tflops={"bf16": 760.0})
 
 def _cases():
     return [
-        roofline(2 * 8192**3, 3 * 8192**2 * 2, 1600.0, device="H200", name="gemm 8192", calibration=False),
-        roofline(2**26, 3 * 2**26 * 2, 110.0, device="H200", name="add 64M", calibration=False),
-        roofline(0, 2 * 2**30, 500.0, device="H200", name="copy 1G", calibration=False),
+        analyze(2 * 8192**3, 3 * 8192**2 * 2, 1600.0, device="H200", name="gemm 8192", calibration=False),
+        analyze(2**26, 3 * 2**26 * 2, 110.0, device="H200", name="add 64M", calibration=False),
+        analyze(0, 2 * 2**30, 500.0, device="H200", name="copy 1G", calibration=False),
     ]
 
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from bench_kernel.source_trace import from_trace
+from bench_kernel.source_trace import document_trace
 from bench_kernel.trace import find_steps, kernel_steps, load_trace
 
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)]+?):(\d+)\)")
@@ -26,7 +26,7 @@ def _first_in_step(trace, pattern: str, step: int) -> int:
 
 @pytest.mark.parametrize("pattern", ["sdpa", "nvjet"])
 def test_document_from_the_h200_trace(traces_dir, h200, pattern, tmp_path):
-    doc = from_trace(traces_dir / H200, kernel=pattern, step=1, root=tmp_path)
+    doc = document_trace(traces_dir / H200, kernel=pattern, step=1, root=tmp_path)
     text = doc.to_markdown("en")
     for heading in ("Source Trace\n", "## Overview", "## Path 1: ", "### CUDA Kernel: `", "## End-to-end flow"):
         assert heading in text
@@ -51,7 +51,7 @@ def test_document_from_the_h200_trace(traces_dir, h200, pattern, tmp_path):
 
 
 def test_attention_path_and_counts(traces_dir):
-    doc = from_trace(traces_dir / H200, kernel="sdpa", step=1)
+    doc = document_trace(traces_dir / H200, kernel="sdpa", step=1)
     [site] = doc.sites
     assert site.category == "attention" and site.op == "aten::_cudnn_attention_forward"
     assert site.count_per_call == 8  # one per decoder layer, 8 layers
@@ -61,7 +61,7 @@ def test_attention_path_and_counts(traces_dir):
 
 
 def test_gemm_paths_split_attention_from_mlp(traces_dir):
-    doc = from_trace(traces_dir / H200, kernel="nvjet", step=1)
+    doc = document_trace(traces_dir / H200, kernel="nvjet", step=1)
     titles = [p.title for p in doc.paths]
     assert titles[0] == "`LlamaDecoderLayer.forward` (gemm)"
     tree = doc.to_markdown().split("## Path 2")[0]
@@ -70,7 +70,7 @@ def test_gemm_paths_split_attention_from_mlp(traces_dir):
 
 
 def test_chinese_document_has_the_seed_headings(traces_dir):
-    text = from_trace(traces_dir / H200, kernel="sdpa", step=1).to_markdown("zh")
+    text = document_trace(traces_dir / H200, kernel="sdpa", step=1).to_markdown("zh")
     assert "源码追踪" in text and "## 概述" in text and "## 路径 1：" in text and "## 完整端到端流程图" in text
     assert "### CUDA 内核：`" in text
 
@@ -105,5 +105,5 @@ def test_rocm_traces_speak_of_hip_kernels(traces_dir, h200):
     assert h200.backend == "cuda"
     vllm = load_trace(traces_dir / "vllm_decode_full__graph_execution.json.gz")
     assert vllm.backend == "hip"
-    text = from_trace(traces_dir / "vllm_decode_full__graph_execution.json.gz", kernel="elementwise").to_markdown()
+    text = document_trace(traces_dir / "vllm_decode_full__graph_execution.json.gz", kernel="elementwise").to_markdown()
     assert "### HIP Kernel: `" in text and "CUDA Kernel" not in text

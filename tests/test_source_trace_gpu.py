@@ -32,10 +32,10 @@ def _load(target: str):
 
 
 def test_triton_kernel_document(tmp_path):
-    from bench_kernel.source_trace import source_trace
+    from bench_kernel.source_trace import document_call
 
     [case] = _load("examples/triton_add.py:cases")
-    doc = source_trace(case.fn, make_inputs=case.make_inputs, name=case.label, root=ROOT,
+    doc = document_call(case.fn, make_inputs=case.make_inputs, name=case.label, root=ROOT,
                        doc_path=ROOT / "examples" / "x.md")
     [site] = doc.sites
     assert site.short == "add_kernel" and site.family == "triton"
@@ -54,11 +54,11 @@ def test_triton_kernel_document(tmp_path):
 
 
 def test_torch_op_document():
-    from bench_kernel.source_trace import source_trace
+    from bench_kernel.source_trace import document_call
 
     cases = {c.label: c for c in _load("examples/torch_ops.py:cases")}
     case = cases["linear_silu"]
-    doc = source_trace(case.fn, make_inputs=case.make_inputs, name=case.label, root=ROOT,
+    doc = document_call(case.fn, make_inputs=case.make_inputs, name=case.label, root=ROOT,
                        doc_path=ROOT / "examples" / "x.md")
     cats = [s.category for s in doc.sites]
     assert cats[0] == "gemm" and "activation" in cats
@@ -74,7 +74,7 @@ def test_callable_without_kernels_is_an_error():
     import torch
 
     from bench_kernel.errors import MeasurementError
-    from bench_kernel.source_trace import source_trace
+    from bench_kernel.source_trace import document_call
 
     with pytest.raises(MeasurementError, match="launched no kernel"):
-        source_trace(lambda: torch.empty(0, device="cuda"))
+        document_call(lambda: torch.empty(0, device="cuda"))

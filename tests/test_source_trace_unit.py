@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace as NS
 
 import pytest
 
@@ -12,13 +11,13 @@ from bench_kernel.source_trace._build import build
 from bench_kernel.source_trace._frames import plumbing_rules, to_source_frames
 from bench_kernel.source_trace._render import _all_strings, strings
 from bench_kernel.source_trace._triton import find_jit_source, outline
+from bench_kernel.trace import Frame, KernelRecord, OpRecord
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "triton_add.py"
 
 
-def F(file, line, function):
-    return NS(file=file, line=line, function=function)
+F = Frame
 
 
 def test_frames_cut_the_harness_drop_plumbing_and_name_modules():
@@ -63,9 +62,12 @@ def test_triton_source_and_outline():
     assert find_jit_source("triton_add", [str(EXAMPLE)]) is None  # not a jit function
 
 
-def _record(name, us_stack, op="aten::mm", grid=(1, 1, 1)):
-    return NS(name=name, stack=us_stack, op=NS(name=op, input_dims=[[2, 8], [8, 4]], input_types=["c10::BFloat16"] * 2),
-              grid=grid, block=(128, 1, 1), regs=32, smem_bytes=0, graph_launched=False)
+def _record(name, stack, op="aten::mm", grid=(1, 1, 1)):
+    """A trace's KernelRecord as the loader builds it (only the fields the document reads vary)."""
+    o = None if op is None else OpRecord(op, 0.0, 1.0, 1, 1, 7, ((2, 8), (8, 4)), ("c10::BFloat16",) * 2)
+    return KernelRecord(index=0, name=name, short=name, family="other", category="other", start_us=0.0,
+                        dur_us=1.0, stream=7, device=0, correlation=1, grid=grid, block=(128, 1, 1), regs=32,
+                        smem_bytes=0, graph_launched=False, launch=None, op=o, stack=tuple(stack))
 
 
 def test_paths_split_where_stacks_diverge_and_render():

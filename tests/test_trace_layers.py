@@ -101,9 +101,3 @@ def test_gpu_made_decode_graph_trace():
     assert os.path.getsize(GPU_FIXTURE) < 2_000_000
 
 
-def test_layers_defaults_are_documented():
-    import inspect
-
-    sig = inspect.signature(layers)
-    assert (sig.parameters["anchor"].default, sig.parameters["step"].default, sig.parameters["rules"].default) == \
-        (None, None, None)

@@ -26,14 +26,6 @@ def _kernels_by_json(path: Path) -> list[dict]:
     return sorted((e for e in events if e.get("cat") == "kernel"), key=lambda e: e["ts"])
 
 
-def test_load_trace_defaults_are_documented():
-    sig = inspect.signature(load_trace)
-    assert sig.parameters["rank"].default is None
-    assert sig.parameters["links"].default is True
-    assert sig.parameters["shapes"].default is False
-    assert sig.parameters["stacks"].default is False
-
-
 @pytest.mark.parametrize("block_bytes", [64, 257, 4096, 16 << 20])
 def test_chunked_decode_equals_json_load(block_bytes):
     # Tiny blocks force a cut in almost every event, including candidates inside the kernel name

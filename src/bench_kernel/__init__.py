@@ -11,43 +11,44 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-# public name -> module that defines it. Every capability adds its names here.
-_EXPORTS: dict[str, str] = {
-    "bench": "bench_kernel.measure",
-    "BenchResult": "bench_kernel.measure",
-    "Case": "bench_kernel.measure",
-    "Measurement": "bench_kernel.measure",
-    "Samples": "bench_kernel.measure",
-    "load_target": "bench_kernel.measure",
-    "decode": "bench_kernel.kernels",
-    "KernelName": "bench_kernel.kernels",
-    "Calibration": "bench_kernel.hardware",
-    "DeviceSpec": "bench_kernel.hardware",
-    "calibrate": "bench_kernel.hardware",
-    "detect_device": "bench_kernel.hardware",
-    "get_device": "bench_kernel.hardware",
-    "list_devices": "bench_kernel.hardware",
-    "load_calibration": "bench_kernel.hardware",
-    "Counts": "bench_kernel.roofline",
-    "RooflineResult": "bench_kernel.roofline",
-    "count": "bench_kernel.roofline",
-    "plot_roofline": "bench_kernel.roofline",
-    "roofline": "bench_kernel.roofline",
-    "source_trace": "bench_kernel.source_trace",
-    "SourceTrace": "bench_kernel.source_trace",
-    "KernelRecord": "bench_kernel.trace",
-    "Trace": "bench_kernel.trace",
-    "load_trace": "bench_kernel.trace",
+# public name -> (module that defines it, attribute). Every capability adds its names here.
+_EXPORTS: dict[str, tuple[str, str]] = {
+    "bench": ("bench_kernel.orchestrate", "bench"),
+    "BenchResult": ("bench_kernel.measure", "BenchResult"),
+    "Case": ("bench_kernel.measure", "Case"),
+    "Measurement": ("bench_kernel.measure", "Measurement"),
+    "Samples": ("bench_kernel.measure", "Samples"),
+    "load_target": ("bench_kernel.measure", "load_target"),
+    "decode": ("bench_kernel.kernels", "decode"),
+    "KernelName": ("bench_kernel.kernels", "KernelName"),
+    "Calibration": ("bench_kernel.hardware", "Calibration"),
+    "DeviceSpec": ("bench_kernel.hardware", "DeviceSpec"),
+    "calibrate": ("bench_kernel.hardware", "calibrate"),
+    "detect_device": ("bench_kernel.hardware", "detect_device"),
+    "get_device": ("bench_kernel.hardware", "get_device"),
+    "list_devices": ("bench_kernel.hardware", "list_devices"),
+    "load_calibration": ("bench_kernel.hardware", "load_calibration"),
+    "Counts": ("bench_kernel.roofline", "Counts"),
+    "RooflineResult": ("bench_kernel.roofline", "RooflineResult"),
+    "analyze_roofline": ("bench_kernel.roofline", "analyze"),
+    "count": ("bench_kernel.roofline", "count"),
+    "plot_roofline": ("bench_kernel.roofline", "plot_roofline"),
+    "document_call": ("bench_kernel.source_trace", "document_call"),
+    "document_trace": ("bench_kernel.source_trace", "document_trace"),
+    "SourceTrace": ("bench_kernel.source_trace", "SourceTrace"),
+    "KernelRecord": ("bench_kernel.trace", "KernelRecord"),
+    "Trace": ("bench_kernel.trace", "Trace"),
+    "load_trace": ("bench_kernel.trace", "load_trace"),
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
 
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
+    where = _EXPORTS.get(name)
+    if where is None:
         raise AttributeError(f"module 'bench_kernel' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(where[0]), where[1])
     globals()[name] = value
     return value
 

@@ -55,11 +55,11 @@ def command(flops: float, n_bytes: float, time_us: float, device: str | None, dt
             no_measured: bool, plot_path: Path | None, output: Output) -> None:
     """Place one measurement under the spec roof (and the measured roof when calibrated)."""
     from bench_kernel.hardware import detect_device, get_device, load_calibration
-    from bench_kernel.roofline import plot_roofline, roofline
+    from bench_kernel.roofline import analyze, plot_roofline
 
     spec = get_device(device) if device is not None else detect_device()
     cal = None if no_measured else load_calibration(spec.name)
-    result = roofline(flops, n_bytes, time_us, device=spec, dtype=dtype, name=name,
+    result = analyze(flops, n_bytes, time_us, device=spec, dtype=dtype, name=name,
                       launch_overhead_us=launch_us, events_us=events_us, graph_us=graph_us,
                       timed_with=timed_with, calibration=cal if cal is not None else False)
     if plot_path is not None:

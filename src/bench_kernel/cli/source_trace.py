@@ -35,15 +35,14 @@ def command(target: str | None, trace_path: Path | None, kernel: str | None, ste
     TARGET (path/to/file.py:func or package.module:func, as for 'run') is run under the PyTorch
     profiler with Python stacks; or --trace TRACE documents kernels picked by --kernel/--step.
     """
-    from bench_kernel.source_trace import from_trace, source_trace
-    from bench_kernel.source_trace._render import strings
+    from bench_kernel.source_trace import document_call, document_trace, strings
 
     strings(lang)
     if (target is None) == (trace_path is None):
         raise UsageError("give exactly one of TARGET or --trace TRACE")
     if target is None:
-        doc = from_trace(trace_path, kernel=kernel, step=step, rank=rank, root=root, doc_path=output_path,
-                         keep_all_frames=all_frames)
+        doc = document_trace(trace_path, kernel=kernel, step=step, rank=rank, root=root, doc_path=output_path,
+                             keep_all_frames=all_frames)
     else:
         if kernel is not None or step is not None or rank is not None:
             raise UsageError("--kernel, --step and --rank go with --trace, not with TARGET")
@@ -55,8 +54,8 @@ def command(target: str | None, trace_path: Path | None, kernel: str | None, ste
         elif len(cases) > 1:
             raise UsageError(f"{target} gives {len(cases)} cases ({', '.join(c.label for c in cases)}): pick one with --case NAME")
         case = cases[0]
-        doc = source_trace(case.fn, make_inputs=case.make_inputs, name=case.label, root=root,
-                           doc_path=output_path, keep_all_frames=all_frames)
+        doc = document_call(case.fn, make_inputs=case.make_inputs, name=case.label, root=root,
+                            doc_path=output_path, keep_all_frames=all_frames)
     text = dumps(doc.to_dict()) + "\n" if as_json else doc.to_markdown(lang)
     if output_path:
         output_path.write_text(text, encoding="utf-8")

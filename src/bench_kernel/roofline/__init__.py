@@ -1,28 +1,24 @@
 """FLOP/byte counting, roofline analysis and the roofline plot.
 
 CONTRACT (used by ``bench-kernel run --roofline`` and the CLI):
-``roofline(flops, bytes, time_us, device=, dtype=) -> RooflineResult``,
+``analyze(flops, bytes, time_us, device=, dtype=) -> RooflineResult``,
 ``count(fn, *inputs) -> Counts`` and ``plot_roofline(points, device, dtype, path, measured=None)``.
 """
 
 from __future__ import annotations
 
-from bench_kernel._callable_module import make_callable
-from bench_kernel.roofline._analysis import Roof, RoofAnalysis, RooflineResult, measured_roof, roofline, spec_roof
+from bench_kernel.roofline._analysis import Roof, RoofAnalysis, RooflineResult, analyze, measured_roof, spec_roof
 from bench_kernel.roofline._count import Counts, count
 from bench_kernel.roofline._plot import plot_roofline
 
 __all__ = [
     "Counts",
     "Roof",
+    "analyze",
     "RoofAnalysis",
     "RooflineResult",
     "count",
     "measured_roof",
     "plot_roofline",
-    "roofline",
     "spec_roof",
 ]
-
-
-make_callable(__name__, roofline)

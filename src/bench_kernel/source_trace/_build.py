@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 from bench_kernel.kernels import decode
+from bench_kernel.trace import Frame, KernelRecord
 from bench_kernel.source_trace._frames import to_source_frames
 from bench_kernel.source_trace._group import group_paths
 from bench_kernel.source_trace._model import KernelSite, SourceFrame, SourceTrace
@@ -23,14 +24,12 @@ def _source(name: str, family: str, stack_files: Sequence[str | None], root: Pat
     found = find_jit_source(name, stack_files, live=live)
     if found is None:
         return None, ()
-    from bench_kernel.trace import Frame
-
     file, line = found
     frames = to_source_frames([Frame(file, line, name)], root=root, doc_dir=doc_dir, keep_all=True)
     return (frames[0] if frames else None), outline(file, line)
 
 
-def build(subject: str, kernels: Sequence[tuple[Any, float, float]], *, root: Path, doc_dir: Path,
+def build(subject: str, kernels: Sequence[tuple[KernelRecord, float, float]], *, root: Path, doc_dir: Path,
           device: str | None = None, backend: str = "cuda", keep_all_frames: bool = False,
           live: bool = False, inputs: tuple[tuple[str, str], ...] = (), output: str | None = None,
           notes: Sequence[str] = ()) -> SourceTrace:
@@ -46,7 +45,7 @@ def build(subject: str, kernels: Sequence[tuple[Any, float, float]], *, root: Pa
         family = d.family
         # A plain Triton kernel is named after its Python function ("add_kernel"): the name says
         # nothing, but its launch passes through Triton's runtime.
-        if family == "other" and any("triton/runtime/" in (getattr(f, "file", None) or "") for f in k.stack or ()):
+        if family == "other" and any("triton/runtime/" in (f.file or "") for f in k.stack or ()):
             family = "triton"
         stack = to_source_frames(k.stack or (), root=root, doc_dir=doc_dir, keep_all=keep_all_frames)
         files = [f.abs_path for f in stack][::-1]
@@ -54,13 +53,13 @@ def build(subject: str, kernels: Sequence[tuple[Any, float, float]], *, root: Pa
         op = k.op
         sites.append(KernelSite(
             order=pos, name=k.name, short=d.short, family=family, category=d.category,
-            fields=dict(d.fields), inferred=tuple(getattr(d, "inferred", ()) or ()),
+            fields=dict(d.fields), inferred=tuple(d.inferred),
             count_per_call=n, us_per_call=us, share=(us * n / total) if total else None,
             grid=k.grid, block=k.block, regs=k.regs, smem_bytes=k.smem_bytes,
-            occupancy_pct=getattr(k, "occupancy_pct", None),
             op=op.name if op is not None else None,
-            input_dims=getattr(op, "input_dims", None), input_types=getattr(op, "input_types", None),
-            stack=stack, graph_launched=bool(getattr(k, "graph_launched", False)),
+            input_dims=op.input_dims if op is not None else None,
+            input_types=op.input_types if op is not None else None,
+            stack=stack, graph_launched=k.graph_launched,
             source=src, steps=steps))
     sites_t = tuple(sites)
     return SourceTrace(subject=subject, sites=sites_t, paths=group_paths(sites_t), device=device,

@@ -12,11 +12,13 @@ from statistics import fmean
 from typing import Any, Callable
 
 from bench_kernel.errors import MeasurementError, TraceError, UsageError
+from bench_kernel.gpu import require_gpu
+from bench_kernel.measure import CALL_MARK, call_with, guard
 from bench_kernel.source_trace._build import build
 from bench_kernel.source_trace._model import SourceTrace
 from bench_kernel.source_trace._render import short_dtype
 
-__all__ = ["source_trace", "from_trace"]
+__all__ = ["document_call", "document_trace"]
 
 
 def _paths(root: str | Path | None, doc_path: str | Path | None) -> tuple[Path, Path]:
@@ -49,7 +51,7 @@ def _select(trace: Any, kernel: str | None, step: int | None, n_steps: int, ks: 
     return [int(i) for i in idx]
 
 
-def from_trace(path: str | Path, *, kernel: str | None = None, step: int | None = None,
+def document_trace(path: str | Path, *, kernel: str | None = None, step: int | None = None,
                rank: int | None = None, root: str | Path | None = None,
                doc_path: str | Path | None = None, keep_all_frames: bool = False) -> SourceTrace:
     """The document for the kernels of a Kineto trace recorded with Python stacks.
@@ -122,7 +124,7 @@ def _input_labels(fn: Callable[..., Any], inputs: Any) -> tuple[tuple[str, str],
     return tuple((names[i] if i < len(names) else f"arg{i}", _describe(a)) for i, a in enumerate(args))
 
 
-def source_trace(fn: Callable[..., Any], *, make_inputs: Callable[[], Any] | None = None,
+def document_call(fn: Callable[..., Any], *, make_inputs: Callable[[], Any] | None = None,
                  name: str | None = None, root: str | Path | None = None,
                  doc_path: str | Path | None = None, calls: int = 3,
                  keep_all_frames: bool = False) -> SourceTrace:
@@ -131,16 +133,11 @@ def source_trace(fn: Callable[..., Any], *, make_inputs: Callable[[], Any] | Non
 
     Raises MeasurementError when the call raises or launches no kernel.
     """
-    import torch
-    from torch.profiler import ProfilerActivity, profile, record_function
-
-    from bench_kernel.measure._inputs import call_with
-    from bench_kernel.measure._kernel import CALL_MARK
-    from bench_kernel.measure._runner import guard
     from bench_kernel.trace import load_trace
 
-    if not torch.cuda.is_available():
-        raise MeasurementError("source-trace of a callable needs a CUDA/HIP GPU (use --trace for a recorded trace)")
+    torch = require_gpu("source-trace of a callable", "use --trace for a recorded trace")
+    from torch.profiler import ProfilerActivity, profile, record_function
+
     label = name or getattr(fn, "__name__", "call")
     inputs = guard(label, "make_inputs", make_inputs) if make_inputs else None
     out = guard(label, "warm-up", lambda: [call_with(fn, inputs) for _ in range(2)][-1])
@@ -176,8 +173,6 @@ def source_trace(fn: Callable[..., Any], *, make_inputs: Callable[[], Any] | Non
 
 def _split_calls(trace: Any) -> list[list[int]]:
     """Kernel indices per ``bk::call`` range (host side), by the time each kernel was launched."""
-    from bench_kernel.measure._kernel import CALL_MARK
-
     ann = trace.annotations
     spans = sorted((float(ann.start_us[j]), float(ann.start_us[j] + ann.dur_us[j]))
                    for j in range(len(ann)) if trace.names[ann.name[j]] == CALL_MARK and not ann.gpu[j])

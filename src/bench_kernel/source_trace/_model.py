@@ -52,7 +52,6 @@ class KernelSite:
     block: tuple[int, ...] | None = None
     regs: int | None = None
     smem_bytes: int | None = None
-    occupancy_pct: float | None = None
     op: str | None = None
     input_dims: tuple | None = None
     input_types: tuple | None = None

@@ -8,7 +8,8 @@ from importlib import resources
 from typing import Any
 
 from bench_kernel.errors import UsageError
-from bench_kernel.report import format_value
+from bench_kernel.dtypes import lookup
+from bench_kernel.units import format_bytes, format_duration_us
 from bench_kernel.source_trace._model import KernelSite, PathGroup, SourceFrame, SourceTrace
 
 __all__ = ["render", "LANGS", "strings", "short_dtype"]
@@ -34,9 +35,7 @@ def strings(lang: str) -> dict[str, str]:
 
 
 def _us(v: float | None) -> str:
-    if v is None:
-        return "-"
-    return f"{v:.3g} µs" if v < 1000 else f"{v / 1000:.3g} ms"
+    return "-" if v is None else format_duration_us(v)
 
 
 def _pct(v: float | None) -> str:
@@ -45,16 +44,7 @@ def _pct(v: float | None) -> str:
 
 def short_dtype(name: Any) -> str:
     """``bf16`` for ``c10::BFloat16`` (a profiler's input type) or ``torch.bfloat16``; else as given."""
-    from bench_kernel.hardware import canonical_dtype
-    from bench_kernel.kernels._data import dtype_map
-
-    text = str(name).removeprefix("torch.")
-    if text in dtype_map():
-        return dtype_map()[text]
-    try:
-        return canonical_dtype(text)
-    except UsageError:  # an integer type or one the peak table has no roof for
-        return text
+    return lookup(name) or str(name).removeprefix("torch.")
 
 
 def _tuple(t: Any) -> str:
@@ -111,9 +101,7 @@ def _kernel_section(site: KernelSite, S: dict[str, str], api: str) -> list[str]:
     if site.regs is not None:
         launch.append(S["regs"].format(regs=site.regs))
     if site.smem_bytes is not None:
-        launch.append(S["smem"].format(smem=format_value(site.smem_bytes, "bytes")))
-    if site.occupancy_pct is not None:
-        launch.append(S["occupancy"].format(occ=f"{site.occupancy_pct:.0f}%"))
+        launch.append(S["smem"].format(smem=format_bytes(site.smem_bytes)))
     if launch:
         L.append(f"- {S['launch']}{c}" + S["list_sep"].join(launch))
     if site.fields:

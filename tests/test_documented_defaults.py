@@ -1,0 +1,48 @@
+"""The CLI's defaults are the Python API's (STYLE habit 4): a default changed on one side only fails here.
+
+Each pair maps an API parameter to the CLI parameter that sets it; the test reads both defaults from
+the code (``inspect.signature`` and the click command), so neither side is restated as a literal.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import pytest
+
+PAIRS = [
+    # (api "module:function", cli "module", {api parameter: cli parameter})
+    ("bench_kernel.orchestrate:bench", "bench_kernel.cli.run",
+     {"cache": "cache", "precision": "precision", "max_time_s": "max_time_s", "device_index": "device_index",
+      "device": "device_name"}),
+    ("bench_kernel.trace:inventory", "bench_kernel.cli.inventory", {"by": "by", "top": "top", "per_step": "per_step"}),
+    ("bench_kernel.trace:layers", "bench_kernel.cli.layers", {"anchor": "anchor", "step": "step"}),
+    ("bench_kernel.roofline:analyze", "bench_kernel.cli.roofline",
+     {"dtype": "dtype", "name": "name", "timed_with": "timed_with", "device": "device"}),
+]
+
+
+def _api(target: str):
+    module, name = target.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+@pytest.mark.parametrize("api,cli,mapping", PAIRS, ids=[p[1].rsplit(".", 1)[1] for p in PAIRS])
+def test_cli_defaults_are_the_api_defaults(api, cli, mapping):
+    sig = inspect.signature(_api(api)).parameters
+    command = importlib.import_module(cli).command
+    # the values click passes when the user gives no option (flags included)
+    opts = command.make_context(command.name, [], resilient_parsing=True).params
+    assert {a: opts[c] for a, c in mapping.items()} == {a: sig[a].default for a in mapping}
+
+
+def test_bench_methods_default_is_the_measure_default():
+    import bench_kernel
+    from bench_kernel.measure import DEFAULT_METHODS, bench
+
+    # the CLI passes no methods to mean the default; both bench() layers must agree on it
+    assert inspect.signature(bench_kernel.bench).parameters["methods"].default == DEFAULT_METHODS
+    inner = inspect.signature(bench).parameters
+    outer = inspect.signature(bench_kernel.bench).parameters
+    assert {k: p.default for k, p in inner.items()} == {k: outer[k].default for k in inner}
