@@ -7,7 +7,8 @@
 
 from bench_kernel.orchestrate._bench import bench, bench_case, bench_many
 from bench_kernel.orchestrate._count import count_work, infer_dtype
+from bench_kernel.orchestrate._profile import DEFAULT_STEPS, ProfileSummary, profile, summarize_profile
 from bench_kernel.orchestrate._roofline import place, plot_results, resolve_device
 
-__all__ = ["bench", "bench_case", "bench_many", "count_work", "infer_dtype", "place", "plot_results",
-           "resolve_device"]
+__all__ = ["DEFAULT_STEPS", "ProfileSummary", "bench", "bench_case", "bench_many", "count_work", "infer_dtype", "place", "plot_results",
+           "profile", "resolve_device", "summarize_profile"]
