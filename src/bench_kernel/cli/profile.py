@@ -32,8 +32,9 @@ def command(target: str, case_name: str | None, steps: int, warmup: int, trace_p
     TARGET is as for 'run' (path/to/file.py:func or package.module:func). Then read the trace with
     inventory, timeline, layers, ops, source-trace --trace, ...
     """
-    from bench_kernel.orchestrate import profile, summarize_profile
+    from bench_kernel.orchestrate import check_profile_options, profile, summarize_profile
 
+    check_profile_options(steps=steps, warmup=warmup, output=trace_path)  # before the target loads
     written = profile(one_case(target, case_name), steps=steps, warmup=warmup, output=trace_path)
     s = summarize_profile(written, top=top)
     title = (f"{written}: {s.steps} steps, {s.kernels_per_step:g} kernels and "

@@ -14,9 +14,18 @@ from typing import Any
 from bench_kernel.errors import UsageError
 from bench_kernel.measure import Case, call_with, check_writable, guard, record_trace
 
-__all__ = ["profile", "ProfileSummary", "summarize_profile", "DEFAULT_STEPS"]
+__all__ = ["profile", "check_profile_options", "ProfileSummary", "summarize_profile", "DEFAULT_STEPS"]
 
 DEFAULT_STEPS = 5
+
+
+def check_profile_options(*, steps: int, warmup: int, output: str | Path) -> Path:
+    """The options of :func:`profile`, checked before anything is loaded or run; returns ``output``."""
+    if steps < 1:
+        raise UsageError(f"--steps {steps}: record at least one step")
+    if warmup < 0:
+        raise UsageError(f"--warmup {warmup}: cannot be negative")
+    return check_writable(Path(output))
 
 
 def profile(case: Case, *, steps: int = DEFAULT_STEPS, warmup: int = 1,
@@ -27,11 +36,7 @@ def profile(case: Case, *, steps: int = DEFAULT_STEPS, warmup: int = 1,
     call, input shapes, Python stacks and ``nn.Module`` markers. Arguments are checked, and
     ``output``'s folder too, before the case's inputs are built. Returns the path written.
     """
-    if steps < 1:
-        raise UsageError(f"--steps {steps}: record at least one step")
-    if warmup < 0:
-        raise UsageError(f"--warmup {warmup}: cannot be negative")
-    out = check_writable(Path(output))
+    out = check_profile_options(steps=steps, warmup=warmup, output=output)
     inputs = guard(case.label, "make_inputs", case.make_inputs) if case.make_inputs else None
     return record_trace(lambda: call_with(case.fn, inputs), out, steps=steps, warmup=warmup, label=case.label)
 
