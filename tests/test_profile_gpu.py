@@ -29,12 +29,15 @@ def test_summary_counts_the_kernels_of_each_step(recorded):
     assert s.device_us_per_step == pytest.approx(sum(r.total_us for r in s.top.rows))
 
 
-@pytest.mark.parametrize("command", [["inventory", "--per-step", "{t}"], ["phases", "{t}"],
-                                     ["source-trace", "--step", "0", "--trace", "{t}"]])
-def test_every_trace_command_reads_it(run_cli, recorded, command):
+@pytest.mark.parametrize("command,expect", [
+    (["inventory", "--per-step", "{t}"], "2 kernels"),
+    (["phases", "{t}"], "│ unknown       │     4 │"),  # 4 steps of one shape: not told apart, all counted
+    (["source-trace", "--step", "0", "--trace", "{t}"], "## Path 2: `silu` (activation)"),
+])
+def test_every_trace_command_reads_it(run_cli, recorded, command, expect):
     r = run_cli(*[a.format(t=recorded) for a in command])
     assert r.exit_code == 0, r.stderr
-    assert "nvjet" in r.stdout or "gemm" in r.stdout or "prefill" in r.stdout or "decode" in r.stdout
+    assert expect in r.stdout
 
 
 def test_source_trace_of_the_recorded_step(recorded):
