@@ -8,22 +8,8 @@
 set -uo pipefail
 export PYTHONPATH="src${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 OUT=${OUT:-out}; mkdir -p "$OUT"
-BK="python3 -m bench_kernel"
-T=benchmarks/gpu/source_trace_targets.py
 status=0
-doc() {  # doc NAME TARGET [options...]: the en and zh documents of one target
-  local name=$1 target=$2; shift 2
-  for lang in en zh; do
-    timeout 240 $BK source-trace "$target" --lang "$lang" "$@" -o "examples/source_trace_$name.$lang.md" \
-      || { echo "FAILED: $name $lang"; status=1; }
-  done
-}
-doc qwen2_moe "$T:hf_moe"
-doc triton_add examples/triton_add.py:cases
-doc compiled "$T:compiled"
-doc linear_silu examples/torch_ops.py:cases --case linear_silu
-# the same model with 8 layers: its document must read like the 2-layer one but for the counts
-LAYERS=8 timeout 240 $BK source-trace "$T:hf_moe" -o "$OUT/qwen2_moe_8l.en.md" || status=1
+timeout 480 python3 benchmarks/gpu/make_source_trace_docs.py --out-8l "$OUT/qwen2_moe_8l.en.md" || status=1
 python3 benchmarks/gpu/check_doc_links.py examples/source_trace_*.md --json "$OUT/links.json" || status=1
 {
   echo "# Source Trace documents on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u +%F)"
