@@ -177,8 +177,7 @@ def _overview(R: _Doc) -> list[str]:
     doc, S, o = R.doc, R.S, R.doc.overview
     subject = doc.subject + ("(" + ", ".join(f"{k}: {v}" for k, v in doc.inputs) + ")" if doc.inputs else "")
     if doc.scale == "op":
-        n = len(doc.sites)
-        words = S["kernel_word"] if n == 1 else S["kernels_word"].format(n=n)
+        words = kernels(S, o.kernels_per_call)  # launches, not distinct sites: what the table says too
         parts = ", ".join(f"`{s.short}` ({s.category}, {pct(s.share)})" for s in doc.sites)
         text = S["sentence"].format(subject=subject, n_kernels=words, total=us(doc.total_us), parts=parts)
     else:
