@@ -33,12 +33,8 @@ for t in triton_add torch_ops multi_kernel capture_unsafe; do
 done
 step "decode-graph fixture"
 [ -f benchmarks/gpu/make_decode_graph_trace.py ] && OUT="$R" timeout 120 python3 benchmarks/gpu/make_decode_graph_trace.py 2>&1 | tail -3
-step "source-trace examples"
-timeout 60 $BK source-trace examples/triton_add.py:cases -o examples/source_trace_triton_add.en.md
-timeout 60 $BK source-trace examples/triton_add.py:cases --lang zh -o examples/source_trace_triton_add.zh.md
-timeout 60 $BK source-trace examples/torch_ops.py:cases --case linear_silu -o examples/source_trace_linear_silu.en.md
-timeout 60 $BK source-trace examples/torch_ops.py:cases --case linear_silu --lang zh -o examples/source_trace_linear_silu.zh.md
-cp examples/source_trace_*.md "$R/" 2>/dev/null
+step "source-trace examples (and the HF MoE, compiled documents; every link checked)"
+OUT="$R/source_trace" timeout 420 bash benchmarks/gpu/source_trace_docs.sh 2>&1 | tail -12
 fi
 step "pack"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv > "$R/nvidia-smi.txt" 2>&1

@@ -14,13 +14,17 @@ _LINK = re.compile(r"\[([^\]]+)\]\(([^)]+?):(\d+)\)")
 
 def _check_links(doc, text: str, doc_dir: Path) -> int:
     """Open every linked file:line; its text must contain the linked function's name."""
-    by_link = {(f.link, f.line): f for s in doc.sites for f in (*s.stack, *( [s.source] if s.source else []))}
+    by_link = {(f.link, f.line): (f.abs_path, f.function) for s in doc.sites for f in s.stack}
+    for s in doc.sites:
+        for x in (s.source.links if s.source else ()):
+            if x.line:
+                by_link[(x.link, x.line)] = (x.abs_path, x.symbol)
     checked = 0
     for name, link, line in _LINK.findall(text):
-        frame = by_link[(link, int(line))]
-        path = Path(frame.abs_path) if frame.abs_path else (doc_dir / link)
+        abs_path, function = by_link[(link, int(line))]
+        path = Path(abs_path) if abs_path else (doc_dir / link)
         lines = path.read_text().splitlines()
-        assert name.split(".")[-1] in lines[int(line) - 1], (name, path, line, lines[int(line) - 1])
+        assert function.split(".")[-1] in lines[int(line) - 1], (name, path, line, lines[int(line) - 1])
         checked += 1
     return checked
 
@@ -36,11 +40,11 @@ def test_triton_kernel_document(tmp_path):
 
     [case] = _load("examples/triton_add.py:cases")
     doc = document_call(case.fn, make_inputs=case.make_inputs, name=case.label, root=ROOT,
-                       doc_path=ROOT / "examples" / "x.md")
+                        doc_path=ROOT / "examples" / "x.md")
     [site] = doc.sites
     assert site.short == "add_kernel" and site.family == "triton"
-    assert site.source is not None and site.source.display == "examples/triton_add.py"
-    assert any("load `x`" in s for s in site.steps) and any(s.startswith("store") for s in site.steps)
+    assert site.source.kind == "triton" and site.source.links[0].display == "examples/triton_add.py"
+    assert any("load `x`" in s for s in site.source.steps) and any(s.startswith("store") for s in site.source.steps)
     assert site.grid is not None and site.block is not None and site.regs is not None
     text = doc.to_markdown("en")
     assert doc.paths[0].title.startswith("`triton_add`")  # not Triton's launcher frames
@@ -59,15 +63,66 @@ def test_torch_op_document():
     cases = {c.label: c for c in _load("examples/torch_ops.py:cases")}
     case = cases["linear_silu"]
     doc = document_call(case.fn, make_inputs=case.make_inputs, name=case.label, root=ROOT,
-                       doc_path=ROOT / "examples" / "x.md")
+                        doc_path=ROOT / "examples" / "x.md")
     cats = [s.category for s in doc.sites]
     assert cats[0] == "gemm" and "activation" in cats
     assert all(s.op for s in doc.sites)
+    silu = next(s for s in doc.sites if s.category == "activation")
+    assert [x.display for x in silu.source.links][-1] == "aten/src/ATen/native/cuda/ActivationSiluKernel.cu"
     text = doc.to_markdown("en")
     assert _check_links(doc, text, ROOT / "examples") >= 2
-    assert all(f"`{s.short}`" in text.split("## End-to-end flow")[0] for s in doc.sites)
     flow = text.split("## End-to-end flow")[1]
     assert all(s.short in flow for s in doc.sites)
+
+
+def test_compiled_function_links_inductors_generated_kernel():
+    import torch
+
+    from bench_kernel.source_trace import document_call
+
+    @torch.compile
+    def fused(x):
+        return torch.nn.functional.silu(x) * x + 1.0
+
+    x = torch.randn(1 << 20, device="cuda")
+    doc = document_call(fused, make_inputs=lambda: (x,), name="fused", root=ROOT)
+    [site] = [s for s in doc.sites if s.family == "inductor"]
+    assert site.source.kind == "inductor", site.source
+    kernel = site.source.links[0]
+    assert f"def {site.name}(" in Path(kernel.abs_path).read_text().splitlines()[kernel.line - 1]
+    assert any("Original ATen" in o for o in site.source.origins)
+    assert site.source.steps and any(s.startswith("store") for s in site.source.steps)
+
+
+def test_repeated_blocks_are_counted_not_repeated():
+    import torch
+
+    from bench_kernel.source_trace import document_call
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm = torch.nn.LayerNorm(256)
+            self.mlp = torch.nn.Sequential(torch.nn.Linear(256, 1024), torch.nn.GELU(), torch.nn.Linear(1024, 256))
+
+        def forward(self, x):
+            return x + self.mlp(self.norm(x))
+
+    def model_of(n):
+        return torch.nn.Sequential(*[Block() for _ in range(n)]).cuda().half()
+
+    x = torch.randn(64, 256, device="cuda", dtype=torch.half)
+    docs = {n: document_call(model_of(n), make_inputs=lambda: (x,), name="blocks", root=ROOT, top=4)
+            for n in (2, 6)}
+    for n, doc in docs.items():
+        [seq] = doc.structure
+        [block] = seq.children
+        assert block.cls == "Block" and block.per_parent == (n, n)
+        assert sum(s.launches_per_call for s in doc.sites) == n * block.kernels_per_instance
+    assert len(docs[2].sites) == len(docs[6].sites)
+    assert len(docs[2].to_markdown().splitlines()) == len(docs[6].to_markdown().splitlines())
+    only = document_call(model_of(2), make_inputs=lambda: (x,), name="blocks", root=ROOT, module="LayerNorm")
+    assert {s.module_type for s in only.sites} == {"norm"}
 
 
 def test_callable_without_kernels_is_an_error():

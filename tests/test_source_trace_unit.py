@@ -8,6 +8,7 @@ import pytest
 
 from bench_kernel.errors import UsageError
 from bench_kernel.source_trace._build import build
+from bench_kernel.source_trace._collect import Launch
 from bench_kernel.source_trace._frames import plumbing_rules, to_source_frames
 from bench_kernel.source_trace._render import _all_strings, strings
 from bench_kernel.source_trace._triton import find_jit_source, outline
@@ -62,11 +63,11 @@ def test_triton_source_and_outline():
     assert find_jit_source("triton_add", [str(EXAMPLE)]) is None  # not a jit function
 
 
-def _record(name, stack, op="aten::mm", grid=(1, 1, 1)):
+def _record(name, stack, op="aten::mm", grid=(1, 1, 1), dur=1.0, index=0):
     """A trace's KernelRecord as the loader builds it (only the fields the document reads vary)."""
     o = None if op is None else OpRecord(op, 0.0, 1.0, 1, 1, 7, ((2, 8), (8, 4)), ("c10::BFloat16",) * 2)
-    return KernelRecord(index=0, name=name, short=name, family="other", category="other", start_us=0.0,
-                        dur_us=1.0, stream=7, device=0, correlation=1, grid=grid, block=(128, 1, 1), regs=32,
+    return KernelRecord(index=index, name=name, short=name, family="other", category="other", start_us=0.0,
+                        dur_us=dur, stream=7, device=0, correlation=1, grid=grid, block=(128, 1, 1), regs=32,
                         smem_bytes=0, graph_launched=False, launch=None, op=o, stack=tuple(stack))
 
 
@@ -74,9 +75,10 @@ def test_paths_split_where_stacks_diverge_and_render():
     user = str(EXAMPLE)
     a = [F(user, 29, "cases"), F(user, 22, "triton_add")]
     b = [F(user, 29, "cases"), F("torch/nn/modules/linear.py", 130, "forward")]
-    doc = build("demo", [(_record("add_kernel", a, op=None), 3.0, 1), (_record("gemm_a", b), 6.0, 1),
-                         (_record("gemm_b", b), 1.0, 2)],
-                root=ROOT, doc_dir=ROOT / "examples", device="GPU X")
+    launches = [Launch(_record("add_kernel", a, op=None, dur=3.0, index=0), 0),
+                Launch(_record("gemm_a", b, dur=6.0, index=1), 0),
+                Launch(_record("gemm_b", b, dur=1.0, index=2), 0), Launch(_record("gemm_b", b, dur=1.0, index=3), 0)]
+    doc = build("demo", launches, 1, root=ROOT, doc_dir=ROOT / "examples", device="GPU X")
     assert [p.title for p in doc.paths] == ["`triton_add` (other)", "`forward` (gemm)"]
     assert [len(p.sites) for p in doc.paths] == [1, 2]
     assert doc.total_us == pytest.approx(11.0)

@@ -31,6 +31,7 @@ _COMMANDS: dict[str, str] = {
     "inventory": "bench_kernel.cli.inventory:command",
     "layers": "bench_kernel.cli.layers:command",
     "phases": "bench_kernel.cli.phases:command",
+    "profile": "bench_kernel.cli.profile:command",
 }
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
 from bench_kernel.cli._common import dumps
+from bench_kernel.cli._target import one_case
 from bench_kernel.errors import UsageError
 
 __all__ = ["command"]
@@ -16,53 +18,57 @@ __all__ = ["command"]
 @click.argument("target", required=False)
 @click.option("--trace", "trace_path", type=click.Path(dir_okay=True, path_type=Path), default=None,
               help="Document kernels of a recorded Kineto trace (with Python stacks) instead.")
-@click.option("--kernel", default=None, help="With --trace: regex over kernel names (raw or short).")
+@click.option("--kernel", default=None, help="Only kernels whose name (raw or short) matches this regex.")
+@click.option("--module", default=None,
+              help="Only what runs under this nn.Module class (LlamaAttention) or instance (LlamaDecoderLayer_3).")
+@click.option("--top", type=click.IntRange(min=1), default=None,
+              help="Trace only the N costliest kernel call sites in detail (default: all for one op, 8 for a model).")
+@click.option("--flow", type=click.Choice(["auto", "kernels", "modules"]), default="auto", show_default=True,
+              help="Granularity of the flow diagram (auto: modules for a model, kernels for one op).")
 @click.option("--step", type=int, default=None, help="With --trace: only this 0-based step.")
 @click.option("--rank", type=int, default=None, help="With --trace on a directory: the rank's file.")
 @click.option("--case", "case_name", default=None, help="TARGET returns several cases: document this one.")
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
+@click.option("--link-style", type=click.Choice(["path", "github"]), default="path", show_default=True,
+              help="Links as path:line, or GitHub's #L<line> (installed packages link to their tag).")
+@click.option("--torch-ref", default=None,
+              help="Tag ATen source links point at (default: the installed torch's, e.g. v2.13.0).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="User code is shown relative to DIR (default: the current directory).")
 @click.option("--all-frames", is_flag=True, help="Keep dispatch plumbing frames (nn.Module._call_impl, ...).")
 @click.option("-o", "--output", "output_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the Markdown to FILE (links are made relative to its folder).")
 @click.option("--json", "as_json", is_flag=True, help="Print the document's data as JSON.")
-def command(target: str | None, trace_path: Path | None, kernel: str | None, step: int | None,
-            rank: int | None, case_name: str | None, lang: str, root: Path | None, all_frames: bool,
-            output_path: Path | None, as_json: bool) -> int:
+def command(target: str | None, trace_path: Path | None, kernel: str | None, module: str | None, top: int | None,
+            flow: str, step: int | None, rank: int | None, case_name: str | None, lang: str, link_style: str,
+            torch_ref: str | None, root: Path | None, all_frames: bool, output_path: Path | None,
+            as_json: bool) -> int:
     """Write how a Python call reaches each of its GPU kernels, file:line by file:line.
 
     TARGET (path/to/file.py:func or package.module:func, as for 'run') is run under the PyTorch
-    profiler with Python stacks; or --trace TRACE documents kernels picked by --kernel/--step.
+    profiler with Python stacks and module markers; or --trace TRACE documents a recorded trace
+    (pick a step with --step). A model's document folds repeated layers into one "× N" entry.
     """
     from bench_kernel.source_trace import document_call, document_trace, strings
 
     strings(lang)
     if (target is None) == (trace_path is None):
         raise UsageError("give exactly one of TARGET or --trace TRACE")
+    options = dict(kernel=kernel, module=module, top=top, flow=flow, link_style=link_style, torch_ref=torch_ref,
+                   root=root, doc_path=output_path, keep_all_frames=all_frames)
     if target is None:
-        doc = document_trace(trace_path, kernel=kernel, step=step, rank=rank, root=root, doc_path=output_path,
-                             keep_all_frames=all_frames)
+        doc = document_trace(trace_path, step=step, rank=rank, **options)
     else:
-        if kernel is not None or step is not None or rank is not None:
-            raise UsageError("--kernel, --step and --rank go with --trace, not with TARGET")
-        from bench_kernel.measure import load_target
-
-        cases = load_target(target)
-        if case_name is not None:
-            cases = [c for c in cases if c.label == case_name] or _no_case(case_name, cases)
-        elif len(cases) > 1:
-            raise UsageError(f"{target} gives {len(cases)} cases ({', '.join(c.label for c in cases)}): pick one with --case NAME")
-        case = cases[0]
-        doc = document_call(case.fn, make_inputs=case.make_inputs, name=case.label, root=root,
-                            doc_path=output_path, keep_all_frames=all_frames)
+        if step is not None or rank is not None:
+            raise UsageError("--step and --rank go with --trace, not with TARGET")
+        case = one_case(target, case_name)
+        doc = document_call(case.fn, make_inputs=case.make_inputs, name=case.label, **options)
     text = dumps(doc.to_dict()) + "\n" if as_json else doc.to_markdown(lang)
     if output_path:
-        output_path.write_text(text, encoding="utf-8")
+        # whole or not at all: a failed write never leaves a half document over the old one
+        tmp = output_path.with_name(f".{output_path.name}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, output_path)
     else:
         click.echo(text, nl=False)
     return 0
-
-
-def _no_case(name: str, cases: list) -> list:
-    raise UsageError(f"no case named {name!r}; cases: {', '.join(c.label for c in cases)}")

@@ -10,6 +10,7 @@ from bench_kernel.measure._env import capture_env
 from bench_kernel.measure._inputs import call_with, iter_tensors
 from bench_kernel.measure._kernel import CALL_MARK
 from bench_kernel.measure._method import Method, Timed
+from bench_kernel.measure._record import check_writable, record_trace
 from bench_kernel.measure._records import METHODS, BenchResult, KernelStat, Measurement
 from bench_kernel.measure._runner import guard
 from bench_kernel.measure._stats import Samples
@@ -19,6 +20,6 @@ from bench_kernel.measure._suite import builtin_suite
 __all__ = [
     "CALL_MARK", "DEFAULT_METHODS", "METHODS", "BenchResult", "Case", "KernelStat", "Measurement", "Method",
     "Samples", "StoppingRule", "Timed", "as_case", "as_cases", "bench", "bench_case", "bench_many",
-    "builtin_suite", "call_with", "capture_env", "clone_inputs", "guard", "iter_tensors", "load_target",
-    "validate_options",
+    "builtin_suite", "call_with", "capture_env", "check_writable", "clone_inputs", "guard", "iter_tensors", "load_target",
+    "record_trace", "validate_options",
 ]

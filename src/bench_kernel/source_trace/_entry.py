@@ -1,20 +1,24 @@
-"""The two ways to get a Source Trace: run a callable under the profiler, or read a trace."""
+"""The two ways to get a Source Trace: run a callable under the profiler, or read a trace.
+
+Both select kernel launches the same way (``--kernel REGEX`` over raw or short names, ``--module
+NAME`` over the ``nn.Module`` markers around the launch) and hand them to ``build``.
+"""
 
 from __future__ import annotations
 
 import inspect
 import re
 import tempfile
-from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
-from statistics import fmean
 from typing import Any, Callable
 
 from bench_kernel.errors import MeasurementError, TraceError, UsageError
 from bench_kernel.gpu import require_gpu
-from bench_kernel.measure import CALL_MARK, call_with, guard
+from bench_kernel.measure import call_with, guard, record_trace
 from bench_kernel.source_trace._build import build
+from bench_kernel.source_trace._collect import Launch, matches_module
+from bench_kernel.source_trace._links import check_link_style
 from bench_kernel.source_trace._model import SourceTrace
 from bench_kernel.source_trace._render import short_dtype
 
@@ -27,57 +31,77 @@ def _paths(root: str | Path | None, doc_path: str | Path | None) -> tuple[Path, 
     return root_p, doc_dir
 
 
-def _select(trace: Any, kernel: str | None, step: int | None, n_steps: int, ks: Any) -> list[int]:
-    """Kernel indices in ``step`` (``ks``: each kernel's step, of ``n_steps``) matching ``kernel``."""
-    import numpy as np
+def _kernel_rx(kernel: str | None) -> re.Pattern[str] | None:
+    if kernel is None:
+        return None
+    try:
+        return re.compile(kernel)
+    except re.error as e:
+        raise UsageError(f"--kernel {kernel!r} is not a valid regular expression: {e}") from e
 
-    idx = np.arange(trace.kernel_count)
-    if step is not None:
-        if not n_steps:
-            raise UsageError("--step: no steps found in this trace (no ProfilerStep or engine step annotations)")
-        if not 0 <= step < n_steps:
-            raise UsageError(f"--step {step}: the trace has steps 0..{n_steps - 1}")
-        idx = idx[ks == step]
-    if kernel is not None:
-        try:
-            pat = re.compile(kernel)
-        except re.error as e:
-            raise UsageError(f"--kernel {kernel!r} is not a valid regular expression: {e}") from e
-        idx = [int(i) for i in idx if pat.search(trace.names[trace.kernels.name[i]])
-               or pat.search(trace.decoded(int(trace.kernels.name[i])).short)]
-        if not idx:
-            raise TraceError(f"--kernel {kernel!r} matches no kernel" + (f" in step {step}" if step is not None else "")
-                             + f" of the trace's {trace.kernel_count} kernels")
-    return [int(i) for i in idx]
+
+def _keep(trace: Any, idx: list[int], rx: re.Pattern[str] | None) -> list[int]:
+    if rx is None:
+        return idx
+    return [i for i in idx if rx.search(trace.names[trace.kernels.name[i]])
+            or rx.search(trace.decoded(int(trace.kernels.name[i])).short)]
+
+
+def _selection(kernel: str | None, module: str | None, top: int | None) -> str | None:
+    parts = ([f"--kernel `{kernel}`"] if kernel else []) + ([f"--module `{module}`"] if module else []) \
+        + ([f"--top {top}"] if top else [])
+    return ", ".join(parts) or None
+
+
+def _records(trace: Any, chosen: list[int], module: str | None, where: str) -> list[Any]:
+    records = [trace.kernel(i, stack=True) for i in chosen]
+    if module is not None:
+        records = [r for r in records if matches_module(r, module)]
+        if not records:
+            raise TraceError(f"--module {module!r}: no selected kernel ran under a module of that class or "
+                             f"instance{where} (the trace needs nn.Module markers: with_modules=True)")
+    return records
 
 
 def document_trace(path: str | Path, *, kernel: str | None = None, step: int | None = None,
-               rank: int | None = None, root: str | Path | None = None,
-               doc_path: str | Path | None = None, keep_all_frames: bool = False) -> SourceTrace:
+                   module: str | None = None, top: int | None = None, flow: str = "auto",
+                   link_style: str = "path", torch_ref: str | None = None, rank: int | None = None,
+                   root: str | Path | None = None, doc_path: str | Path | None = None,
+                   keep_all_frames: bool = False) -> SourceTrace:
     """The document for the kernels of a Kineto trace recorded with Python stacks.
 
     ``kernel``: a regex over kernel names (raw or short); ``step``: the 0-based step (ProfilerStep
-    or engine annotation). One site per distinct kernel, at its first launch in the selection;
-    its time is the mean over all its launches there, its count the launches per step (or in
-    all, without ``step``). Raises TraceError when the kernels carry no Python stack.
+    or engine annotation); ``module``: only kernels under this ``nn.Module`` class or instance.
+    One site per distinct (kernel, call site); its count is launches per step (or per step spanned,
+    without ``step``). ``top``/``flow``/``link_style``/``torch_ref``: see ``build``. Raises
+    TraceError when the kernels carry no Python stack.
     """
     from bench_kernel.trace import find_steps, kernel_steps, load_trace
 
-    if kernel is None and step is None:
-        raise UsageError("give --kernel REGEX and/or --step N: a whole trace is too many kernels for one document")
+    check_link_style(link_style)
+    if kernel is None and step is None and module is None:
+        raise UsageError("give --kernel REGEX, --module NAME and/or --step N: a whole trace is too many kernels "
+                         "for one document")
+    rx = _kernel_rx(kernel)
     trace = load_trace(path, rank, shapes=True, stacks=True)
     if trace.kernel_count == 0:
         raise TraceError(f"{path}: the trace holds no kernels")
     steps = find_steps(trace)
     ks = kernel_steps(trace, steps) if steps else None
-    chosen = _select(trace, kernel, step, len(steps), ks)
-    by_name: dict[int, list[int]] = defaultdict(list)
-    for i in chosen:
-        by_name[int(trace.kernels.name[i])].append(i)
-    firsts = sorted(v[0] for v in by_name.values())
+    idx = list(range(trace.kernel_count))
+    if step is not None:
+        if not steps:
+            raise UsageError("--step: no steps found in this trace (no ProfilerStep or engine step annotations)")
+        if not 0 <= step < len(steps):
+            raise UsageError(f"--step {step}: the trace has steps 0..{len(steps) - 1}")
+        idx = [i for i in idx if ks[i] == step]
+    chosen = _keep(trace, idx, rx)
+    where = f" in step {step}" if step is not None else ""
+    if not chosen:
+        raise TraceError(f"--kernel {kernel!r} matches no kernel{where} of the trace's {trace.kernel_count} kernels")
+    records = _records(trace, chosen, module, where)
     # A replayed graph's kernels all carry the stack of the graph launch, which says where the
     # graph was replayed, not where each kernel came from: show no path rather than a wrong one.
-    records = [trace.kernel(i, stack=True) for i in firsts]
     records = [replace(r, stack=()) if r.graph_launched else r for r in records]
     if not any(r.stack for r in records):
         if all(r.graph_launched for r in records):
@@ -86,21 +110,41 @@ def document_trace(path: str | Path, *, kernel: str | None = None, step: int | N
         raise TraceError(f"{path}: no Python stacks around the selected kernels' launches "
                          "(record the trace with torch.profiler.profile(with_stack=True))")
     # counts are per step: one step when --step picked it, else the steps the launches span
-    steps_seen = 1
+    n_calls = 1
     if step is None and ks is not None:
-        steps_seen = max(len(set(ks[chosen].tolist()) - {-1}), 1)
-    entries = []
-    for r in records:
-        launches = by_name[int(trace.kernels.name[r.index])]
-        us = fmean(float(trace.kernels.dur_us[i]) for i in launches)
-        entries.append((r, us, len(launches) / steps_seen))
-    subject = max(entries, key=lambda e: e[1] * e[2])[0].short  # the kernel with the most time
+        n_calls = max(len({int(ks[r.index]) for r in records} - {-1}), 1)
+    launches = [Launch(r, int(ks[r.index]) if ks is not None else 0) for r in records]
     root_p, doc_dir = _paths(root, doc_path)
     notes = []
     if any(r.graph_launched for r in records):
         notes.append("some kernels were replayed from a CUDA/HIP graph: they carry no Python stack")
-    return build(subject, entries, root=root_p, doc_dir=doc_dir, device=trace.device_name,
-                 backend=trace.backend, keep_all_frames=keep_all_frames, notes=notes)
+    return build(_subject(records, kernel, module, step), launches, n_calls, root=root_p, doc_dir=doc_dir,
+                 device=trace.device_name, backend=trace.backend, keep_all_frames=keep_all_frames, notes=notes,
+                 top=top, flow=flow, link_style=link_style, torch_ref=torch_ref,
+                 selection=_selection(kernel, module, top))
+
+
+def _subject(records: list[Any], kernel: str | None, module: str | None, step: int | None) -> str:
+    """What the document is about: the module asked for, else the costliest kernel of a kernel
+    selection, else the outermost module of the step."""
+    if module is not None:
+        return module
+    if kernel is not None:
+        by: dict[str, float] = {}
+        for r in records:
+            by[r.short] = by.get(r.short, 0.0) + r.dur_us
+        return max(by, key=by.get)
+    for f in records[0].stack or ():
+        if f.is_module:
+            return re.sub(r"_\d+$", "", f.function.split(":", 1)[1].strip())
+    # no modules: the deepest function every selected launch passes through
+    stacks = [[f for f in r.stack or () if f.file] for r in records]
+    shared = None
+    for frames in zip(*stacks):
+        if any(f != frames[0] for f in frames[1:]):
+            break
+        shared = frames[0]
+    return shared.function if shared is not None else f"step {step}"
 
 
 def _describe(x: Any) -> str:
@@ -125,63 +169,43 @@ def _input_labels(fn: Callable[..., Any], inputs: Any) -> tuple[tuple[str, str],
 
 
 def document_call(fn: Callable[..., Any], *, make_inputs: Callable[[], Any] | None = None,
-                 name: str | None = None, root: str | Path | None = None,
-                 doc_path: str | Path | None = None, calls: int = 3,
-                 keep_all_frames: bool = False) -> SourceTrace:
-    """Run ``fn`` (``fn(*make_inputs())``) under the PyTorch profiler with Python stacks and
-    shapes, and document how it reaches each of its kernels. Times are means over ``calls``.
+                  name: str | None = None, root: str | Path | None = None,
+                  doc_path: str | Path | None = None, calls: int = 3, keep_all_frames: bool = False,
+                  kernel: str | None = None, module: str | None = None, top: int | None = None,
+                  flow: str = "auto", link_style: str = "path", torch_ref: str | None = None) -> SourceTrace:
+    """Run ``fn`` (``fn(*make_inputs())``) under the PyTorch profiler, ``calls`` recorded calls after a
+    warm-up (``bench_kernel.measure.record_trace``: shapes, stacks, module markers), and document
+    how it reaches each of its kernels. Times are means over the calls. The filters and options
+    are those of :func:`document_trace`.
 
     Raises MeasurementError when the call raises or launches no kernel.
     """
-    from bench_kernel.trace import load_trace
+    from bench_kernel.trace import find_steps, kernel_steps, load_trace
 
+    check_link_style(link_style)
+    rx = _kernel_rx(kernel)
     torch = require_gpu("source-trace of a callable", "use --trace for a recorded trace")
-    from torch.profiler import ProfilerActivity, profile, record_function
-
     label = name or getattr(fn, "__name__", "call")
     inputs = guard(label, "make_inputs", make_inputs) if make_inputs else None
-    out = guard(label, "warm-up", lambda: [call_with(fn, inputs) for _ in range(2)][-1])
+    out = guard(label, "warm-up", lambda: call_with(fn, inputs))
     torch.cuda.synchronize()
     with tempfile.TemporaryDirectory() as tmp:
-        trace_path = Path(tmp) / "source_trace.json"
-
-        def profiled() -> None:
-            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True,
-                         with_stack=True) as prof:
-                for _ in range(calls):
-                    with record_function(CALL_MARK):
-                        call_with(fn, inputs)
-                    torch.cuda.synchronize()
-            prof.export_chrome_trace(str(trace_path))
-
-        guard(label, "profiling", profiled)
-        trace = load_trace(trace_path, shapes=True, stacks=True)
-    per_call = _split_calls(trace)
-    if not per_call or not per_call[0]:
+        path = record_trace(lambda: call_with(fn, inputs), Path(tmp) / "source_trace.json", steps=calls,
+                            warmup=1, label=label)
+        trace = load_trace(path, shapes=True, stacks=True)
+    steps = find_steps(trace)
+    ks = kernel_steps(trace, steps) if steps else None
+    idx = [i for i in range(trace.kernel_count) if ks is None or ks[i] >= 0]
+    if not idx:
         raise MeasurementError(f"{label!r} launched no kernel: nothing to trace")
-    first = [trace.kernel(i, stack=True) for i in per_call[0]]
-    entries = []
-    for pos, r in enumerate(first):
-        durs = [float(trace.kernels.dur_us[c[pos]]) for c in per_call
-                if len(c) > pos and trace.kernels.name[c[pos]] == trace.kernels.name[r.index]]
-        entries.append((r, fmean(durs), 1.0))
+    chosen = _keep(trace, idx, rx)
+    if not chosen:
+        raise MeasurementError(f"--kernel {kernel!r} matches none of the {len(idx)} kernels {label!r} launched")
+    records = _records(trace, chosen, module, "")
+    launches = [Launch(r, int(ks[r.index]) if ks is not None else 0) for r in records]
     root_p, doc_dir = _paths(root, doc_path)
-    return build(label, entries, root=root_p, doc_dir=doc_dir, device=torch.cuda.get_device_name(),
-                 backend="hip" if torch.version.hip else "cuda", keep_all_frames=keep_all_frames,
-                 live=True, inputs=_input_labels(fn, inputs), output=_describe(out))
-
-
-def _split_calls(trace: Any) -> list[list[int]]:
-    """Kernel indices per ``bk::call`` range (host side), by the time each kernel was launched."""
-    ann = trace.annotations
-    spans = sorted((float(ann.start_us[j]), float(ann.start_us[j] + ann.dur_us[j]))
-                   for j in range(len(ann)) if trace.names[ann.name[j]] == CALL_MARK and not ann.gpu[j])
-    host = trace.host_time_us
-    calls: list[list[int]] = [[] for _ in spans]
-    for i in range(trace.kernel_count):
-        t = float(host[i])
-        for c, (a, b) in enumerate(spans):
-            if a <= t <= b:
-                calls[c].append(i)
-                break
-    return calls
+    return build(label, launches, max(len(steps), 1), root=root_p, doc_dir=doc_dir,
+                 device=torch.cuda.get_device_name(), backend="hip" if torch.version.hip else "cuda",
+                 keep_all_frames=keep_all_frames, live=True, inputs=_input_labels(fn, inputs),
+                 output=_describe(out), top=top, flow=flow, link_style=link_style, torch_ref=torch_ref,
+                 selection=_selection(kernel, module, top))

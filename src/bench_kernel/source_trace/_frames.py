@@ -15,10 +15,11 @@ from typing import Iterable, Sequence
 
 from bench_kernel.datafile import read_package_tsv
 from bench_kernel.errors import InputError
+from bench_kernel.source_trace._links import package_url
 from bench_kernel.source_trace._model import SourceFrame
 from bench_kernel.trace import MODULE_PREFIX, Frame
 
-__all__ = ["FrameRules", "plumbing_rules", "to_source_frames", "resolve_file", "display_path"]
+__all__ = ["FrameRules", "plumbing_rules", "to_source_frames", "resolve_file", "display_path", "local_link"]
 
 _SITE_DIRS = ("site-packages", "dist-packages")
 #: Frames inside these are the measuring machinery, never the user's path.
@@ -93,6 +94,18 @@ def display_path(file: str, abs_path: str | None, root: Path) -> str:
     return f
 
 
+def local_link(abs_path: str | None, display: str, root: Path, doc_dir: Path) -> str:
+    """The link target of a file: relative to the document's folder for files under ``root`` (user
+    code), else the display path (installed code, files elsewhere)."""
+    if abs_path and _in_site_packages(abs_path) is None:
+        try:
+            Path(abs_path).resolve().relative_to(root.resolve())
+            return Path(os.path.relpath(abs_path, doc_dir)).as_posix()
+        except ValueError:
+            pass
+    return display
+
+
 def to_source_frames(frames: Sequence[Frame], *, root: Path, doc_dir: Path, keep_all: bool = False,
                      rules: FrameRules | None = None) -> tuple[SourceFrame, ...]:
     """The trace's frames (outermost first) as the document shows them.
@@ -123,12 +136,7 @@ def to_source_frames(frames: Sequence[Frame], *, root: Path, doc_dir: Path, keep
             continue
         abs_path = resolve_file(f.file, str(root))
         disp = display_path(f.file, abs_path, root)
-        link = disp
-        if abs_path and _in_site_packages(abs_path) is None:
-            try:
-                Path(abs_path).resolve().relative_to(root.resolve())
-                link = Path(os.path.relpath(abs_path, doc_dir)).as_posix()
-            except ValueError:
-                pass
-        out.append(SourceFrame(disp, link, int(f.line), f.function, abs_path, modules.get(i)))
+        link = local_link(abs_path, disp, root, doc_dir)
+        url = package_url(disp, int(f.line)) if link == disp else None
+        out.append(SourceFrame(disp, link, int(f.line), f.function, abs_path, modules.get(i), url))
     return tuple(out)

@@ -1,0 +1,23 @@
+"""Loading a TARGET and picking the one case a command works on (``--case NAME``)."""
+
+from __future__ import annotations
+
+from bench_kernel.errors import UsageError
+
+__all__ = ["one_case"]
+
+
+def one_case(target: str, case_name: str | None):  # -> bench_kernel.measure.Case
+    """The case of ``target`` named ``case_name``, or its only case; a UsageError lists the names."""
+    from bench_kernel.measure import load_target
+
+    cases = load_target(target)
+    if case_name is not None:
+        picked = [c for c in cases if c.label == case_name]
+        if not picked:
+            raise UsageError(f"no case named {case_name!r}; cases: {', '.join(c.label for c in cases)}")
+        return picked[0]
+    if len(cases) > 1:
+        raise UsageError(f"{target} gives {len(cases)} cases ({', '.join(c.label for c in cases)}): "
+                         "pick one with --case NAME")
+    return cases[0]

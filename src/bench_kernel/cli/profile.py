@@ -1,0 +1,49 @@
+"""``bench-kernel profile TARGET``: record a trace of a callable that every trace command can read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from bench_kernel.cli._common import Output, emit
+from bench_kernel.cli._target import one_case
+from bench_kernel.report import Column, Table
+
+__all__ = ["command"]
+
+
+@click.command("profile")
+@click.argument("target")
+@click.option("--case", "case_name", default=None, help="TARGET returns several cases: profile this one.")
+@click.option("--steps", type=int, default=5, show_default=True, help="Calls to record, one ProfilerStep each.")
+@click.option("--warmup", type=int, default=1, show_default=True,
+              help="Calls run under the profiler first but not recorded (JIT, autotune).")
+@click.option("-o", "--output", "trace_path", type=click.Path(dir_okay=True, path_type=Path),
+              default=Path("trace.json.gz"), show_default=True,
+              help="Where to write the trace (.json.gz is gzipped). An existing file survives a failure.")
+@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True, help="Kernels in the summary.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def command(target: str, case_name: str | None, steps: int, warmup: int, trace_path: Path, top: int,
+            as_json: bool) -> None:
+    """Run TARGET under the PyTorch profiler and write a Kineto trace with shapes, Python stacks,
+    module markers and one ProfilerStep per call; print a summary and the costliest kernels.
+
+    TARGET is as for 'run' (path/to/file.py:func or package.module:func). Then read the trace with
+    inventory, timeline, layers, ops, source-trace --trace, ...
+    """
+    from bench_kernel.orchestrate import check_profile_options, profile, summarize_profile
+
+    check_profile_options(steps=steps, warmup=warmup, output=trace_path)  # before the target loads
+    written = profile(one_case(target, case_name), steps=steps, warmup=warmup, output=trace_path)
+    s = summarize_profile(written, top=top)
+    title = (f"{written}: {s.steps} steps, {s.kernels_per_step:g} kernels and "
+             f"{s.device_us_per_step:.1f} us of device time per step")
+    notes = [s.diagnosis] if s.diagnosis else []
+    if s.top is None:
+        notes.append("no GPU kernels were recorded (no GPU here: the trace holds CPU ops, shapes and stacks)")
+    rows = [r.to_dict() for r in s.top.rows] if s.top is not None else []
+    table = Table([Column("short", "Kernel"), Column("category", "Category"), Column("count", "Per step", "float"),
+                   Column("total_us", "Time per step", "duration_us"), Column("pct", "Share", "pct")],
+                  rows, title=title, notes=notes)
+    emit(Output("json" if as_json else "table", None), data=s.to_dict(), tables=table)

@@ -1,0 +1,125 @@
+"""Record a Kineto trace of a callable with what the trace analyses need: the one profiling routine.
+
+``bench-kernel profile`` (``bench_kernel.orchestrate.profile``) and the live Source Trace
+(``bench_kernel.source_trace.document_call``) both record through :func:`record_trace`, so a trace
+from either carries the same things: input shapes (``record_shapes``, for ``ops`` and the document's
+shapes), Python stacks (``with_stack``, for paths), ``nn.Module`` markers (``with_modules``, for
+layers and repeated structure), and one ``ProfilerStep#N`` annotation per call (for ``--step``).
+
+A warm-up schedule runs the first calls under the profiler without recording them: JIT
+compilation, autotuning and lazy initialisation happen there, not in the recorded steps.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from bench_kernel.errors import InputError, UsageError
+from bench_kernel.measure._runner import guard
+
+__all__ = ["record_trace", "check_writable"]
+
+
+def check_writable(path: Path) -> Path:
+    """``path`` resolved, after checking that a file can be created beside it (InputError if not).
+
+    Called before anything runs, so a bad ``-o`` fails in a second, not after a model's warm-up.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"-o {path}: is a directory; give a file name such as {path / 'trace.json.gz'}")
+    parent = path.resolve().parent
+    if not parent.is_dir():
+        raise InputError(f"-o {path}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"-o {path}: cannot write in folder {parent} (permission denied)")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise InputError(f"-o {path}: the file exists and is not writable")
+    return path
+
+
+@contextlib.contextmanager
+def _without_kineto_chatter() -> Iterator[None]:
+    """Drop the ``USDT: ... profiler_start`` lines Kineto (torch 2.13) prints to file descriptor 2.
+
+    They are not errors, and the promise is one error line on stderr. Everything else written to
+    stderr meanwhile (the user's warnings) is passed on once the session ends.
+    """
+    sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr at all: nothing to keep clean
+        yield
+        return
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            kept = [ln for ln in tmp.read().decode(errors="replace").splitlines(True) if not ln.startswith("USDT:")]
+            if kept:
+                sys.stderr.write("".join(kept))
+
+
+def record_trace(call: Callable[[], Any], path: str | Path, *, steps: int, warmup: int = 1,
+                 label: str = "call") -> Path:
+    """Run ``call()`` ``warmup + steps`` times under the PyTorch profiler and write the trace to ``path``.
+
+    The recorded trace holds ``steps`` profiler steps (one per call, ``ProfilerStep#N``) with CPU
+    ops and, when a GPU is present, its kernels; shapes, Python stacks and module markers.
+    ``path`` ending in ``.gz`` is gzipped. The file appears whole or not at all: the trace is
+    written to a temporary file beside it and renamed, so a failure never destroys an existing
+    file. A raising ``call`` becomes a MeasurementError naming ``label``.
+    """
+    if steps < 1:
+        raise UsageError(f"--steps {steps}: record at least one step")
+    if warmup < 0:
+        raise UsageError(f"--warmup {warmup}: cannot be negative")
+    from bench_kernel.gpu import has_gpu, import_torch
+
+    torch = import_torch("recording a trace runs the PyTorch profiler")
+    from torch.profiler import ProfilerActivity, profile, schedule
+
+    path = check_writable(Path(path))
+    gpu = has_gpu()
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if gpu else [])
+    suffix = ".json.gz" if path.name.endswith(".gz") else ".json"
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp{suffix}")
+    exported: list[bool] = []
+
+    def export(prof: Any) -> None:
+        prof.export_chrome_trace(str(tmp))
+        exported.append(True)
+
+    def run() -> None:
+        with warnings.catch_warnings():
+            # torch warns when a schedule's warm-up steps see no activity: expected on the CPU
+            warnings.simplefilter("ignore", UserWarning)
+            with profile(activities=activities, record_shapes=True, with_stack=True, with_modules=True,
+                         schedule=schedule(wait=0, warmup=warmup, active=steps, repeat=1),
+                         on_trace_ready=export) as prof:
+                for _ in range(warmup + steps):
+                    call()
+                    if gpu:
+                        torch.cuda.synchronize()
+                    prof.step()
+
+    try:
+        with _without_kineto_chatter():
+            guard(label, "profiling", run)
+        if not exported:
+            raise InputError(f"the profiler wrote no trace for {label!r}")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path

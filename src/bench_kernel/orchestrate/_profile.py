@@ -1,0 +1,82 @@
+"""``profile``: record a trace of a case with what every trace command needs, and summarise it.
+
+Replaces the hand-written profiling script that starts every analysis: the recording itself is
+``bench_kernel.measure.record_trace`` (shared with the live Source Trace); this layer builds the
+case's inputs, then reads the written trace back with the trace package for the summary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench_kernel.errors import UsageError
+from bench_kernel.measure import Case, call_with, check_writable, guard, record_trace
+
+__all__ = ["profile", "check_profile_options", "ProfileSummary", "summarize_profile", "DEFAULT_STEPS"]
+
+DEFAULT_STEPS = 5
+
+
+def check_profile_options(*, steps: int, warmup: int, output: str | Path) -> Path:
+    """The options of :func:`profile`, checked before anything is loaded or run; returns ``output``."""
+    if steps < 1:
+        raise UsageError(f"--steps {steps}: record at least one step")
+    if warmup < 0:
+        raise UsageError(f"--warmup {warmup}: cannot be negative")
+    return check_writable(Path(output))
+
+
+def profile(case: Case, *, steps: int = DEFAULT_STEPS, warmup: int = 1,
+            output: str | Path = "trace.json.gz") -> Path:
+    """Run ``case`` ``warmup + steps`` times under the PyTorch profiler and write its trace.
+
+    The trace (gzipped when ``output`` ends in ``.gz``) holds one ``ProfilerStep#N`` per recorded
+    call, input shapes, Python stacks and ``nn.Module`` markers. Arguments are checked, and
+    ``output``'s folder too, before the case's inputs are built. Returns the path written.
+    """
+    out = check_profile_options(steps=steps, warmup=warmup, output=output)
+    inputs = guard(case.label, "make_inputs", case.make_inputs) if case.make_inputs else None
+    return record_trace(lambda: call_with(case.fn, inputs), out, steps=steps, warmup=warmup, label=case.label)
+
+
+@dataclass(frozen=True)
+class ProfileSummary:
+    """What a recorded trace holds, per step: the lines ``bench-kernel profile`` prints."""
+
+    path: str
+    steps: int
+    events: int
+    kernels_per_step: float
+    """Kernel launches per recorded step (0 on a machine without a GPU: CPU ops only)."""
+    device_us_per_step: float
+    """Summed kernel durations per step (microseconds)."""
+    top: Any
+    """The per-step ``bench_kernel.trace.Inventory`` limited to the costliest kernels, or None."""
+    diagnosis: str | None
+    """The timeline's one-line diagnosis of the whole trace, when that analysis is available."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "steps": self.steps, "events": self.events,
+                "kernels_per_step": self.kernels_per_step, "device_us_per_step": self.device_us_per_step,
+                "top": self.top.to_dict() if self.top is not None else None, "diagnosis": self.diagnosis}
+
+
+def _diagnosis(trace: Any) -> str | None:
+    """The one-line diagnosis for the summary (None where no analysis gives one)."""
+    return None
+
+
+def summarize_profile(path: str | Path, *, top: int = 10) -> ProfileSummary:
+    """Read the trace at ``path`` back: steps, kernels and device time per step, the ``top`` kernels."""
+    from bench_kernel.trace import find_steps, inventory, load_trace
+
+    trace = load_trace(path)
+    steps = len(find_steps(trace)) or 1
+    inv = inventory(trace, top=top, per_step=True) if trace.kernel_count else None
+    return ProfileSummary(
+        path=str(path), steps=steps, events=trace.event_total,
+        kernels_per_step=float(inv.kernel_count) if inv else 0.0,
+        device_us_per_step=float(inv.total_kernel_us) if inv else 0.0, top=inv,
+        diagnosis=_diagnosis(trace) if trace.kernel_count else None)

@@ -1,0 +1,79 @@
+"""``bench-kernel profile`` on the CPU: the trace holds steps, shapes, stacks and module markers, and
+the trace commands read it (the kernel-dependent parts are in tests/test_profile_gpu.py)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import textwrap
+
+import pytest
+
+pytest.importorskip("torch")
+
+MODEL = textwrap.dedent('''
+    import torch
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.up = torch.nn.Linear(16, 32)
+            self.down = torch.nn.Linear(32, 16)
+
+        def forward(self, x):
+            return self.down(torch.relu(self.up(x)))
+
+    def cases():
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(Block(), Block())
+        return {"name": "two_blocks", "fn": model, "make_inputs": lambda: (torch.randn(4, 16),)}
+''')
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    from bench_kernel.cli import main
+
+    folder = tmp_path_factory.mktemp("profile")
+    (folder / "model.py").write_text(MODEL)
+    out = folder / "trace.json.gz"
+    assert main(["profile", f"{folder}/model.py:cases", "--steps", "3", "-o", str(out), "--json"]) == 0
+    return out
+
+
+def test_the_trace_has_one_profiler_step_per_recorded_call(recorded):
+    doc = json.loads(gzip.decompress(recorded.read_bytes()))
+    steps = sorted(e["name"] for e in doc["traceEvents"] if e.get("cat") == "user_annotation"
+                   and e["name"].startswith("ProfilerStep#"))
+    # one warm-up call is run but not recorded: the recorded steps are #1..#3
+    assert steps == ["ProfilerStep#1", "ProfilerStep#2", "ProfilerStep#3"]
+    markers = {e["name"] for e in doc["traceEvents"] if e.get("cat") == "python_function"
+               and e["name"].startswith("nn.Module: ")}
+    assert {"nn.Module: Sequential_0", "nn.Module: Block_0", "nn.Module: Block_1", "nn.Module: Linear_0"} <= markers
+    addmm = [e for e in doc["traceEvents"] if e.get("cat") == "cpu_op" and e["name"] == "aten::addmm"]
+    assert len(addmm) == 4 * 3  # 4 Linear layers x 3 steps
+    assert addmm[0]["args"]["Input Dims"][1:3] == [[4, 16], [16, 32]]  # bias, input, weight^T
+
+
+def test_the_trace_commands_read_it(recorded):
+    from bench_kernel.trace import find_steps, load_trace
+
+    trace = load_trace(recorded, shapes=True, stacks=True)
+    assert [s.name for s in find_steps(trace)] == ["ProfilerStep#1", "ProfilerStep#2", "ProfilerStep#3"]
+    frames = {trace.names[n] for n in trace.python.name}
+    assert any(f.endswith(": forward") and "model.py" in f for f in frames)
+
+
+def test_kernel_commands_say_there_are_no_kernels_in_one_line(run_cli, recorded):
+    r = run_cli("inventory", str(recorded))
+    assert r.exit_code == 1 and r.stderr.startswith(f"bench-kernel: error: {recorded}: no kernel events (")
+    r = run_cli("source-trace", "--trace", str(recorded), "--step", "0")
+    assert (r.exit_code, r.stderr) == (1, f"bench-kernel: error: {recorded}: the trace holds no kernels\n")
+
+
+def test_summary_without_a_gpu(recorded):
+    from bench_kernel.orchestrate import summarize_profile
+
+    s = summarize_profile(recorded)
+    assert (s.steps, s.kernels_per_step, s.device_us_per_step, s.top) == (3, 0.0, 0.0, None)
+    assert s.events > 100
