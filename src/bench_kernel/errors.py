@@ -17,6 +17,8 @@ __all__ = [
     "MeasurementError",
     "CaptureError",
     "CorrectnessError",
+    "StoreError",
+    "Unsupported",
 ]
 
 
@@ -58,3 +60,15 @@ class CaptureError(MeasurementError):
 
 class CorrectnessError(MeasurementError):
     """The callable's output does not match the reference: its time must not be reported."""
+
+
+class StoreError(InputError):
+    """The results database is locked, corrupted, foreign, a directory, or lacks a run asked for."""
+
+
+class Unsupported(Exception):
+    """Raised by a sweep provider: this point is outside what it supports.
+
+    Not a :class:`BenchKernelError`: it is a signal from user code, recorded as ``unsupported``
+    at that point (with the message as the reason), never a failure of the sweep.
+    """
