@@ -17,6 +17,7 @@ __all__ = [
     "MeasurementError",
     "CaptureError",
     "CorrectnessError",
+    "Interrupted",
     "StoreError",
     "Unsupported",
 ]
@@ -72,3 +73,9 @@ class Unsupported(Exception):
     Not a :class:`BenchKernelError`: it is a signal from user code, recorded as ``unsupported``
     at that point (with the message as the reason), never a failure of the sweep.
     """
+
+
+class Interrupted(BenchKernelError):
+    """The user stopped a long command (Ctrl-C); what it finished is kept (exit 130)."""
+
+    exit_code = 130

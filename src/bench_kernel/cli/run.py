@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 import click
 
-from bench_kernel.cli._common import Output, emit, output_options, print_error
+from bench_kernel.cli._common import Output, command_line, db_option, emit, output_options, print_error
 from bench_kernel.errors import BenchKernelError, DeviceError, UsageError
 
 __all__ = ["command"]
@@ -28,10 +30,13 @@ __all__ = ["command"]
               help="Peak-table device for --roofline (default: this GPU; see 'bench-kernel devices').")
 @click.option("--plot", "plot_path", default=None, type=click.Path(dir_okay=False),
               help="Write the roofline plot to FILE (.png or .svg); implies --roofline.")
+@click.option("--save", is_flag=True,
+              help="Store the results as a run in the results database (see 'bench-kernel history').")
+@db_option
 @output_options()
 def command(target: str | None, methods: tuple[str, ...], cache: str, precision: float,
             max_time_s: float, device_index: int, with_roofline: bool, device_name: str | None,
-            plot_path: str | None, output: Output) -> int:
+            plot_path: str | None, save: bool, db_path: str | None, output: Output) -> int:
     """Benchmark TARGET (path/to/file.py:func or package.module:func).
 
     func() returns a zero-argument callable, a case (dict or object with fn, make_inputs,
@@ -49,6 +54,8 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
     validate_options(methods or DEFAULT_METHODS, cache, precision, max_time_s)
     if with_roofline or plot_path is not None:
         resolve_device(device_name, has_gpu())
+    if db_path and not save:
+        raise UsageError("--db is where --save stores the run: add --save")
     err = Console(stderr=True)
     if target:
         cases = load_target(target)
@@ -57,6 +64,8 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
         cases = builtin_suite()
         if not has_gpu():
             err.print("no GPU found: running small CPU versions of the suite with the host method")
+    saver = _Saver(db_path, target, methods or DEFAULT_METHODS, cache, precision, max_time_s,
+                   with_roofline or plot_path is not None, device_index, len(cases)) if save else None
     results, failed = [], 0
     with err.status("") as status:
         for case in cases:
@@ -68,13 +77,24 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
                                           device_index=device_index, progress=progress,
                                           roofline=with_roofline or plot_path is not None,
                                           device=device_name))
+                if saver:
+                    saver.save(results[-1])
             except (UsageError, DeviceError):
+                if saver:
+                    saver.finish("failed")
                 raise  # the options are wrong, not the case: one line, not one per case
             except BenchKernelError as e:
+                if saver:
+                    saver.save_error(case, str(e))
                 if len(cases) == 1:
+                    saver and saver.finish("done")
                     raise
                 failed += 1
                 print_error(f"case {case.label!r}: {e}")
+            except KeyboardInterrupt:
+                if saver:
+                    saver.finish("interrupted")
+                raise
     wrong = [r for r in results if r.correct is False]
     for r in wrong:
         print_error(f"case {r.name!r}: {r.notes[-1]}")
@@ -82,4 +102,43 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
         for written in plot_results(results, plot_path):
             err.print(f"roofline plot: {written}", highlight=False)
     emit(output, data={"results": [r.to_dict() for r in results]}, tables=results_table(results))
+    if saver:
+        run = saver.finish("done")
+        err.print(f"stored as run {run.id} in {saver.store.path}", highlight=False, markup=False)
     return 1 if failed or wrong else 0
+
+
+class _Saver:
+    """``run --save``: one stored run, each case committed as soon as it is measured."""
+
+    def __init__(self, db_path: str | None, target: str | None, methods: tuple[str, ...], cache: str,
+                 precision: float, max_time_s: float, roofline: bool, device_index: int, total: int) -> None:
+        from pathlib import Path
+
+        from bench_kernel.measure import capture_env
+        from bench_kernel.results import open_store, provenance
+
+        self.store = open_store(db_path)
+        where = (target or "").rpartition(":")[0]
+        source = provenance(where).to_dict() if where.endswith(".py") and Path(where).is_file() else None
+        config = {"methods": list(methods), "cache": cache, "precision": precision, "max_time_s": max_time_s,
+                  "roofline": roofline}
+        self.t0 = time.perf_counter()
+        self.run = self.store.start_run(kind="run", name=target or "builtin-suite", config=config,
+                                        env=capture_env(device_index), command=command_line(),
+                                        source=source, total_points=total)
+
+    def save(self, result) -> None:
+        roof = result.roofline.to_dict() if result.roofline is not None else None
+        self.store.save_result(self.run.id, result, roofline=roof)
+
+    def save_error(self, case, reason: str) -> None:
+        from bench_kernel.measure import BenchResult
+
+        self.store.save_result(self.run.id, BenchResult(name=case.label, params=dict(case.params), notes=(reason,)),
+                               status="error", error=reason)
+
+    def finish(self, status: str):
+        run = self.store.finish_run(self.run.id, status=status, wall_s=time.perf_counter() - self.t0)
+        self.store.close()
+        return run

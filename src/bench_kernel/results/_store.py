@@ -266,8 +266,9 @@ class Store:
     @staticmethod
     def _point_from_row(row: tuple) -> PointResult:
         run_id, provider, key, status, error, worker, wall_s, finished, text = row
-        params = json.loads(key)
         data = json.loads(text) if text else None
+        # The result keeps the point's own axis order; the key is sorted for matching.
+        params = dict((data or {}).get("params") or json.loads(key))
         result = BenchResult.from_dict(data) if data else BenchResult(name=provider, params=params)
         return PointResult(provider=provider, params=params, status=status, result=result, error=error,
                            worker=worker, wall_s=wall_s, run_id=run_id, finished_at=finished,
