@@ -55,7 +55,7 @@ def command(db_path: str | None, pattern: str | None, where: tuple[str, ...], li
         pairs = [(r, p) for r, p in pairs if r.id in keep]
     if plot_path:
         written = plot_history(pairs, pattern, plot_path)
-        Console(stderr=True).print(f"plot: {written}", highlight=False, markup=False)
+        Console(stderr=True).print(f"plot: {written}", highlight=False, markup=False, soft_wrap=True)
     emit(output, data={"pattern": pattern, "where": filters,
                        "points": [{"run": r.to_dict(), "point": p.to_dict()} for r, p in pairs]},
          tables=history_table(pairs, pattern))

@@ -56,6 +56,8 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
         resolve_device(device_name, has_gpu())
     if db_path and not save:
         raise UsageError("--db is where --save stores the run: add --save")
+    # The database is opened (or refused) before anything is loaded or measured.
+    saver = _Saver(db_path) if save else None
     err = Console(stderr=True)
     if target:
         cases = load_target(target)
@@ -64,8 +66,9 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
         cases = builtin_suite()
         if not has_gpu():
             err.print("no GPU found: running small CPU versions of the suite with the host method")
-    saver = _Saver(db_path, target, methods or DEFAULT_METHODS, cache, precision, max_time_s,
-                   with_roofline or plot_path is not None, device_index, len(cases)) if save else None
+    if saver:
+        saver.begin(target, methods or DEFAULT_METHODS, cache, precision, max_time_s,
+                    with_roofline or plot_path is not None, device_index, len(cases))
     results, failed = [], 0
     with err.status("") as status:
         for case in cases:
@@ -104,21 +107,25 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
     emit(output, data={"results": [r.to_dict() for r in results]}, tables=results_table(results))
     if saver:
         run = saver.finish("done")
-        err.print(f"stored as run {run.id} in {saver.store.path}", highlight=False, markup=False)
+        err.print(f"stored as run {run.id} in {saver.store.path}", highlight=False, markup=False, soft_wrap=True)
     return 1 if failed or wrong else 0
 
 
 class _Saver:
     """``run --save``: one stored run, each case committed as soon as it is measured."""
 
-    def __init__(self, db_path: str | None, target: str | None, methods: tuple[str, ...], cache: str,
-                 precision: float, max_time_s: float, roofline: bool, device_index: int, total: int) -> None:
+    def __init__(self, db_path: str | None) -> None:
+        from bench_kernel.results import open_store
+
+        self.store = open_store(db_path)
+
+    def begin(self, target: str | None, methods: tuple[str, ...], cache: str, precision: float,
+              max_time_s: float, roofline: bool, device_index: int, total: int) -> None:
         from pathlib import Path
 
         from bench_kernel.measure import capture_env
-        from bench_kernel.results import open_store, provenance
+        from bench_kernel.results import provenance
 
-        self.store = open_store(db_path)
         where = (target or "").rpartition(":")[0]
         source = provenance(where).to_dict() if where.endswith(".py") and Path(where).is_file() else None
         config = {"methods": list(methods), "cache": cache, "precision": precision, "max_time_s": max_time_s,

@@ -80,11 +80,12 @@ def command(spec: str, db_path: str | None, resume: str | None, providers: tuple
         tables.append(best_table(result.run, best))
     if plot_path:
         written = plot_sweep(result.run, result.points, x_axis, plot_path)
-        err.print(f"plot: {written}", highlight=False, markup=False)
+        err.print(f"plot: {written}", highlight=False, markup=False, soft_wrap=True)
     emit(output, data=result.to_dict(), tables=tables)
-    err.print(f"stored as run {result.run.id} in {store.path}", highlight=False, markup=False)
     failed = [p for p in result.points if p.status in ("error", "mismatch")]
-    if failed:
+    if not failed:
+        err.print(f"stored as run {result.run.id} in {store.path}", highlight=False, markup=False, soft_wrap=True)
+    else:  # one line, which names the run
         shown = "; ".join(f"{p.label}: {p.status}" for p in failed[:3])
         more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
         print_error(f"{len(failed)} point(s) failed or gave a wrong result ({shown}{more}); "
