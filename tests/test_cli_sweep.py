@@ -139,14 +139,17 @@ def test_compare_two_providers_of_one_run_and_a_json_file(swept, tmp_path, run_c
     db, data = swept
     r = run_cli("compare", "1:add", "1:picky", "--db", str(db), "--threshold", "0.5")
     assert r.exit_code == 0, r.stderr
-    assert "add -> picky" in r.stdout and "not compared: add M=3 kind=a: B is unsupported: M > 2 is not supported" in r.stdout
+    assert "add -> picky" in r.stdout and "not compared: add at M=3 kind=a: B is unsupported: M > 2 is not supported" in r.stdout
     f = tmp_path / "sweep.json"
     f.write_text(json.dumps(data))
     r = run_cli("compare", str(f), "1", "--db", str(db), "--json")
     rc = json.loads(r.stdout)
     assert rc["a"] == "sweep.json" and rc["b"] == "run 1"
     assert {p["verdict"] for p in rc["points"]} == {"same"} and all(p["ratio"] == 1.0 for p in rc["points"])
-    assert len(rc["points"]) == 7 and [u["reason"] for u in rc["unmatched"]].count("A is unsupported: M > 2 is not supported") == 1
+    assert len(rc["points"]) == 7 and {p["method"] for p in rc["points"]} == {"host"}
+    assert [u["reason"] for u in rc["unmatched"]] == [
+        "mismatch in A and B: wrong result, not timed: out[0]: 2 != reference 1",
+        "unsupported in A and B: M > 2 is not supported"]
 
 
 def test_run_save_then_history(tmp_path, run_cli):

@@ -34,7 +34,10 @@ def comparison_table(rc: ResultsComparison) -> Table:
              f"{n['same']} same, {n['unmatched']} unmatched",
              f"B / A = ratio of medians; 95% CI: percentile bootstrap of that ratio (2000 resamples, fixed "
              f"seed); slower/faster only when the ratio is beyond {rc.threshold:.0%} and the CI excludes 1"]
+    # One note per (provider, reason), listing its points: a provider unsupported everywhere is one line.
+    grouped: dict[tuple[str, str], list[str]] = {}
     for u in rc.unmatched:
-        where = " ".join(f"{k}={v}" for k, v in u.params.items())
-        notes.append(f"not compared: {u.provider} {where}: {u.reason}")
+        grouped.setdefault((u.provider, u.reason), []).append(" ".join(f"{k}={v}" for k, v in u.params.items()))
+    for (provider, reason), where in grouped.items():
+        notes.append(f"not compared: {provider} at {'; '.join(where)}: {reason}")
     return Table(cols, rows, title=f"compare {rc.a_label} (A) -> {rc.b_label} (B)", notes=notes)

@@ -55,7 +55,8 @@ class Comparison:
     threshold: float
     a_n: int
     b_n: int
-    method: str = "bootstrap-median-ratio"
+    #: how the interval was computed (the module docstring says why)
+    ci_method: str = "bootstrap-median-ratio"
     note: str | None = None
 
     @property
@@ -73,7 +74,7 @@ class Comparison:
         return {"a_median_us": self.a_median_us, "b_median_us": self.b_median_us, "ratio": self.ratio,
                 "ci95": [self.ci95_low, self.ci95_high], "verdict": self.verdict,
                 "significant": self.significant, "threshold": self.threshold, "a_n": self.a_n,
-                "b_n": self.b_n, "method": self.method, "note": self.note}
+                "b_n": self.b_n, "ci_method": self.ci_method, "note": self.note}
 
 
 def _values(x: Samples | Sequence[float]) -> Any:

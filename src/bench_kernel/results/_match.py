@@ -74,6 +74,8 @@ def _why_not(p: PointResult, side: str) -> str | None:
 
 
 def _pair(a: PointResult, b: PointResult, method: str | None, threshold: float) -> MatchedPoint | str:
+    if a.status == b.status != "ok" and a.error == b.error:
+        return f"{a.status} in A and B" + (f": {a.error}" if a.error else "")
     reason = _why_not(a, "A") or _why_not(b, "B")
     if reason:
         return reason
