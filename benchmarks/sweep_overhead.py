@@ -27,12 +27,12 @@ from pathlib import Path
 
 import bench_kernel
 from bench_kernel.measure import Case, bench_case
-from bench_kernel.orchestrate import run_sweep
+from bench_kernel.orchestrate import SweepOptions, run_sweep, run_unit
 from bench_kernel.results import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = dict(methods=("host",), precision=0.5, max_time_s=0.02)
-REPEATS = 3
+REPEATS = 5
 
 SPEC = """
 import torch
@@ -69,28 +69,33 @@ def _measure(units: int) -> dict:
     spec_file.write_text(SPEC.replace("UNITS", str(units)))
     spec = bench_kernel.load_spec(str(spec_file))
     points = spec.points()
+    options = SweepOptions(**FAST)
 
-    def plain() -> None:  # the same cases, with the same reference check the sweep adds
+    def plain(p: dict, name: str) -> None:  # the case as the sweep builds it, with the same reference check
+        case = Case(**spec.providers[name](p))
+        if name != spec.baseline:
+            case = dataclasses.replace(case, reference=spec.providers[spec.baseline](p)["fn"])
+        bench_case(case, **FAST)
+
+    # Per point, a plain bench_case and the sweep's run_unit, interleaved so both see the same
+    # machine (it is shared: absolute times are noisy, the paired differences much less so).
+    diffs_ms, plain_ms = [], []
+    for _ in range(REPEATS):
         for p in points:
             for name in spec.providers:
-                case = Case(**spec.providers[name](p))
-                if name != spec.baseline:
-                    case = dataclasses.replace(case, reference=spec.providers[spec.baseline](p)["fn"])
-                bench_case(case, **FAST)
-
-    # Alternate plain and sweep, REPEATS times each, and keep the fastest of each: the machine
-    # is shared, and interference only ever adds time.
-    walls: dict[str, list[float]] = {"plain_loop": [], "inline": []}
-    for i in range(REPEATS):
-        t0 = time.perf_counter()
-        plain()
-        walls["plain_loop"].append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        res = run_sweep(spec, store=tmp / f"inline{i}.db", **FAST)
-        walls["inline"].append(time.perf_counter() - t0)
-    out = {"units": units, "repeats": REPEATS, "walls_s": walls,
-           "plain_loop_s": min(walls["plain_loop"]), "inline_s": min(walls["inline"]),
-           "inline_analysis": analyse(str(tmp / f"inline{REPEATS - 1}.db"), str(res.run.id))}
+                t0 = time.perf_counter()
+                plain(p, name)
+                t1 = time.perf_counter()
+                run_unit(spec, p, name, options)
+                t2 = time.perf_counter()
+                plain_ms.append((t1 - t0) * 1e3)
+                diffs_ms.append(((t2 - t1) - (t1 - t0)) * 1e3)
+    res = run_sweep(spec, store=tmp / "inline.db", **FAST)
+    inline = analyse(str(tmp / "inline.db"), str(res.run.id))
+    out = {"units": units, "repeats": REPEATS, "plain_point_ms_median": statistics.median(plain_ms),
+           "unit_minus_plain_ms_median": statistics.median(diffs_ms),
+           "unit_minus_plain_ms_quartiles": statistics.quantiles(diffs_ms, n=4),
+           "inline_s": res.run.wall_s, "inline_analysis": inline}
     t0 = time.perf_counter()
     res = run_sweep(spec, store=tmp / "workers2.db", workers=2, **FAST)
     out["workers2_s"] = time.perf_counter() - t0
@@ -110,37 +115,35 @@ def _measure(units: int) -> dict:
 
 def _markdown(m: dict) -> str:
     u = m["units"]
-    inline, workers = m["inline_analysis"], m["workers2_analysis"]
-    per = lambda s: f"{s / u * 1e3:.1f} ms"  # noqa: E731
+    inline = m["inline_analysis"]
     lines = [
         "# Sweep overhead on the CPU (host method)",
         "",
-        f"Date {time.strftime('%Y-%m-%d')}, {platform.platform()}, {os.cpu_count()} cores (shared with other jobs: "
-        f"absolute times are noisy, the differences are the point), Python {platform.python_version()}, "
+        f"Date {time.strftime('%Y-%m-%d')}, {platform.platform()}, {os.cpu_count()} cores shared with other jobs "
+        f"(absolute times are noisy; the paired differences much less), Python {platform.python_version()}, "
         f"bench-kernel {bench_kernel.__version__}. Made by `python benchmarks/sweep_overhead.py`.",
         "",
-        f"{u} points (torch.add, 12 sizes x 2 providers, the second checked against the first), "
-        f"`-m host --precision 0.5 --max-time 0.02` so the timed loops are short and the overhead shows.",
+        f"{u} points (torch.add at 12 sizes x 2 providers, the second checked against the first), "
+        f"`-m host --precision 0.5 --max-time 0.02`, so the timed loops are short and any overhead shows.",
         "",
-        "| how | wall total | per point |",
-        "|---|---:|---:|",
-        f"| plain `bench_case` loop (same cases, same reference check) | {m['plain_loop_s']:.2f} s | {per(m['plain_loop_s'])} |",
-        f"| `sweep`, inline, with its store | {m['inline_s']:.2f} s | {per(m['inline_s'])} |",
-        f"| `sweep --workers 2`, with its store (includes starting 2 workers) | {m['workers2_s']:.2f} s | {per(m['workers2_s'])} |",
+        "What the sweep adds per point, beyond what `bench()` itself does:",
         "",
-        f"- sweep minus the plain loop (fastest of {m['repeats']} alternating repeats each): "
-        f"**{(m['inline_s'] - m['plain_loop_s']) / u * 1e3:.1f} ms per point** "
-        f"(factory calls, claim + commit, records; noise of the shared machine included).",
-        f"- store alone: claim + commit of one point = {m['store_claim_and_commit_ms']:.2f} ms "
-        f"(two transactions in WAL mode; only the result's commit is fsynced); a stored point with its raw samples is "
-        f"{m['sample_point_json_bytes']:,} bytes of JSON.",
-        f"- inside each point (inline): {inline['mean_point_wall_s'] * 1e3:.1f} ms wall, of which "
-        f"{inline['mean_timed_loops_s'] * 1e3:.1f} ms in the timed loops and "
-        f"{inline['mean_in_point_overhead_s'] * 1e3:.1f} ms around them (warm-up to a stable time, the "
-        f"correctness check, environment capture: bench()'s own work, not the sweep's).",
-        f"- run wall beyond its points (inline): {inline['run_wall_beyond_points_per_point_s'] * 1e3:.1f} ms per point.",
-        f"- with 2 workers: workers {', '.join(workers['workers'])}; points overlap, so wall per point is "
-        f"not additive.",
+        "| part | per point |",
+        "|---|---:|",
+        f"| inside the point: `run_unit` minus a plain `bench_case` of the same case, paired, median of "
+        f"{m['units'] * m['repeats']} pairs (factory calls, the baseline's case for the check, the record) | "
+        f"{m['unit_minus_plain_ms_median']:.2f} ms (quartiles {', '.join(f'{q:.2f}' for q in m['unit_minus_plain_ms_quartiles'])}) |",
+        f"| around the point: run wall beyond its points (claim + commit in SQLite, progress, sorting) | "
+        f"{inline['run_wall_beyond_points_per_point_s'] * 1e3:.2f} ms |",
+        f"| of which the store alone: claim + commit, timed on its own | {m['store_claim_and_commit_ms']:.2f} ms |",
+        "",
+        f"For scale: a plain `bench_case` of one of these points took {m['plain_point_ms_median']:.1f} ms (median); "
+        f"in the stored inline sweep a point took {inline['mean_point_wall_s'] * 1e3:.1f} ms, "
+        f"{inline['mean_timed_loops_s'] * 1e3:.1f} ms of it in the timed loop and the rest warm-up, the "
+        f"correctness check and the environment (bench()'s own work); a GPU point with the default methods takes seconds, "
+        f"so the sweep's share there is well under 1%. A stored point with its raw samples is "
+        f"{m['sample_point_json_bytes']:,} bytes of JSON. With `--workers 2` the run took "
+        f"{m['workers2_s']:.2f} s including starting two worker processes (each imports torch).",
         "",
         "Raw numbers:",
         "",

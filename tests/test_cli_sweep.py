@@ -93,7 +93,7 @@ def test_sweep_plot(spec, tmp_path, run_cli, suffix):
         text = data.decode()
         assert 'id="provider-0"' in text and 'id="provider-2"' in text and 'id="provider-3"' not in text
         date = re.search(r"(\d{4}-\d{2}-\d{2})", text).group(1)
-        assert f"spec.py:sweep on" in text and date in text  # device and date in the title
+        assert "spec.py:sweep on" in text and date in text  # device and date in the title
 
 
 def test_progress_bar_shows_done_total_and_the_current_point():

@@ -22,9 +22,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from sweep_overhead import analyse  # noqa: E402
 
-from bench_kernel.report import to_markdown  # noqa: E402
-from bench_kernel.report.compare import comparison_table  # noqa: E402
-from bench_kernel.report.sweep import best_table, sweep_table  # noqa: E402
+from bench_kernel.report import best_table, comparison_table, sweep_table, to_markdown  # noqa: E402
 from bench_kernel.results import best_per_point, compare_points, open_store  # noqa: E402
 
 
@@ -80,7 +78,7 @@ def build(db: str, first: int, second: int, slow: int, multi: int | None, exits:
         for p in points[multi]:
             by_gpu.setdefault(p.worker or "?", []).append(p.label)
         speedup = r1.wall_s / rm.wall_s if rm.wall_s else None
-        lines += [f"## --gpus all (issue 15)", "",
+        lines += ["## --gpus all (issue 15)", "",
                   f"Wall time: one GPU {r1.wall_s:.1f} s, --gpus all {rm.wall_s:.1f} s: speed-up "
                   f"{speedup:.2f}x on {len(by_gpu)} GPUs (target >= 1.8x on 2).", ""]
         lines += [f"- {gpu}: {len(labels)} points: {', '.join(labels)}" for gpu, labels in sorted(by_gpu.items())]

@@ -27,7 +27,7 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
     samples and a verdict (faster, slower, same). Exit status 1 when B is significantly slower
     than A anywhere (beyond --threshold), so CI jobs can gate on it.
     """
-    from bench_kernel.report.compare import comparison_table
+    from bench_kernel.report import comparison_table
     from bench_kernel.results import compare_points, open_store, resolve_ref
 
     if not 0 <= threshold < 1:

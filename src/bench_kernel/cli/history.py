@@ -35,7 +35,7 @@ def command(db_path: str | None, pattern: str | None, where: tuple[str, ...], li
     """List the stored runs; with --name, one case's figure over time."""
     from rich.console import Console
 
-    from bench_kernel.report.history import history_table, plot_history, runs_table
+    from bench_kernel.report import history_table, plot_history, runs_table
     from bench_kernel.results import open_store
 
     filters = _where(where)

@@ -21,9 +21,9 @@ import itertools
 import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
-from bench_kernel.errors import TargetError, UsageError
+from bench_kernel.errors import TargetError
 from bench_kernel.measure import load_object
 
 __all__ = ["SweepSpec", "load_spec", "split_spec_target", "DEFAULT_SPEC_NAME"]

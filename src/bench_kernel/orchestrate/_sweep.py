@@ -20,9 +20,9 @@ from bench_kernel.measure import (
     GPU_METHODS,
     capture_env,
     gpu_state,
-    has_gpu,
     validate_options,
 )
+from bench_kernel.gpu import has_gpu
 from bench_kernel.results import (
     Best,
     PointResult,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bench_kernel.report._table import Column, Table
-from bench_kernel.results import ResultsComparison
+
+if TYPE_CHECKING:  # read only; importing them would load numpy for every command
+    from bench_kernel.results import ResultsComparison
 
 __all__ = ["comparison_table"]
 

@@ -7,13 +7,14 @@ stored run renders exactly like the sweep that just ran. Times are the primary m
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from bench_kernel.errors import UsageError
 from bench_kernel.report._table import Column, Table
-from bench_kernel.results import Best, PointResult, RunInfo, params_key
+
+if TYPE_CHECKING:  # the records are only read here; importing them would load numpy for every command
+    from bench_kernel.results import Best, PointResult, RunInfo
 
 __all__ = ["sweep_table", "best_table", "plot_sweep", "PLOT_FORMATS"]
 
@@ -69,6 +70,8 @@ def _where(p: PointResult, axes: Sequence[str]) -> str:
 def sweep_table(run: RunInfo, points: Sequence[PointResult], best: Sequence[Best] = ()) -> Table:
     """A row per point, per provider its time, throughput and speedup over the baseline; the
     best provider last. Unmeasured cells say why (``unsupported``, ``WRONG``, ``error``)."""
+    from bench_kernel.results import params_key
+
     axes = _axes(run, [p.params for p in points])
     varying, fixed = _split_axes(axes)
     providers = _providers(run, points)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from bench_kernel.errors import UsageError
 from bench_kernel.report._table import Column, Table
-from bench_kernel.results import PointResult, RunInfo
+
+if TYPE_CHECKING:  # read only; importing them would load numpy for every command
+    from bench_kernel.results import PointResult, RunInfo
 
 __all__ = ["runs_table", "history_table", "plot_history"]
 
