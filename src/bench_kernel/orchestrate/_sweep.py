@@ -205,6 +205,7 @@ def _drive(spec: SweepSpec, db: Store | None, given: dict[str, Any], resume: int
         runner = _Inline(spec, options)
     t0 = time.perf_counter()
     status = "failed"
+    opened = False  # whether this call started or reopened the run (only then does it finish it)
     collected: list[PointResult] = []
     count = [len(units) - len(todo)]
     try:
@@ -219,8 +220,10 @@ def _drive(spec: SweepSpec, db: Store | None, given: dict[str, Any], resume: int
                                    "backend": backend}}
             run = db.start_run(kind="sweep", name=spec.target or spec.name, config=config, env=env,
                                command=command, source=prov.to_dict() if prov else None, total_points=len(units))
+            opened = True
         elif db is not None:
             run = db.reopen_run(run.id)
+            opened = True
         say = progress or (lambda _d, _t, _c: None)
         say(count[0], len(units), "")
 
@@ -248,7 +251,7 @@ def _drive(spec: SweepSpec, db: Store | None, given: dict[str, Any], resume: int
     finally:
         runner.close()
         wall = time.perf_counter() - t0
-        if db is not None and run is not None and run.id is not None:
+        if db is not None and opened:
             env_after = dict(run.env)
             if isinstance(runner, _Inline) and has_gpu():
                 env_after["state_after"] = gpu_state(0)

@@ -12,7 +12,6 @@ of another program is refused with one :class:`StoreError` and left as it was.
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import os
 import re
@@ -299,10 +298,11 @@ class Store:
         """Every stored point whose provider/case name matches the glob ``pattern`` and whose
         params include ``where``, oldest run first, with its run."""
         runs = {r.id: r for r in self.runs()}
-        rows = self._read(f"SELECT {self._POINT_COLS} FROM points WHERE status != 'running' ORDER BY run_id, id")
+        # GLOB is SQLite's case-sensitive shell pattern (*, ?, [...]), as fnmatch.fnmatchcase:
+        # only the matching points' JSON is read and parsed.
+        rows = self._read(f"SELECT {self._POINT_COLS} FROM points WHERE status != 'running' AND provider GLOB ?"
+                          " ORDER BY run_id, id", (pattern,))
         for row in rows:
-            if not fnmatch.fnmatchcase(row[1], pattern):
-                continue
             point = self._point_from_row(row)
             if where and any(str(point.params.get(k)) != str(v) for k, v in where.items()):
                 continue
