@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import click
 
 from bench_kernel.cli._common import Output, command_line, db_option, emit, output_options, print_error
@@ -48,7 +46,9 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
     from bench_kernel.gpu import has_gpu, import_torch
     from bench_kernel.measure import DEFAULT_METHODS, builtin_suite, load_target, validate_options
     from bench_kernel.orchestrate import bench_case, plot_results, resolve_device
+    from bench_kernel.measure import capture_env
     from bench_kernel.report import results_table
+    from bench_kernel.results import Recorder, open_store
 
     # Wrong options fail before any case is loaded or timed, with nothing else printed.
     validate_options(methods or DEFAULT_METHODS, cache, precision, max_time_s)
@@ -57,7 +57,9 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
     if db_path and not save:
         raise UsageError("--db is where --save stores the run: add --save")
     # The database is opened (or refused) before anything is loaded or measured.
-    saver = _Saver(db_path) if save else None
+    store = open_store(db_path) if save else None
+    if store is not None:
+        click.get_current_context().call_on_close(store.close)
     err = Console(stderr=True)
     if target:
         cases = load_target(target)
@@ -66,9 +68,13 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
         cases = builtin_suite()
         if not has_gpu():
             err.print("no GPU found: running small CPU versions of the suite with the host method")
-    if saver:
-        saver.begin(target, methods or DEFAULT_METHODS, cache, precision, max_time_s,
-                    with_roofline or plot_path is not None, device_index, len(cases))
+    saver = None
+    if store is not None:
+        config = {"methods": list(methods or DEFAULT_METHODS), "cache": cache, "precision": precision,
+                  "max_time_s": max_time_s, "roofline": with_roofline or plot_path is not None}
+        saver = Recorder(store, name=target or "builtin-suite", config=config, env=capture_env(device_index),
+                         command=command_line(), source=(target or "").rpartition(":")[0] or None,
+                         total=len(cases))
     results, failed = [], 0
     with err.status("") as status:
         for case in cases:
@@ -88,9 +94,10 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
                 raise  # the options are wrong, not the case: one line, not one per case
             except BenchKernelError as e:
                 if saver:
-                    saver.save_error(case, str(e))
+                    saver.save_error(case.label, case.params, str(e))
                 if len(cases) == 1:
-                    saver and saver.finish("done")
+                    if saver:
+                        saver.finish("done")
                     raise
                 failed += 1
                 print_error(f"case {case.label!r}: {e}")
@@ -107,45 +114,5 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
     emit(output, data={"results": [r.to_dict() for r in results]}, tables=results_table(results))
     if saver:
         run = saver.finish("done")
-        err.print(f"stored as run {run.id} in {saver.store.path}", highlight=False, markup=False, soft_wrap=True)
+        err.print(f"stored as run {run.id} in {store.path}", highlight=False, markup=False, soft_wrap=True)
     return 1 if failed or wrong else 0
-
-
-class _Saver:
-    """``run --save``: one stored run, each case committed as soon as it is measured."""
-
-    def __init__(self, db_path: str | None) -> None:
-        from bench_kernel.results import open_store
-
-        self.store = open_store(db_path)
-
-    def begin(self, target: str | None, methods: tuple[str, ...], cache: str, precision: float,
-              max_time_s: float, roofline: bool, device_index: int, total: int) -> None:
-        from pathlib import Path
-
-        from bench_kernel.measure import capture_env
-        from bench_kernel.results import provenance
-
-        where = (target or "").rpartition(":")[0]
-        source = provenance(where).to_dict() if where.endswith(".py") and Path(where).is_file() else None
-        config = {"methods": list(methods), "cache": cache, "precision": precision, "max_time_s": max_time_s,
-                  "roofline": roofline}
-        self.t0 = time.perf_counter()
-        self.run = self.store.start_run(kind="run", name=target or "builtin-suite", config=config,
-                                        env=capture_env(device_index), command=command_line(),
-                                        source=source, total_points=total)
-
-    def save(self, result) -> None:
-        roof = result.roofline.to_dict() if result.roofline is not None else None
-        self.store.save_result(self.run.id, result, roofline=roof)
-
-    def save_error(self, case, reason: str) -> None:
-        from bench_kernel.measure import BenchResult
-
-        self.store.save_result(self.run.id, BenchResult(name=case.label, params=dict(case.params), notes=(reason,)),
-                               status="error", error=reason)
-
-    def finish(self, status: str):
-        run = self.store.finish_run(self.run.id, status=status, wall_s=time.perf_counter() - self.t0)
-        self.store.close()
-        return run

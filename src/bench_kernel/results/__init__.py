@@ -32,6 +32,8 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
     ``regressions``. ``best_per_point(points) -> list[Best]`` (fastest, runner-up, margin,
     significant). ``load_results_file(path)`` reads ``run --json`` / ``sweep --json`` output;
     ``resolve_ref("12" | "latest" | "file.json" | "12:torch", open_db) -> PointSet`` names a side.
+``Recorder(store, name=, config=, env=, source=)`` records results that are not a sweep (``run
+    --save``, a pytest session) as one run: ``save(BenchResult)``, ``save_error(...)``, ``finish()``.
 ``provenance(path) -> Provenance`` (sha256, git commit, dirty flag of the file's repository).
 """
 
@@ -47,6 +49,7 @@ from bench_kernel.results._match import (
 )
 from bench_kernel.results._paths import DB_ENV, default_db_path, resolve_db_path
 from bench_kernel.results._provenance import Provenance, file_sha256, provenance
+from bench_kernel.results._recorder import Recorder
 from bench_kernel.results._refs import PointSet, resolve_ref
 from bench_kernel.results._records import POINT_STATUSES, PointResult, RunInfo, params_key, status_of
 from bench_kernel.results._schema import SCHEMA, SCHEMA_V1, SCHEMA_VERSION
@@ -54,7 +57,7 @@ from bench_kernel.results._store import Store, open_store
 
 __all__ = [
     "DB_ENV", "DEFAULT_THRESHOLD", "POINT_STATUSES", "SCHEMA", "SCHEMA_V1", "SCHEMA_VERSION",
-    "Best", "Comparison", "MatchedPoint", "PointResult", "PointSet", "Provenance", "ResultsComparison", "RunInfo",
+    "Best", "Comparison", "MatchedPoint", "PointResult", "PointSet", "Provenance", "Recorder", "ResultsComparison", "RunInfo",
     "Store", "Unmatched", "best_per_point", "compare", "compare_points", "default_db_path",
     "file_sha256", "load_results_file", "open_store", "params_key", "provenance", "resolve_db_path", "resolve_ref",
     "status_of",
