@@ -215,3 +215,22 @@ def test_run_references(db):
             store.run(9)
         with pytest.raises(StoreError, match="'x1' is not a run id"):
             store.run("x1")
+
+
+def test_recorder_stores_one_run_point_by_point(db, tmp_path):
+    from bench_kernel.results import Recorder
+
+    target = tmp_path / "cases.py"
+    target.write_text("def cases(): ...\n")
+    with open_store(db) as store:
+        rec = Recorder(store, name=f"{target}:cases", config={"methods": ["host"]}, env={"device": "cpu"},
+                       command=["bench-kernel", "run"], source=target, total=2)
+        rec.save(result("add", {"n": 4}, [1.0, 2.0, 3.0]))
+        assert store.run(rec.run.id).n_points == 1  # committed before the run is finished
+        rec.save_error("boom", {"n": 4}, "'boom' raised ZeroDivisionError during warm-up: division by zero")
+        run = rec.finish()
+        points = store.points(run)
+    assert (run.kind, run.status, run.n_points, run.total_points) == ("run", "done", 2, 2)
+    assert run.source_hash == provenance(target).sha256 and run.wall_s > 0
+    assert [(p.provider, p.status, p.error) for p in points] == [
+        ("add", "ok", None), ("boom", "error", "'boom' raised ZeroDivisionError during warm-up: division by zero")]
