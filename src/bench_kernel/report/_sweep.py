@@ -119,6 +119,12 @@ def sweep_table(run: RunInfo, points: Sequence[PointResult], best: Sequence[Best
     notes = [f"time: median per call by the {' / '.join(methods) or 'primary'} method"
              + (f", {opts['cache']} L2" if opts.get("cache") else "")
              + (f"; speedup = {baseline} time / provider time" if baseline and len(providers) > 1 else "")]
+    sharding = run.config.get("sharding") or {}
+    if (sharding.get("workers") or 0) > 1:
+        notes.append(f"measured by {sharding['workers']} host workers at once: they share the CPU, so "
+                     f"compare times only with runs made the same way")
+    elif sharding.get("gpus"):
+        notes.append(f"measured on GPUs {', '.join(map(str, sharding['gpus']))}, one worker each (see --json 'worker')")
     for (name, status, error), where in untimed.items():
         at = "every point" if len(where) == len(seen) else ", ".join(w or "the point" for w in where)
         notes.append(f"{name}: {status} at {at}" + (f": {error}" if error else ""))
