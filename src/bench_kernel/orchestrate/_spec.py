@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -48,15 +49,16 @@ class SweepSpec:
     target: str | None = None
     #: the file the spec came from (absolute path), for its hash and git state
     path: str | None = None
-    points_cache: list[dict[str, Any]] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         _validate(self)
 
     def points(self) -> list[dict[str, Any]]:
-        """The product of the axes (first axis outermost), filtered by ``where``."""
-        if self.points_cache is not None:
-            return self.points_cache
+        """The product of the axes (first axis outermost), filtered by ``where`` (computed once)."""
+        return self._points
+
+    @cached_property
+    def _points(self) -> list[dict[str, Any]]:
         names = list(self.axes)
         out = []
         for values in itertools.product(*(self.axes[n] for n in names)):
@@ -73,7 +75,6 @@ class SweepSpec:
         if not out:
             total = math.prod(len(v) for v in self.axes.values())
             raise TargetError(f"sweep {self.name!r}: where() leaves none of the {total} points")
-        object.__setattr__(self, "points_cache", out)
         return out
 
     def config(self) -> dict[str, Any]:

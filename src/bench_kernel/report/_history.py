@@ -52,7 +52,9 @@ def history_table(pairs: Sequence[tuple[RunInfo, PointResult]], pattern: str) ->
                      "provider": p.provider, "params": " ".join(f"{k}={v}" for k, v in p.params.items()),
                      "method": p.result.primary_method, "median_us": p.median_us, "status": p.status,
                      "device": run.device})
-    return Table(cols, rows, title=f"history of {pattern!r}")
+    notes = [] if rows else [f"no stored point of a case or provider matching {pattern!r}; "
+                             f"'bench-kernel history' lists the runs"]
+    return Table(cols, rows, title=f"history of {pattern!r}", notes=notes)
 
 
 def plot_history(pairs: Sequence[tuple[RunInfo, PointResult]], pattern: str, path: str | Path) -> Path:
