@@ -23,6 +23,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def _private_results_db(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test gets its own results database: no test may write to the user's data dir."""
+    monkeypatch.setenv("BENCH_KERNEL_DB", str(tmp_path_factory.mktemp("db") / "results.db"))
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """``../shared/data`` from the project root; tests that need it skip when it is absent."""

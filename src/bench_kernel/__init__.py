@@ -42,6 +42,17 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "KernelRecord": ("bench_kernel.trace", "KernelRecord"),
     "Trace": ("bench_kernel.trace", "Trace"),
     "load_trace": ("bench_kernel.trace", "load_trace"),
+    "sweep": ("bench_kernel.orchestrate", "sweep"),
+    "SweepResult": ("bench_kernel.orchestrate", "SweepResult"),
+    "SweepSpec": ("bench_kernel.orchestrate", "SweepSpec"),
+    "load_spec": ("bench_kernel.orchestrate", "load_spec"),
+    "Unsupported": ("bench_kernel.errors", "Unsupported"),
+    "open_store": ("bench_kernel.results", "open_store"),
+    "Store": ("bench_kernel.results", "Store"),
+    "RunInfo": ("bench_kernel.results", "RunInfo"),
+    "PointResult": ("bench_kernel.results", "PointResult"),
+    "compare": ("bench_kernel.results", "compare"),
+    "Comparison": ("bench_kernel.results", "Comparison"),
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

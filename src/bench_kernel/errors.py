@@ -17,6 +17,9 @@ __all__ = [
     "MeasurementError",
     "CaptureError",
     "CorrectnessError",
+    "Interrupted",
+    "StoreError",
+    "Unsupported",
 ]
 
 
@@ -58,3 +61,21 @@ class CaptureError(MeasurementError):
 
 class CorrectnessError(MeasurementError):
     """The callable's output does not match the reference: its time must not be reported."""
+
+
+class StoreError(InputError):
+    """The results database is locked, corrupted, foreign, a directory, or lacks a run asked for."""
+
+
+class Unsupported(Exception):
+    """Raised by a sweep provider: this point is outside what it supports.
+
+    Not a :class:`BenchKernelError`: it is a signal from user code, recorded as ``unsupported``
+    at that point (with the message as the reason), never a failure of the sweep.
+    """
+
+
+class Interrupted(BenchKernelError):
+    """The user stopped a long command (Ctrl-C); what it finished is kept (exit 130)."""
+
+    exit_code = 130

@@ -13,7 +13,7 @@ from typing import Sequence
 
 import click
 
-from bench_kernel.cli._common import print_error
+from bench_kernel.cli._common import print_error, remember_argv
 from bench_kernel.errors import BenchKernelError
 
 __all__ = ["main", "cli"]
@@ -32,6 +32,9 @@ _COMMANDS: dict[str, str] = {
     "layers": "bench_kernel.cli.layers:command",
     "phases": "bench_kernel.cli.phases:command",
     "profile": "bench_kernel.cli.profile:command",
+    "sweep": "bench_kernel.cli.sweep:command",
+    "compare": "bench_kernel.cli.compare:command",
+    "history": "bench_kernel.cli.history:command",
 }
 
 
@@ -64,6 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args or os.environ.get("BENCH_KERNEL_DEBUG") == "1"
     args = [a for a in args if a != "--debug"]
+    remember_argv(args)
     try:
         rv = cli.main(args=args, prog_name="bench-kernel", standalone_mode=False)
         return rv if isinstance(rv, int) else 0

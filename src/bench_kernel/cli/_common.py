@@ -14,7 +14,27 @@ import click
 from bench_kernel.errors import UsageError
 from bench_kernel.report import Table, render_rich, to_csv, to_markdown
 
-__all__ = ["Output", "output_options", "emit", "json_default", "dumps", "print_error"]
+__all__ = ["Output", "output_options", "emit", "json_default", "dumps", "print_error", "remember_argv",
+           "command_line", "db_option"]
+
+_ARGV: list[str] = []
+
+
+def remember_argv(args: list[str]) -> None:
+    """Keep the command line (``main`` calls this) so stored runs can say how they were made."""
+    _ARGV[:] = list(args)
+
+
+def command_line() -> list[str]:
+    """``["bench-kernel", *args]`` of the running command."""
+    return ["bench-kernel", *_ARGV]
+
+
+def db_option(f: Callable) -> Callable:
+    """``--db PATH``: the results database (default ``$BENCH_KERNEL_DB`` or the user data dir)."""
+    return click.option("--db", "db_path", default=None, metavar="PATH",
+                        help="Results database (default: $BENCH_KERNEL_DB, else "
+                             "~/.local/share/bench-kernel/results.db or the platform's data dir).")(f)
 
 
 def print_error(message: object) -> None:

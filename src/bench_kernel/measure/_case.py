@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from bench_kernel.errors import InputError, TargetError, UsageError
 
-__all__ = ["Case", "load_target", "as_cases"]
+__all__ = ["Case", "load_target", "load_object", "as_cases"]
 
 
 @dataclass(frozen=True)
@@ -117,21 +117,29 @@ def _import_module(name: str) -> Any:
         raise TargetError(f"importing module {name!r} raised {type(e).__name__}: {e}") from e
 
 
-def load_target(target: str) -> list[Case]:
-    """Import ``path/to/file.py:func`` or ``package.module:func``, call ``func()``, return cases."""
+def load_object(target: str, what: str = "TARGET", attr: str = "func") -> Any:
+    """The attribute named by ``path/to/file.py:name`` or ``package.module:name`` (imported);
+    ``what`` and ``attr`` name the argument and its attribute in the usage error."""
     where, sep, func_name = target.rpartition(":")
     if not sep or not where or not func_name:
-        raise UsageError(f"TARGET {target!r} must be 'path/to/file.py:func' or 'package.module:func'")
+        raise UsageError(f"{what} {target!r} must be 'path/to/file.py:{attr}' or 'package.module:{attr}'")
     if where.endswith(".py") or "/" in where or "\\" in where:
         module = _import_file(Path(where))
     else:
         module = _import_module(where)
-    func = getattr(module, func_name, None)
-    if func is None:
+    obj = getattr(module, func_name, None)
+    if obj is None:
         found = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_")
                        and getattr(v, "__module__", None) == module.__name__)
         hint = f"; callables there: {', '.join(found[:12])}" if found else ""
         raise TargetError(f"{where} has no attribute {func_name!r}{hint}")
+    return obj
+
+
+def load_target(target: str) -> list[Case]:
+    """Import ``path/to/file.py:func`` or ``package.module:func``, call ``func()``, return cases."""
+    func_name = target.rpartition(":")[2]
+    func = load_object(target)
     if not callable(func):
         raise TargetError(f"{target} is a {type(func).__name__}, not a function")
     try:

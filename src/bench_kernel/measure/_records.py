@@ -73,6 +73,14 @@ class Measurement:
             "samples_us": list(s.values_us),
         }
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Measurement":
+        """Inverse of :meth:`to_dict`: the statistics are recomputed from ``samples_us``."""
+        return cls(method=d["method"], samples=Samples.of(d.get("samples_us") or ()),
+                   calls_per_sample=int(d.get("calls_per_sample", 1)), cache=d.get("cache", "cold"),
+                   stop_reason=d.get("stop_reason"), wall_s=float(d.get("wall_s") or 0.0),
+                   notes=tuple(d.get("notes") or ()), error=d.get("error"))
+
 
 @dataclass(frozen=True)
 class KernelStat:
@@ -92,6 +100,11 @@ class KernelStat:
             "count_per_call": self.count_per_call, "us_per_call": self.us_per_call,
             "share": self.share,
         }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "KernelStat":
+        return cls(**{k: d[k] for k in ("name", "short", "category", "kind", "count_per_call",
+                                         "us_per_call", "share")})
 
 
 @dataclass(frozen=True)
@@ -180,3 +193,19 @@ class BenchResult:
             "env": dict(self.env),
             "notes": list(self.notes),
         }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "BenchResult":
+        """Inverse of :meth:`to_dict` (derived fields are recomputed, not read).
+
+        ``roofline`` is not rebuilt: it is a record of the ``roofline`` package, which this one
+        may not import; readers that need it take ``d["roofline"]`` (the results store keeps it).
+        """
+        version = d.get("schema_version", SCHEMA_VERSION)
+        if version != SCHEMA_VERSION:
+            raise ValueError(f"BenchResult schema_version {version!r}; this bench-kernel reads {SCHEMA_VERSION}")
+        return cls(name=d["name"], params=dict(d.get("params") or {}),
+                   measurements={k: Measurement.from_dict(m) for k, m in (d.get("measurements") or {}).items()},
+                   kernels=tuple(KernelStat.from_dict(k) for k in d.get("kernels") or ()),
+                   env=dict(d.get("env") or {}), correct=d.get("correct"), flops=d.get("flops"),
+                   bytes=d.get("bytes"), notes=tuple(d.get("notes") or ()))

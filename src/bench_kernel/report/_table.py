@@ -52,7 +52,8 @@ def format_value(value: Any, hint: str) -> str:
         return "-"
     if isinstance(value, float) and math.isnan(value):
         return "-"
-    if hint == "text":
+    if hint == "text" or isinstance(value, str):
+        # A word in a number column is a status the row has instead of a number ("unsupported").
         return str(value)
     if hint == "int":
         return f"{int(value):,}"

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The GEMM sweep of issue 11 on a GPU (and issue 15's --gpus run when 2+ GPUs are visible).
+#
+#   OUT=/some/dir bash benchmarks/gpu/sweep_gemm.sh        # from the repository root
+#
+# 1. bench-kernel sweep examples/sweep_gemm.py --best --plot   (run 1: torch vs 3 Triton tiles)
+# 2. the same sweep again                                      (run 2)
+# 3. SWEEP_GEMM_SLOW=torch: torch does ~10% more work          (run 3)
+# 4. compare 1 2 (must be all "same", exit 0), compare 2 3 (must catch torch, exit 1),
+#    compare 3 2 (faster, exit 0)
+# 5. with 2+ GPUs: --gpus all (run 4), compare 1 4, and the wall-time speed-up (issue 15)
+# Writes into $OUT: sweep-gemm.md and sweep-gemm.json (-> benchmarks/results/sweep-gemm-h200.md
+# and .json), sweep-gemm-h200.png (the plot), results.db (every run, raw samples), log.txt.
+set -uo pipefail
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+export PYTHONPATH="src${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
+WORK=$(mktemp -d)
+export BENCH_KERNEL_DB="$WORK/results.db"
+BK="python3 -m bench_kernel"
+LOG="$OUT/log.txt"
+SPEC=examples/sweep_gemm.py
+step() { echo "=== $1 ($(date +%T))" | tee -a "$LOG"; }
+
+step "run 1: the sweep, --best --plot"
+timeout 280 $BK sweep $SPEC --best --plot "$OUT/sweep-gemm-h200.png" --x M >> "$LOG" 2>&1
+echo "exit $?" >> "$LOG"
+step "run 2: the same sweep again"
+timeout 280 $BK sweep $SPEC >> "$LOG" 2>&1
+echo "exit $?" >> "$LOG"
+step "run 3: torch made ~10% slower"
+SWEEP_GEMM_SLOW=torch timeout 280 $BK sweep $SPEC >> "$LOG" 2>&1
+echo "exit $?" >> "$LOG"
+step "compare"
+$BK compare 1 2 >> "$LOG" 2>&1; SAME=$?
+$BK compare 2 3 >> "$LOG" 2>&1; SLOW=$?
+$BK compare 3 2 >> "$LOG" 2>&1; BACK=$?
+echo "compare exit: same=$SAME slow=$SLOW reverse=$BACK" | tee -a "$LOG"
+MULTI_ARGS=()
+NGPU=$(nvidia-smi -L 2>/dev/null | wc -l)
+if [ "${NGPU:-0}" -ge 2 ]; then
+  step "run 4: --gpus all on $NGPU GPUs (issue 15)"
+  timeout 280 $BK sweep $SPEC --gpus all >> "$LOG" 2>&1
+  echo "exit $?" >> "$LOG"
+  $BK compare 1 4 >> "$LOG" 2>&1; MULTI=$?
+  MULTI_ARGS=(--multi 4)
+  EXTRA="multi=$MULTI"
+fi
+step "report"
+python3 benchmarks/gpu/sweep_gemm_report.py --db "$BENCH_KERNEL_DB" --first 1 --second 2 --slow 3 \
+  "${MULTI_ARGS[@]}" --exit same=$SAME slow=$SLOW reverse=$BACK ${EXTRA:-} --out "$OUT" > /dev/null 2>> "$LOG"
+echo "report exit $?" | tee -a "$LOG"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv >> "$LOG" 2>&1
+cp "$BENCH_KERNEL_DB" "$OUT/results.db"
+rm -rf "$WORK"
+ls -la "$OUT"
+tail -5 "$LOG"

@@ -1,0 +1,59 @@
+"""``bench-kernel compare A B``: B against A per point, with confidence intervals; exit 1 on a regression."""
+
+from __future__ import annotations
+
+import click
+
+from bench_kernel.cli._common import Output, db_option, emit, output_options, print_error
+from bench_kernel.errors import UsageError
+
+__all__ = ["command"]
+
+
+@click.command("compare")
+@click.argument("a")
+@click.argument("b")
+@db_option
+@click.option("--threshold", type=float, default=0.03, show_default=True,
+              help="Relative difference below which points are 'same' even when significant.")
+@click.option("-m", "--method", default=None, type=click.Choice(["graph", "events", "kernel", "host"]),
+              help="Compare this method's samples (default: A's primary method at each point).")
+@output_options()
+def command(a: str, b: str, db_path: str | None, threshold: float, method: str | None, output: Output) -> int:
+    """Compare B against A: stored runs (12, latest, latest~1), --json result files, or one
+    provider of either (12:torch 12:triton).
+
+    Per matched point: both medians, B/A, a 95% bootstrap CI of that ratio from the stored
+    samples and a verdict (faster, slower, same). Exit status 1 when B is significantly slower
+    than A anywhere (beyond --threshold), so CI jobs can gate on it.
+    """
+    from bench_kernel.report import comparison_table
+    from bench_kernel.results import compare_points, open_store, resolve_ref
+
+    if not 0 <= threshold < 1:
+        raise UsageError(f"--threshold must be a fraction in [0, 1) (0.03 = 3%), got {threshold!r}")
+    opened = []
+
+    def open_db():  # opened only if a side names a stored run, and once
+        if not opened:
+            opened.append(open_store(db_path))
+        return opened[0]
+
+    try:
+        side_a, side_b = resolve_ref(a, open_db), resolve_ref(b, open_db)
+    finally:
+        for s in opened:
+            s.close()
+    if (side_a.provider is None) != (side_b.provider is None):
+        raise UsageError("give a provider on both sides (12:torch 12:triton) or on neither")
+    rc = compare_points(side_a.points, side_b.points, threshold=threshold, method=method,
+                        by_provider=side_a.provider is None, a_label=side_a.label, b_label=side_b.label)
+    emit(output, data=rc.to_dict(), tables=comparison_table(rc))
+    slower = rc.regressions
+    if slower:
+        worst = max(slower, key=lambda r: r.comparison.ratio)
+        where = " ".join(f"{k}={v}" for k, v in worst.params.items())
+        print_error(f"{len(slower)} significant regression(s) of {side_b.label} against {side_a.label}; worst: "
+                    f"{worst.b_provider} {where}: {worst.comparison.describe()}")
+        return 1
+    return 0

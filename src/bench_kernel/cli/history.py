@@ -1,0 +1,62 @@
+"""``bench-kernel history``: the stored runs, or one case's figure over time."""
+
+from __future__ import annotations
+
+import click
+
+from bench_kernel.cli._common import Output, db_option, emit, output_options
+from bench_kernel.errors import UsageError
+
+__all__ = ["command"]
+
+
+def _where(pairs: tuple[str, ...]) -> dict[str, str]:
+    out = {}
+    for item in pairs:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--where {item!r}: expected AXIS=VALUE, e.g. M=1024")
+        out[key] = value
+    return out
+
+
+@click.command("history")
+@db_option
+@click.option("--name", "pattern", default=None, metavar="PATTERN",
+              help="Show this case/provider over time (a glob: 'torch', 'triton_*').")
+@click.option("--where", "where", multiple=True, metavar="AXIS=VALUE",
+              help="With --name: only points with this parameter value (repeatable).")
+@click.option("--limit", type=int, default=None, help="Show only the newest N runs.")
+@click.option("--plot", "plot_path", default=None, type=click.Path(dir_okay=False),
+              help="With --name: plot the median per run (.png or .svg).")
+@output_options()
+def command(db_path: str | None, pattern: str | None, where: tuple[str, ...], limit: int | None,
+            plot_path: str | None, output: Output) -> int:
+    """List the stored runs; with --name, one case's figure over time."""
+    from rich.console import Console
+
+    from bench_kernel.report import history_table, plot_history, runs_table
+    from bench_kernel.results import open_store
+
+    filters = _where(where)
+    if (filters or plot_path) and pattern is None:
+        raise UsageError("--where and --plot need --name PATTERN")
+    if limit is not None and limit < 1:
+        raise UsageError(f"--limit must be >= 1, got {limit}")
+    with open_store(db_path) as store:
+        if pattern is None:
+            runs = store.runs(limit)
+            emit(output, data={"db": str(store.path), "runs": [r.to_dict() for r in runs]},
+                 tables=runs_table(runs, str(store.path)))
+            return 0
+        pairs = list(store.history(pattern, filters))
+    if limit is not None:
+        keep = sorted({run.id for run, _ in pairs})[-limit:]
+        pairs = [(r, p) for r, p in pairs if r.id in keep]
+    if plot_path:
+        written = plot_history(pairs, pattern, plot_path)
+        Console(stderr=True).print(f"plot: {written}", highlight=False, markup=False, soft_wrap=True)
+    emit(output, data={"pattern": pattern, "where": filters,
+                       "points": [{"run": r.to_dict(), "point": p.to_dict()} for r, p in pairs]},
+         tables=history_table(pairs, pattern))
+    return 0

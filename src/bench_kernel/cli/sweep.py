@@ -1,0 +1,93 @@
+"""``bench-kernel sweep SPEC.py[:name]``: a grid of shapes x providers, checked, timed, stored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from bench_kernel.cli._common import Output, command_line, db_option, emit, output_options, print_error
+from bench_kernel.errors import UsageError
+
+__all__ = ["command"]
+
+
+@click.command("sweep")
+@click.argument("spec")
+@db_option
+@click.option("--resume", "resume", default=None, metavar="RUN",
+              help="Finish stored run RUN (an id or 'latest') of this spec: only its missing points run.")
+@click.option("--provider", "providers", multiple=True, metavar="NAME",
+              help="Run only this provider (repeatable). Default: every provider of the spec.")
+@click.option("--workers", type=int, default=None, metavar="N",
+              help="Shard the points over N host worker processes (host method, no GPU visible).")
+@click.option("--gpus", default=None, metavar="all|LIST",
+              help="One worker process per GPU ('all' or e.g. 0,1), each pinned to its GPU.")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="ray: run the points as Ray tasks (the [ray] extra).")
+@click.option("--address", default=None, metavar="ADDR",
+              help="Ray cluster address for --backend ray (default: start a local instance).")
+@click.option("-m", "--method", "methods", multiple=True, type=click.Choice(["graph", "events", "kernel", "host"]),
+              help="Timing method (repeatable). Default: graph, events, kernel (host without a GPU).")
+@click.option("--cache", type=click.Choice(["cold", "warm"]), default=None, help="L2 state (default: cold).")
+@click.option("--precision", type=float, default=None,
+              help="Stop when the median's 95% CI is within this relative half-width (default: 0.01).")
+@click.option("--max-time", "max_time_s", type=float, default=None,
+              help="Sampling time bound per method and point, seconds (default: 0.5).")
+@click.option("--best", "show_best", is_flag=True,
+              help="Also print the fastest provider per point, its margin and whether it is significant.")
+@click.option("--plot", "plot_path", default=None, type=click.Path(dir_okay=False),
+              help="Write a plot of time over --x AXIS, one line per provider (.png or .svg).")
+@click.option("--x", "x_axis", default=None, metavar="AXIS", help="The axis of --plot's horizontal axis.")
+@output_options()
+def command(spec: str, db_path: str | None, resume: str | None, providers: tuple[str, ...],
+            workers: int | None, gpus: str | None, backend: str, address: str | None,
+            methods: tuple[str, ...], cache: str | None, precision: float | None, max_time_s: float | None,
+            show_best: bool, plot_path: str | None, x_axis: str | None, output: Output) -> int:
+    """Sweep SPEC (path/to/spec.py[:name], default name 'sweep'): every provider at every point.
+
+    The spec defines axes (their product is the points) and providers (point -> case). Each
+    provider is checked against the baseline's output at each point before it is timed; each
+    point is committed to the results database as it finishes (see 'bench-kernel history').
+    """
+    from rich.console import Console
+
+    from bench_kernel.orchestrate import load_spec, parse_gpus, run_sweep
+    from bench_kernel.report import PLOT_FORMATS, ProgressBar, best_table, plot_sweep, sweep_table
+    from bench_kernel.results import open_store
+
+    # Every option is checked before anything is imported or measured.
+    if (plot_path is None) != (x_axis is None):
+        raise UsageError("--plot FILE and --x AXIS go together")
+    if plot_path and Path(plot_path).suffix.lower() not in PLOT_FORMATS:
+        raise UsageError(f"--plot {plot_path!r}: the format comes from the extension: {', '.join(PLOT_FORMATS)}")
+    if address and backend != "ray":
+        raise UsageError("--address is for --backend ray")
+    loaded = load_spec(spec)
+    if x_axis is not None and x_axis not in loaded.axes:
+        raise UsageError(f"--x {x_axis!r} is not an axis of {loaded.target}; its axes: {', '.join(loaded.axes)}")
+    gpu_list = parse_gpus(gpus) if gpus is not None else None
+    err = Console(stderr=True)
+    with open_store(db_path) as store, ProgressBar(err) as bar:
+        result = run_sweep(loaded, methods=methods or None, cache=cache, precision=precision,
+                           max_time_s=max_time_s, store=store, resume=resume, providers=providers or None,
+                           workers=workers, gpus=gpu_list, backend=backend, address=address,
+                           command=command_line(), progress=bar)
+    best = result.best()
+    tables = [sweep_table(result.run, result.points, best)]
+    if show_best:
+        tables.append(best_table(result.run, best))
+    if plot_path:
+        written = plot_sweep(result.run, result.points, x_axis, plot_path)
+        err.print(f"plot: {written}", highlight=False, markup=False, soft_wrap=True)
+    emit(output, data=result.to_dict(), tables=tables)
+    failed = [p for p in result.points if p.status in ("error", "mismatch")]
+    if not failed:
+        err.print(f"stored as run {result.run.id} in {store.path}", highlight=False, markup=False, soft_wrap=True)
+    else:  # one line, which names the run
+        shown = "; ".join(f"{p.label}: {p.status}" for p in failed[:3])
+        more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
+        print_error(f"{len(failed)} point(s) failed or gave a wrong result ({shown}{more}); "
+                    f"the reasons are in the table notes and in run {result.run.id}")
+        return 1
+    return 0

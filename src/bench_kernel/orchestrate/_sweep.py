@@ -1,0 +1,301 @@
+"""``sweep()``: every provider at every point of a grid, checked, timed and stored as it finishes.
+
+The driver owns the store; where the points run is a backend with one shape (``start() -> env``,
+``run(units, claim, done, began)``, ``close()``): in this process, in local worker processes
+(``workers=N`` on the host, ``gpus=[...]`` one per GPU) or as Ray tasks. Each point is claimed in
+the store before it runs and committed when it ends, so a sweep killed at any moment keeps every
+finished point, and ``resume=RUN`` runs exactly the points that are missing.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+from bench_kernel.errors import Interrupted, StoreError, UsageError
+from bench_kernel.measure import (
+    DEFAULT_METHODS,
+    GPU_METHODS,
+    capture_env,
+    gpu_state,
+    validate_options,
+)
+from bench_kernel.gpu import has_gpu
+from bench_kernel.results import (
+    Best,
+    PointResult,
+    RunInfo,
+    Store,
+    best_per_point,
+    open_store,
+    params_key,
+    provenance,
+)
+from bench_kernel.orchestrate._local import LocalPool, Unit, gpu_slots, host_slots
+from bench_kernel.orchestrate._spec import DEFAULT_SPEC_NAME, SweepSpec
+from bench_kernel.orchestrate._unit import SweepOptions, run_unit
+
+__all__ = ["SweepResult", "sweep", "run_sweep", "parse_gpus", "Progress"]
+
+#: ``progress(done, total, current)``: points finished (stored ones included), all points, and
+#: the label of the point just started or finished.
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """A finished (or interrupted) sweep: its run record and every point, in sweep order."""
+
+    run: RunInfo
+    points: tuple[PointResult, ...]
+
+    def best(self) -> list[Best]:
+        """The fastest provider per point, with its margin over the runner-up."""
+        return best_per_point(self.points)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run": self.run.to_dict(), "points": [p.to_dict() for p in self.points],
+                "best": [b.to_dict() for b in self.best()]}
+
+
+class _Inline:
+    """Runs units one after the other in this process (the default backend)."""
+
+    def __init__(self, spec: SweepSpec, options: SweepOptions) -> None:
+        self.spec, self.options = spec, options
+
+    def start(self) -> dict[str, Any]:
+        env = capture_env(0)
+        if has_gpu():
+            env["state_before"] = gpu_state(0)
+        return env
+
+    def run(self, units: list[Unit], claim: Callable[[Unit, str], bool], done: Callable[[PointResult], None],
+            began: Callable[[Unit], None] | None = None) -> None:
+        for u in units:
+            if claim(u, "main"):
+                if began:
+                    began(u)
+                done(run_unit(self.spec, u.point, u.provider, self.options, worker="main"))
+
+    def close(self) -> None:
+        pass
+
+
+def parse_gpus(text: str) -> list[int]:
+    """``"all"`` or ``"0,1,3"`` -> GPU indices, checked against the GPUs torch sees."""
+    if not has_gpu():
+        raise UsageError(f"--gpus {text}: no CUDA/HIP GPU is visible here; use --workers N for host workers")
+    import torch
+
+    count = torch.cuda.device_count()
+    if text.strip() == "all":
+        return list(range(count))
+    try:
+        indices = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError(f"--gpus {text!r}: expected 'all' or a list like 0,1,3") from None
+    bad = [i for i in indices if not 0 <= i < count]
+    if bad or not indices:
+        raise UsageError(f"--gpus {text!r}: this machine has GPUs 0..{count - 1}")
+    if len(set(indices)) != len(indices):
+        raise UsageError(f"--gpus {text!r} lists a GPU twice")
+    return indices
+
+
+def _options(given: dict[str, Any], stored: dict[str, Any] | None, run_id: int | None,
+             host_only: bool) -> SweepOptions:
+    if stored is not None:
+        opts = SweepOptions.from_dict(stored)
+        for key, value in given.items():
+            have = getattr(opts, key)
+            if value is not None and (tuple(value) if key == "methods" else value) != have:
+                raise UsageError(f"run {run_id} was measured with {key} {have!r}; resuming it with "
+                                 f"{value!r} would mix two measurements: leave the option out")
+        return opts
+    methods = given["methods"] or (("host",) if host_only else DEFAULT_METHODS)
+    if host_only and any(m in GPU_METHODS for m in methods):
+        raise UsageError("--workers runs host processes with the host method; use --gpus for GPU methods")
+    opts = SweepOptions(tuple(methods), given["cache"] or "cold",
+                        given["precision"] if given["precision"] is not None else 0.01,
+                        given["max_time_s"] if given["max_time_s"] is not None else 0.5)
+    validate_options(opts.methods, opts.cache, opts.precision, opts.max_time_s)
+    return opts
+
+
+def _check_resume(run: RunInfo, spec: SweepSpec, sha: str | None) -> None:
+    if run.kind != "sweep":
+        raise StoreError(f"run {run.id} is a {run.kind!r} run, not a sweep: nothing to resume")
+    if run.source_hash and sha and run.source_hash != sha:
+        raise StoreError(f"run {run.id} was made from a spec with sha256 {run.source_hash[:12]}; "
+                         f"{spec.target} has sha256 {sha[:12]}: its points would not be comparable, "
+                         f"start a new run")
+    same_name = run.config.get("spec_name", DEFAULT_SPEC_NAME) == spec.name
+    if not same_name or (not sha and run.axes != spec.config()["axes"]):
+        raise StoreError(f"run {run.id} is of sweep {run.name!r}, not {spec.target or spec.name!r}")
+
+
+def _open(store: Store | str | os.PathLike[str] | None) -> tuple[Store | None, bool]:
+    if store is None or isinstance(store, Store):
+        return store, False
+    return open_store(store), True
+
+
+def run_sweep(spec: SweepSpec, *, methods: Sequence[str] | None = None, cache: str | None = None,
+              precision: float | None = None, max_time_s: float | None = None,
+              store: Store | str | os.PathLike[str] | None = None, resume: int | str | None = None,
+              providers: Sequence[str] | None = None, workers: int | None = None,
+              gpus: Sequence[int] | None = None, backend: str = "local", address: str | None = None,
+              command: Sequence[str] = (), progress: Progress | None = None) -> SweepResult:
+    """Run ``spec``; see :func:`sweep`. Also: ``providers`` (a subset, by name), ``workers``
+    (N host processes), ``gpus`` (one process per GPU index), ``backend`` ("local" | "ray") with
+    ``address`` (an existing Ray cluster; None starts a local one), ``command`` (argv to store).
+    """
+    if sum(x is not None for x in (workers, gpus)) + (backend == "ray") > 1:
+        raise UsageError("choose one of --workers, --gpus and --backend ray")
+    if backend not in ("local", "ray"):
+        raise UsageError(f"backend must be 'local' or 'ray', got {backend!r}")
+    if workers is not None and workers < 1:
+        raise UsageError(f"--workers must be >= 1, got {workers}")
+    if (workers is not None or gpus is not None) and spec.target is None:
+        raise UsageError("workers import the spec by its path: sharding needs a spec file")
+    db, owned = _open(store)
+    try:
+        return _drive(spec, db, dict(methods=methods, cache=cache, precision=precision, max_time_s=max_time_s),
+                      resume, providers, workers, gpus, backend, address, command, progress)
+    finally:
+        if owned and db is not None:
+            db.close()
+
+
+def _drive(spec: SweepSpec, db: Store | None, given: dict[str, Any], resume: int | str | None,
+           providers: Sequence[str] | None, workers: int | None, gpus: Sequence[int] | None,
+           backend: str, address: str | None, command: Sequence[str], progress: Progress | None) -> SweepResult:
+    prov = provenance(spec.path) if spec.path else None
+    run: RunInfo | None = None
+    if resume is not None:
+        if db is None:
+            raise UsageError("resume needs a results store")
+        run = db.run(resume)
+        _check_resume(run, spec, prov.sha256 if prov else None)
+    chosen = list(providers) if providers else (run.providers if run else list(spec.providers))
+    unknown = [n for n in chosen if n not in spec.providers]
+    if unknown:
+        raise UsageError(f"provider {unknown[0]!r} is not in sweep {spec.name!r}; its providers: "
+                         f"{', '.join(spec.providers)}")
+    if run is not None and providers and list(providers) != run.providers:
+        raise UsageError(f"run {run.id} measured providers {', '.join(run.providers)}; resume it without --provider")
+    options = _options(given, run.config.get("options") if run else None, run.id if run else None,
+                       host_only=workers is not None)
+    points = spec.points()
+    units = [Unit(i * len(chosen) + j, p, pt) for i, pt in enumerate(points) for j, p in enumerate(chosen)]
+    done_keys = db.done_keys(run.id) if run is not None else set()
+    todo = [u for u in units if (u.provider, params_key(u.point)) not in done_keys]
+
+    if backend == "ray":
+        from bench_kernel.orchestrate._ray import RayRunner
+
+        runner: Any = RayRunner(spec, options, address)
+    elif workers is not None or gpus is not None:
+        slots = gpu_slots(list(gpus)) if gpus is not None else host_slots(workers)
+        runner = LocalPool(spec.target, options.to_dict(), slots)
+    else:
+        runner = _Inline(spec, options)
+    t0 = time.perf_counter()
+    status = "failed"
+    opened = False  # whether this call started or reopened the run (only then does it finish it)
+    collected: list[PointResult] = []
+    count = [len(units) - len(todo)]
+    try:
+        env = runner.start()
+        if isinstance(runner, LocalPool):
+            first = next(iter(env.values()))
+            env = {**first, "workers": {k: {x: v.get(x) for x in ("device", "device_index", "visible_devices")}
+                                        for k, v in env.items()}}
+        if db is not None and run is None:
+            config = {**spec.config(), "providers": chosen, "spec_name": spec.name, "options": options.to_dict(),
+                      "sharding": {"workers": workers, "gpus": list(gpus) if gpus is not None else None,
+                                   "backend": backend}}
+            run = db.start_run(kind="sweep", name=spec.target or spec.name, config=config, env=env,
+                               command=command, source=prov.to_dict() if prov else None, total_points=len(units))
+            opened = True
+        elif db is not None:
+            run = db.reopen_run(run.id)
+            opened = True
+        say = progress or (lambda _d, _t, _c: None)
+        say(count[0], len(units), "")
+
+        def claim(u: Unit, worker: str) -> bool:
+            if db is None or db.claim_point(run.id, u.provider, u.point, worker):
+                return True
+            count[0] += 1  # refused: it crashed its process before, now stored as an error
+            return False
+
+        def began(u: Unit) -> None:
+            say(count[0], len(units), " ".join([u.provider] + [f"{k}={v}" for k, v in u.point.items()]))
+
+        def done(p: PointResult) -> None:
+            if db is not None:
+                p = db.save_result(run.id, p.result, status=p.status, error=p.error, worker=p.worker,
+                                   wall_s=p.wall_s)
+            collected.append(p)
+            count[0] += 1
+            say(count[0], len(units), p.label)
+
+        runner.run(todo, claim, done, began)
+        status = "done"
+    except KeyboardInterrupt:
+        status = "interrupted"
+    finally:
+        runner.close()
+        wall = time.perf_counter() - t0
+        if db is not None and opened:
+            env_after = dict(run.env)
+            if isinstance(runner, _Inline) and has_gpu():
+                env_after["state_after"] = gpu_state(0)
+            run = db.finish_run(run.id, status=status, wall_s=(run.wall_s or 0.0) + wall, env=env_after)
+    if status == "interrupted":
+        kept = (f"they are stored in run {run.id}: finish it with --resume {run.id}" if db is not None and run
+                else "nothing was stored")
+        raise Interrupted(f"interrupted after {count[0]} of {len(units)} points; {kept}")
+    if db is None:
+        run = RunInfo(id=None, kind="sweep", name=spec.target or spec.name, status=status,
+                      created_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), wall_s=wall,
+                      command=tuple(command), config={**spec.config(), "providers": chosen,
+                                                      "spec_name": spec.name, "options": options.to_dict()},
+                      env=env, total_points=len(units), n_points=len(collected))
+        stored = collected
+    else:
+        stored = db.points(run.id)
+    order = {(u.provider, params_key(u.point)): u.index for u in units}
+    return SweepResult(run, tuple(sorted(stored, key=lambda p: order.get(p.key, len(order)))))
+
+
+def sweep(axes: Mapping[str, Sequence[Any]], providers: Mapping[str, Callable[[dict[str, Any]], Any]], *,
+          baseline: str | None = None, methods: Sequence[str] | None = None, cache: str | None = None,
+          precision: float | None = None, max_time_s: float | None = None,
+          store: Store | str | os.PathLike[str] | None = None,
+          where: Callable[[dict[str, Any]], bool] | None = None, name: str = DEFAULT_SPEC_NAME,
+          resume: int | str | None = None, progress: Progress | None = None) -> SweepResult:
+    """Time every provider at every point of the product of ``axes``; check each against the baseline.
+
+    axes: axis name -> values (str, int, float or bool); the points are their product, first
+        axis outermost, kept where ``where(point)`` is true.
+    providers: name -> factory ``point -> case`` (a zero-argument callable, a ``Case`` or a case
+        dict); a factory raising ``bench_kernel.Unsupported`` marks the point ``unsupported``.
+    baseline: the provider whose output every other provider must match at each point before it
+        is timed (default: the first); a mismatch is stored as ``mismatch``, not timed.
+    methods, cache, precision, max_time_s: as for ``bench()``; None means its defaults (graph,
+        events, kernel -- host without a GPU; "cold"; 0.01; 0.5 s), or on ``resume`` the stored
+        run's (a different value given then is a UsageError: one run, one way of measuring).
+    store: a ``Store``, a database path, or None to keep nothing; each point is committed as it ends.
+    resume: a stored run id (or "latest") of this sweep: only its missing points are run.
+    progress: ``progress(done, total, current_label)``, called as points start and end.
+    Returns a :class:`SweepResult`. Raises TargetError for a malformed sweep, StoreError for a
+    store or resume problem, UsageError for bad options.
+    """
+    spec = SweepSpec(axes=dict(axes), providers=dict(providers), baseline=baseline, where=where, name=name)
+    return run_sweep(spec, methods=methods, cache=cache, precision=precision, max_time_s=max_time_s,
+                     store=store, resume=resume, progress=progress)

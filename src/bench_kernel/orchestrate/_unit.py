@@ -1,0 +1,114 @@
+"""One unit of a sweep: one provider at one point -> a :class:`PointResult`.
+
+The same function runs in the sweeping process, in a worker process and in a Ray task, so a
+point's outcome never depends on where it ran. Nothing raised by user code escapes: the
+provider's factory, its case, the correctness check and the timing all end as a status
+(``unsupported``, ``error``, ``mismatch`` or ``ok``) with the reason.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+from bench_kernel.errors import BenchKernelError, TargetError, Unsupported
+from bench_kernel.measure import DEFAULT_METHODS, BenchResult, Case, as_cases, bench_case
+from bench_kernel.results import PointResult, status_of
+from bench_kernel.orchestrate._spec import SweepSpec
+
+__all__ = ["SweepOptions", "run_unit", "case_at"]
+
+
+@dataclass(frozen=True)
+class SweepOptions:
+    """How every point is measured (the arguments of ``bench()``)."""
+
+    methods: tuple[str, ...] = DEFAULT_METHODS
+    cache: str = "cold"
+    precision: float = 0.01
+    max_time_s: float = 0.5
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"methods": list(self.methods), "cache": self.cache, "precision": self.precision,
+                "max_time_s": self.max_time_s}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "SweepOptions":
+        return cls(tuple(d["methods"]), d["cache"], float(d["precision"]), float(d["max_time_s"]))
+
+
+def case_at(spec: SweepSpec, provider: str, point: dict[str, Any]) -> Case:
+    """The case ``provider`` builds at ``point``; Unsupported passes through, anything else
+    the factory raises becomes a TargetError naming the provider and the point."""
+    factory = spec.providers[provider]
+    try:
+        value = factory(dict(point))
+    except Unsupported:
+        raise
+    except Exception as e:  # noqa: BLE001 - user code
+        raise TargetError(f"provider {provider!r} raised {type(e).__name__} at {point}: {e}") from e
+    cases = as_cases(value, where=f"provider {provider!r} at {point}", default_name=provider)
+    if len(cases) != 1:
+        raise TargetError(f"provider {provider!r} returned {len(cases)} cases at {point}; a provider "
+                          f"builds one case per point")
+    return cases[0]
+
+
+def _unsupported_cause(e: BaseException) -> Unsupported | None:
+    # Unsupported raised inside the case's fn (e.g. a kernel that refuses a shape when first
+    # called) reaches us wrapped in the MeasurementError that names the failing step.
+    while e is not None:
+        if isinstance(e, Unsupported):
+            return e
+        e = e.__cause__
+    return None
+
+
+def run_unit(spec: SweepSpec, point: dict[str, Any], provider: str, options: SweepOptions,
+             worker: str | None = None, device_index: int = 0) -> PointResult:
+    """Build ``provider``'s case at ``point``, check it against the baseline's output, time it.
+
+    The baseline's ``fn`` is the reference of every other provider whose case has none of its
+    own (same inputs, so the two must share a signature; a case that needs different inputs
+    sets its own ``reference``). A mismatch is recorded and not timed.
+    """
+    t0 = time.perf_counter()
+    empty = BenchResult(name=provider, params=dict(point))
+
+    def ended(status: str, reason: str) -> PointResult:
+        return PointResult(provider, dict(point), status, replace(empty, notes=(reason,)), error=reason,
+                           worker=worker, wall_s=time.perf_counter() - t0)
+
+    try:
+        case = case_at(spec, provider, point)
+    except Unsupported as e:
+        return ended("unsupported", str(e) or "unsupported at this point")
+    except BenchKernelError as e:
+        return ended("error", str(e))
+    notes: list[str] = []
+    if spec.baseline and provider != spec.baseline and case.reference is None:
+        try:
+            case = replace(case, reference=case_at(spec, spec.baseline, point).fn)
+        except Unsupported:
+            notes.append(f"not checked: the baseline {spec.baseline!r} is unsupported at this point")
+        except BenchKernelError as e:
+            notes.append(f"not checked: the baseline could not be built: {e}")
+    case = replace(case, name=provider, params=dict(point))
+    try:
+        result = bench_case(case, methods=options.methods, cache=options.cache, precision=options.precision,
+                            max_time_s=options.max_time_s, device_index=device_index)
+    except BenchKernelError as e:
+        cause = _unsupported_cause(e)
+        if cause is not None:
+            return ended("unsupported", str(cause) or "unsupported at this point")
+        return ended("error", str(e))
+    result = replace(result, notes=result.notes + tuple(notes))
+    status = status_of(result)
+    error = None
+    if status == "mismatch":
+        error = next((n for n in reversed(result.notes) if n.startswith("wrong result")), "wrong result")
+    elif status == "error":
+        error = "; ".join(m.error for m in result.measurements.values() if m.error) or "no method measured"
+    return PointResult(provider, dict(point), status, result, error=error, worker=worker,
+                       wall_s=time.perf_counter() - t0)

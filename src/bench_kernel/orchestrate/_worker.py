@@ -1,0 +1,63 @@
+"""A sweep worker process: ``python -m bench_kernel.orchestrate._worker``.
+
+Protocol, one JSON object per line. The parent writes the setup line (spec target, options,
+label, threads), then one unit per line (``{"unit": i, "provider": p, "point": {...}}``) and
+``{"quit": true}`` at the end. The worker answers ``{"ready": true, "env": {...}}`` (or
+``{"fatal": message}`` and exits) and then ``{"unit": i, "point": PointResult.to_dict()}`` per
+unit. Answers go to the original stdout only: fd 1 is pointed at stderr first, so whatever the
+user's code prints cannot corrupt the protocol.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, TextIO
+
+__all__ = ["main"]
+
+
+def _protocol_stream() -> TextIO:
+    proto = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+    os.dup2(2, 1)
+    return proto
+
+
+def _send(proto: TextIO, obj: dict[str, Any]) -> None:
+    proto.write(json.dumps(obj, default=str) + "\n")
+    proto.flush()
+
+
+def main() -> int:
+    proto = _protocol_stream()
+    setup = json.loads(sys.stdin.readline())
+    label = setup["label"]
+    try:
+        if setup.get("threads"):
+            import torch
+
+            torch.set_num_threads(int(setup["threads"]))
+        from bench_kernel.measure import capture_env
+        from bench_kernel.orchestrate._spec import load_spec
+        from bench_kernel.orchestrate._unit import SweepOptions, run_unit
+
+        spec = load_spec(setup["target"])
+        options = SweepOptions.from_dict(setup["options"])
+        env = capture_env(0)
+        env["visible_devices"] = os.environ.get("CUDA_VISIBLE_DEVICES")
+    except Exception as e:  # noqa: BLE001 - reported to the parent as one line
+        _send(proto, {"fatal": f"worker {label} could not start: {type(e).__name__}: {e}"})
+        return 1
+    _send(proto, {"ready": True, "env": env})
+    for line in sys.stdin:
+        msg = json.loads(line)
+        if msg.get("quit"):
+            break
+        point = run_unit(spec, msg["point"], msg["provider"], options, worker=label)
+        _send(proto, {"unit": msg["unit"], "point": point.to_dict()})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,211 @@
+"""Tables and the plot of a sweep: the pivot (point x provider), the best provider per point.
+
+Input is what the store holds (``RunInfo`` + ``PointResult``s, or a ``SweepResult``), so a
+stored run renders exactly like the sweep that just ran. Times are the primary method's median
+(graph, else kernel, events, host); a point that was not timed shows its status instead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+from bench_kernel.errors import UsageError
+from bench_kernel.report._table import Column, Table
+
+if TYPE_CHECKING:  # the records are only read here; importing them would load numpy for every command
+    from bench_kernel.results import Best, PointResult, RunInfo
+
+__all__ = ["sweep_table", "best_table", "plot_sweep", "PLOT_FORMATS"]
+
+PLOT_FORMATS = (".png", ".svg")
+#: What a cell shows for a point that has no time.
+_STATUS_CELL = {"unsupported": "unsupported", "mismatch": "WRONG", "error": "error", "running": "running"}
+
+
+def _axes(run: RunInfo, params: Sequence[dict[str, Any]]) -> dict[str, list[Any]]:
+    axes = run.axes
+    if not axes:  # a `run --save` or a results file without a config: the params seen
+        for point in params:
+            for k, v in point.items():
+                axes.setdefault(k, [])
+                if v not in axes[k]:
+                    axes[k].append(v)
+    return axes
+
+
+def _split_axes(axes: dict[str, list[Any]]) -> tuple[list[str], dict[str, Any]]:
+    varying = [k for k, v in axes.items() if len(v) > 1]
+    fixed = {k: v[0] for k, v in axes.items() if len(v) == 1}
+    return varying, fixed
+
+
+def _providers(run: RunInfo, points: Sequence[PointResult]) -> list[str]:
+    return run.providers or list(dict.fromkeys(p.provider for p in points))
+
+
+def _throughput(results: list[PointResult]) -> tuple[str, str, str] | None:
+    if any(p.result.flops for p in results):
+        return "tflops", "TFLOP/s", "achieved_tflops"
+    if any(p.result.bytes for p in results):
+        return "tbps", "TB/s", "achieved_tbps"
+    return None
+
+
+def _title(what: str, run: RunInfo, fixed: dict[str, Any]) -> str:
+    parts = [f"{what} {run.name}"]
+    if run.device:
+        parts.append(f"on {run.device}")
+    if run.id is not None:
+        parts.append(f"(run {run.id})")
+    if fixed:
+        parts.append("| " + " ".join(f"{k}={v}" for k, v in fixed.items()))
+    return " ".join(parts)
+
+
+def _where(p: PointResult, axes: Sequence[str]) -> str:
+    return " ".join(f"{k}={p.params.get(k)}" for k in axes)
+
+
+def sweep_table(run: RunInfo, points: Sequence[PointResult], best: Sequence[Best] = ()) -> Table:
+    """A row per point, per provider its time, throughput and speedup over the baseline; the
+    best provider last. Unmeasured cells say why (``unsupported``, ``WRONG``, ``error``)."""
+    from bench_kernel.results import params_key
+
+    axes = _axes(run, [p.params for p in points])
+    varying, fixed = _split_axes(axes)
+    providers = _providers(run, points)
+    baseline = run.baseline if run.baseline in providers else None
+    by = {(p.provider, params_key(p.params)): p for p in points}
+    cols = [Column(f"axis:{a}", a, "text", justify="right") for a in varying]
+    tput = {name: _throughput([p for p in points if p.provider == name]) for name in providers}
+    for name in providers:
+        cols.append(Column(f"{name}:us", f"{name} time", "duration_us"))
+        if tput[name]:
+            hint, unit, _ = tput[name]
+            cols.append(Column(f"{name}:{hint}", f"{name} {unit}", hint))
+        if baseline and name != baseline:
+            cols.append(Column(f"{name}:speedup", f"{name} vs {baseline}", "ratio"))
+    cols.append(Column("best", "best"))
+    best_at = {params_key(b.params): b for b in best}
+    seen: dict[str, dict[str, Any]] = {}
+    for p in points:
+        seen.setdefault(params_key(p.params), p.params)
+    rows: list[dict[str, Any]] = []
+    untimed: dict[tuple[str, str, str], list[str]] = {}
+    for key, params in seen.items():
+        row: dict[str, Any] = {f"axis:{a}": params.get(a) for a in varying}
+        base = by.get((baseline, key)) if baseline else None
+        for name in providers:
+            p = by.get((name, key))
+            if p is None:
+                row[f"{name}:us"] = "-"
+                continue
+            if p.status != "ok":
+                row[f"{name}:us"] = _STATUS_CELL.get(p.status, p.status)
+                untimed.setdefault((name, p.status, p.error or ""), []).append(_where(p, varying))
+                continue
+            row[f"{name}:us"] = p.median_us
+            if tput[name]:
+                hint, _, attr = tput[name]
+                row[f"{name}:{hint}"] = getattr(p.result, attr)
+            if base is not None and base.status == "ok" and name != baseline:
+                row[f"{name}:speedup"] = base.median_us / p.median_us
+        b = best_at.get(key)
+        row["best"] = b.provider if b else None
+        rows.append(row)
+    methods = sorted({p.result.primary_method for p in points if p.status == "ok"} - {None})
+    opts = run.config.get("options") or {}
+    notes = [f"time: median per call by the {' / '.join(methods) or 'primary'} method"
+             + (f", {opts['cache']} L2" if opts.get("cache") else "")
+             + (f"; speedup = {baseline} time / provider time" if baseline and len(providers) > 1 else "")]
+    sharding = run.config.get("sharding") or {}
+    if (sharding.get("workers") or 0) > 1:
+        notes.append(f"measured by {sharding['workers']} host workers at once: they share the CPU, so "
+                     f"compare times only with runs made the same way")
+    elif sharding.get("gpus"):
+        notes.append(f"measured on GPUs {', '.join(map(str, sharding['gpus']))}, one worker each (see --json 'worker')")
+    for (name, status, error), where in untimed.items():
+        at = "every point" if len(where) == len(seen) else ", ".join(w or "the point" for w in where)
+        notes.append(f"{name}: {status} at {at}" + (f": {error}" if error else ""))
+    # A provider never timed has no speedup to show.
+    timed = {p.provider for p in points if p.status == "ok"}
+    cols = [c for c in cols if not (c.key.endswith(":speedup") and c.key[:-len(":speedup")] not in timed)]
+    return Table(cols, rows, title=_title("sweep", run, fixed), notes=notes)
+
+
+def best_table(run: RunInfo, best: Sequence[Best]) -> Table:
+    """Per point: the fastest provider, its time, the runner-up and whether the margin is significant."""
+    varying, fixed = _split_axes(_axes(run, [b.params for b in best]))
+    cols = [Column(f"axis:{a}", a, "text", justify="right") for a in varying]
+    cols += [Column("provider", "fastest"), Column("median_us", "time", "duration_us"),
+             Column("runner_up", "runner-up"), Column("runner_up_us", "its time", "duration_us"),
+             Column("margin_pct", "margin", "pct"), Column("significant", "significant")]
+    rows = []
+    for b in best:
+        row: dict[str, Any] = {f"axis:{a}": b.params.get(a) for a in varying}
+        row.update(provider=b.provider, median_us=b.median_us, runner_up=b.runner_up or "-",
+                   runner_up_us=b.runner_up_us, margin_pct=None if b.margin is None else 100 * b.margin,
+                   significant="-" if b.runner_up is None else ("yes" if b.significant else "no"))
+        rows.append(row)
+    notes = ["margin = runner-up time / fastest time - 1; significant: the 95% bootstrap CI of that "
+             "ratio lies above 1 (see 'bench-kernel compare')"]
+    return Table(cols, rows, title=_title("fastest per point:", run, fixed), notes=notes)
+
+
+def _lines(points: Sequence[PointResult], x_axis: str, providers: list[str],
+           varying: list[str]) -> dict[str, list[tuple[Any, float]]]:
+    lines: dict[str, list[tuple[Any, float]]] = {}
+    for name in providers:
+        for p in points:
+            if p.provider != name or p.status != "ok" or x_axis not in p.params:
+                continue
+            others = " ".join(f"{k}={p.params.get(k)}" for k in varying if k != x_axis)
+            lines.setdefault(f"{name} {others}".strip(), []).append((p.params[x_axis], p.median_us))
+    return lines
+
+
+def _spans_decades(values: list[float]) -> bool:
+    pos = [v for v in values if isinstance(v, (int, float)) and v > 0]
+    return len(pos) == len(values) and len(pos) > 1 and max(pos) / min(pos) >= 100
+
+
+def plot_sweep(run: RunInfo, points: Sequence[PointResult], x_axis: str, path: str | Path) -> Path:
+    """One line per provider (and per value of the other varying axes) of time over ``x_axis``;
+    log axes where the values span two decades or more; the device and date in the title."""
+    out = Path(path)
+    if out.suffix.lower() not in PLOT_FORMATS:
+        raise UsageError(f"--plot {str(out)!r}: the format comes from the extension: {', '.join(PLOT_FORMATS)}")
+    axes = _axes(run, [p.params for p in points])
+    if x_axis not in axes:
+        raise UsageError(f"--x {x_axis!r} is not an axis of this sweep; its axes: {', '.join(axes)}")
+    lines = _lines(points, x_axis, _providers(run, points), _split_axes(axes)[0])
+    if not lines:
+        raise UsageError("nothing to plot: no point of this sweep was measured")
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise UsageError("plotting needs matplotlib: pip install 'bench-kernel[plot]'") from None
+    fig = Figure(figsize=(8, 5), layout="constrained")
+    ax = fig.add_subplot()
+    xs_all = [x for pts in lines.values() for x, _ in pts]
+    numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs_all)
+    order = {v: i for i, v in enumerate(axes[x_axis])}
+    for i, (label, pts) in enumerate(lines.items()):
+        pts = sorted(pts, key=lambda t: t[0] if numeric else order.get(t[0], 0))
+        xs = [x if numeric else str(x) for x, _ in pts]
+        (line,) = ax.plot(xs, [y for _, y in pts], marker="o", label=label)
+        line.set_gid(f"provider-{i}")
+    if numeric and _spans_decades(xs_all):
+        ax.set_xscale("log")
+    if _spans_decades([y for pts in lines.values() for _, y in pts]):
+        ax.set_yscale("log")
+    ax.set_xlabel(x_axis)
+    ax.set_ylabel("time per call (us, median)")
+    date = (run.created_at or "")[:10]
+    ax.set_title(f"{run.name} on {run.device or 'unknown device'}, {date}", fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120)
+    return out

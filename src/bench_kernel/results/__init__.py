@@ -1,0 +1,64 @@
+"""Stored results and their statistics: the SQLite store, run/point records, comparisons.
+
+Contract (read by ``report`` and the pytest plugin; names are stable):
+
+``open_store(path=None, *, timeout_s=None) -> Store``
+    One SQLite file (default ``$BENCH_KERNEL_DB`` or ``<user data dir>/bench-kernel/results.db``,
+    see ``default_db_path()``), WAL, schema versioned by ``PRAGMA user_version`` and migrated in
+    place. Refuses (``StoreError``, one line) a directory, a non-SQLite or foreign file, a newer
+    schema, a corrupted file, a lock held longer than ``timeout_s``; never overwrites any of them.
+``Store``
+    ``runs(limit=None) -> list[RunInfo]`` newest first; ``run(12 | "12" | "latest" | "latest~N")
+    -> RunInfo``; ``points(run) -> list[PointResult]``; ``history(pattern, where, kind)`` ->
+    (RunInfo, PointResult) pairs, oldest first; writing: ``start_run(kind=, name=, config=, env=,
+    command=, source=, total_points=) -> RunInfo``, ``claim_point(run_id, provider, params)``
+    (mark ``running`` before measuring), ``save_result(run_id, BenchResult, status=, error=,
+    worker=, wall_s=) -> PointResult`` (one transaction per point), ``finish_run(run_id, ...)``.
+``RunInfo``
+    ``id, kind ("sweep"|"run"), name, status, created_at, finished_at, wall_s, source_path,
+    source_hash, git_commit, git_dirty, command, config (axes, providers, baseline, methods,
+    cache, precision, max_time_s), env (device, driver, versions, clocks before/after, workers),
+    total_points, n_points``.
+``PointResult``
+    ``provider, params, status ("ok"|"mismatch"|"unsupported"|"error"), result (BenchResult with
+    raw samples), error, worker ("main"|"host:N"|"gpu:N"|"ray:..."), wall_s, run_id, finished_at,
+    roofline (dict)``; ``median_us`` is the primary method's median.
+``compare(a_samples, b_samples, threshold=0.03) -> Comparison``
+    ``a_median_us, b_median_us, ratio`` (B/A, >1 = B slower), ``ci95_low, ci95_high`` (percentile
+    bootstrap of the ratio of medians, 2,000 resamples, fixed seed: see ``_compare``'s docstring
+    for why), ``verdict`` ("faster"|"slower"|"same"), ``significant``, ``describe()``.
+``compare_points(a_points, b_points, threshold=, method=, by_provider=) -> ResultsComparison``
+    ``rows`` (MatchedPoint: provider, params, method, comparison), ``unmatched`` (with reasons),
+    ``regressions``. ``best_per_point(points) -> list[Best]`` (fastest, runner-up, margin,
+    significant). ``load_results_file(path)`` reads ``run --json`` / ``sweep --json`` output;
+    ``resolve_ref("12" | "latest" | "file.json" | "12:torch", open_db) -> PointSet`` names a side.
+``Recorder(store, name=, config=, env=, source=)`` records results that are not a sweep (``run
+    --save``, a pytest session) as one run: ``save(BenchResult)``, ``save_error(...)``, ``finish()``.
+``provenance(path) -> Provenance`` (sha256, git commit, dirty flag of the file's repository).
+"""
+
+from bench_kernel.results._compare import DEFAULT_THRESHOLD, Comparison, compare
+from bench_kernel.results._files import load_results_file
+from bench_kernel.results._match import (
+    Best,
+    MatchedPoint,
+    ResultsComparison,
+    Unmatched,
+    best_per_point,
+    compare_points,
+)
+from bench_kernel.results._paths import DB_ENV, default_db_path, resolve_db_path
+from bench_kernel.results._provenance import Provenance, file_sha256, provenance
+from bench_kernel.results._recorder import Recorder
+from bench_kernel.results._refs import PointSet, resolve_ref
+from bench_kernel.results._records import POINT_STATUSES, PointResult, RunInfo, params_key, status_of
+from bench_kernel.results._schema import SCHEMA, SCHEMA_V1, SCHEMA_VERSION
+from bench_kernel.results._store import Store, open_store
+
+__all__ = [
+    "DB_ENV", "DEFAULT_THRESHOLD", "POINT_STATUSES", "SCHEMA", "SCHEMA_V1", "SCHEMA_VERSION",
+    "Best", "Comparison", "MatchedPoint", "PointResult", "PointSet", "Provenance", "Recorder", "ResultsComparison", "RunInfo",
+    "Store", "Unmatched", "best_per_point", "compare", "compare_points", "default_db_path",
+    "file_sha256", "load_results_file", "open_store", "params_key", "provenance", "resolve_db_path", "resolve_ref",
+    "status_of",
+]

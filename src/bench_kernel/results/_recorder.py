@@ -1,0 +1,45 @@
+"""Recording results that are not a sweep (``run --save``, a pytest session) as one stored run."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from bench_kernel.measure import BenchResult
+from bench_kernel.results._provenance import provenance
+from bench_kernel.results._records import PointResult, RunInfo
+from bench_kernel.results._store import Store
+
+__all__ = ["Recorder"]
+
+
+class Recorder:
+    """One run in ``store``; each result is committed when :meth:`save` gets it.
+
+    source: the file the results came from (a TARGET's ``file.py``): its hash and git state are
+    stored with the run. ``finish()`` marks the run done (or ``interrupted``/``failed``).
+    """
+
+    def __init__(self, store: Store, *, name: str, config: dict[str, Any], env: dict[str, Any],
+                 kind: str = "run", command: Sequence[str] = (), source: str | Path | None = None,
+                 total: int | None = None) -> None:
+        prov = provenance(source).to_dict() if source is not None and Path(source).is_file() else None
+        self.store = store
+        self._t0 = time.perf_counter()
+        self.run: RunInfo = store.start_run(kind=kind, name=name, config=config, env=env, command=command,
+                                            source=prov, total_points=total)
+
+    def save(self, result: BenchResult) -> PointResult:
+        """Commit a measured (or refused: ``correct`` False) result."""
+        roof = result.roofline.to_dict() if result.roofline is not None else None
+        return self.store.save_result(self.run.id, result, roofline=roof)
+
+    def save_error(self, name: str, params: dict[str, Any], reason: str) -> PointResult:
+        """Commit a case that could not be measured, with the reason."""
+        return self.store.save_result(self.run.id, BenchResult(name=name, params=dict(params), notes=(reason,)),
+                                      status="error", error=reason)
+
+    def finish(self, status: str = "done") -> RunInfo:
+        self.run = self.store.finish_run(self.run.id, status=status, wall_s=time.perf_counter() - self._t0)
+        return self.run

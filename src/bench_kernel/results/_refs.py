@@ -1,0 +1,55 @@
+"""What ``compare A B`` (and ``report``) accept as a side: a stored run, a results file, or one
+provider of either (``RUN:PROVIDER``, ``FILE:PROVIDER``)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from bench_kernel.errors import InputError, UsageError
+from bench_kernel.results._files import load_results_file
+from bench_kernel.results._records import PointResult, RunInfo
+from bench_kernel.results._store import Store
+
+__all__ = ["PointSet", "resolve_ref"]
+
+_RUN = re.compile(r"\d+|latest(?:~\d+)?")
+
+
+@dataclass(frozen=True)
+class PointSet:
+    """The points one reference names, with where they came from."""
+
+    label: str
+    run: RunInfo | None
+    points: tuple[PointResult, ...]
+    #: set when the reference picked one provider (``RUN:PROVIDER``)
+    provider: str | None = None
+
+
+def _pick(label: str, run: RunInfo | None, points: list[PointResult], provider: str | None) -> PointSet:
+    if provider is None:
+        return PointSet(label, run, tuple(points))
+    names = list(dict.fromkeys(p.provider for p in points))
+    if provider not in names:
+        raise UsageError(f"provider {provider!r} is not in {label}; its providers: {', '.join(names) or 'none'}")
+    return PointSet(f"{label}:{provider}", run, tuple(p for p in points if p.provider == provider), provider)
+
+
+def resolve_ref(ref: str, open_db: Callable[[], Store]) -> PointSet:
+    """Resolve ``ref``: an existing file (optionally ``:PROVIDER``), else ``RUN[:PROVIDER]`` where
+    RUN is an id, ``latest`` or ``latest~N`` in the store ``open_db()`` opens."""
+    head, sep, tail = ref.rpartition(":")
+    for path, provider in ((ref, None), (head, tail) if sep else (None, None)):
+        if path and Path(path).is_file():
+            run, points = load_results_file(path)
+            return _pick(Path(path).name, run, points, provider)
+    run_ref, provider = (head, tail) if sep and _RUN.fullmatch(head) else (ref, None)
+    if not _RUN.fullmatch(run_ref):
+        raise InputError(f"{ref!r} is neither a results file nor a stored run (an id, 'latest' or "
+                         f"'latest~N', optionally followed by ':PROVIDER')")
+    store = open_db()
+    run = store.run(run_ref)
+    return _pick(f"run {run.id}", run, store.points(run), provider or None)

@@ -1,0 +1,370 @@
+"""The results store: one SQLite file holding every run and every point, committed as it finishes.
+
+Why SQLite: one file, no server, transactions, and readers (``history``, ``report``) that never
+block a sweep that is writing (WAL). Durability: every point is its own transaction with
+``synchronous=FULL``, so a process killed at any moment (Ctrl-C, SIGKILL, a segfaulting
+provider) loses at most the point it was measuring. A point is marked ``running`` before it is
+measured: if the process dies, ``--resume`` sees which point killed it (see ``claim_point``).
+
+Never destructive: a path that is a directory, a file that is not SQLite, or a SQLite database
+of another program is refused with one :class:`StoreError` and left as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from bench_kernel.errors import StoreError
+from bench_kernel.measure import BenchResult
+from bench_kernel.results._paths import resolve_db_path
+from bench_kernel.results._records import PointResult, RunInfo, params_key, status_of
+from bench_kernel.results._schema import APP_ID, SCHEMA_VERSION, migrate, primary_figures
+
+__all__ = ["Store", "open_store", "DEFAULT_TIMEOUT_S", "TIMEOUT_ENV"]
+
+#: A locked database is waited for this long (seconds) before one error line.
+DEFAULT_TIMEOUT_S = 10.0
+#: Environment variable overriding that wait (seconds).
+TIMEOUT_ENV = "BENCH_KERNEL_DB_TIMEOUT"
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+#: A crashing point is claimed at most this often (the first try plus one resume) before it is
+#: recorded as an error instead of being run again.
+MAX_ATTEMPTS = 2
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _timeout(timeout_s: float | None) -> float:
+    if timeout_s is not None:
+        return timeout_s
+    raw = os.environ.get(TIMEOUT_ENV)
+    try:
+        return float(raw) if raw else DEFAULT_TIMEOUT_S
+    except ValueError:
+        raise StoreError(f"{TIMEOUT_ENV}={raw!r} is not a number of seconds") from None
+
+
+def _check_file(path: Path) -> None:
+    if path.is_dir():
+        raise StoreError(f"results database {str(path)!r} is a directory; give a file path "
+                         f"with --db or BENCH_KERNEL_DB")
+    if path.exists() and path.stat().st_size > 0:
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(len(_SQLITE_MAGIC))
+        except OSError as e:
+            raise StoreError(f"cannot read results database {str(path)!r}: {e.strerror}") from None
+        if head != _SQLITE_MAGIC:
+            raise StoreError(f"{str(path)!r} is not a SQLite database; bench-kernel leaves it "
+                             f"untouched: give another --db")
+
+
+class Store:
+    """An open results database. Use :func:`open_store`; close it (or use ``with``) when done.
+
+    Only the thread that opened it may use it: sweeps funnel results from workers to that thread.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, timeout_s: float) -> None:
+        self._conn = conn
+        self.path = path
+        self.timeout_s = timeout_s
+
+    # -- plumbing -------------------------------------------------------------------------------
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def _fail(self, e: sqlite3.Error, doing: str) -> StoreError:
+        msg = str(e)
+        if "locked" in msg or "busy" in msg:
+            return StoreError(f"results database {str(self.path)!r} is locked by another process "
+                              f"(waited {self.timeout_s:g} s while {doing}); retry when it is done, "
+                              f"or set {TIMEOUT_ENV}")
+        return StoreError(f"results database {str(self.path)!r} failed while {doing}: {msg}")
+
+    def _read(self, sql: str, args: Sequence[Any] = (), doing: str = "reading") -> list[tuple]:
+        try:
+            return self._conn.execute(sql, args).fetchall()
+        except sqlite3.Error as e:
+            raise self._fail(e, doing) from None
+
+    def _write(self, statements: list[tuple[str, Sequence[Any]]], doing: str, durable: bool = True) -> list[int | None]:
+        """Run ``statements`` in one transaction; returns each statement's lastrowid.
+
+        durable=False skips the fsync of this commit (``synchronous=NORMAL``): it still survives
+        a killed process, and the next durable commit syncs it too. Claims use it, which halves
+        the fsyncs per point; only results need to survive a power cut on their own.
+        """
+        try:
+            self._conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                ids = [self._conn.execute(sql, args).lastrowid for sql, args in statements]
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as e:
+            raise self._fail(e, doing) from None
+        return ids
+
+    # -- runs -----------------------------------------------------------------------------------
+    def start_run(self, *, kind: str, name: str, config: dict[str, Any], env: dict[str, Any],
+                  command: Sequence[str] = (), source: dict[str, Any] | None = None,
+                  total_points: int | None = None) -> RunInfo:
+        """Store a new run (status ``running``) and return it with its id.
+
+        source: ``Provenance.to_dict()`` of the file that defined the run (path, sha256,
+        git_commit, git_dirty), or None.
+        """
+        src = source or {}
+        dirty = src.get("git_dirty")
+        (run_id,) = self._write([(
+            "INSERT INTO runs (kind, name, status, created_at, source_path, source_hash, git_commit,"
+            " git_dirty, command, config, env, total_points) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (kind, name, "running", _now(), src.get("path"), src.get("sha256"), src.get("git_commit"),
+             None if dirty is None else int(dirty), json.dumps(list(command)),
+             json.dumps(config, default=str), json.dumps(env, default=str), total_points))],
+            "starting a run")
+        return self.run(int(run_id))
+
+    def finish_run(self, run_id: int, *, status: str = "done", wall_s: float | None = None,
+                   env: dict[str, Any] | None = None) -> RunInfo:
+        """Mark a run done (or ``interrupted``/``failed``); ``env`` replaces the stored env."""
+        stmts: list[tuple[str, Sequence[Any]]] = [(
+            "UPDATE runs SET status = ?, finished_at = ?, wall_s = COALESCE(?, wall_s) WHERE id = ?",
+            (status, _now(), wall_s, run_id))]
+        if env is not None:
+            stmts.append(("UPDATE runs SET env = ? WHERE id = ?", (json.dumps(env, default=str), run_id)))
+        self._write(stmts, "finishing a run")
+        return self.run(run_id)
+
+    def reopen_run(self, run_id: int, total_points: int | None = None) -> RunInfo:
+        """Mark a run ``running`` again (``--resume``)."""
+        self._write([("UPDATE runs SET status = 'running', finished_at = NULL,"
+                      " total_points = COALESCE(?, total_points) WHERE id = ?", (total_points, run_id))],
+                    "resuming a run")
+        return self.run(run_id)
+
+    _RUN_COLS = ("id, kind, name, status, created_at, finished_at, wall_s, source_path, source_hash,"
+                 " git_commit, git_dirty, command, config, env, total_points,"
+                 " (SELECT COUNT(*) FROM points p WHERE p.run_id = runs.id AND p.status != 'running')")
+
+    @staticmethod
+    def _run_from_row(row: tuple) -> RunInfo:
+        (rid, kind, name, status, created, finished, wall, spath, shash, commit, dirty, command,
+         config, env, total, n) = row
+        return RunInfo(id=rid, kind=kind, name=name, status=status, created_at=created,
+                       finished_at=finished, wall_s=wall, source_path=spath, source_hash=shash,
+                       git_commit=commit, git_dirty=None if dirty is None else bool(dirty),
+                       command=tuple(json.loads(command)), config=json.loads(config),
+                       env=json.loads(env), total_points=total, n_points=n)
+
+    def runs(self, limit: int | None = None) -> list[RunInfo]:
+        """Stored runs, newest first."""
+        sql = f"SELECT {self._RUN_COLS} FROM runs ORDER BY id DESC"
+        rows = self._read(sql + (" LIMIT ?" if limit else ""), (limit,) if limit else ())
+        return [self._run_from_row(r) for r in rows]
+
+    def run(self, ref: int | str) -> RunInfo:
+        """A run by id (``12``, ``"12"``), ``"latest"`` or ``"latest~N"`` (N runs before it)."""
+        text = str(ref).strip()
+        m = re.fullmatch(r"latest(?:~(\d+))?", text)
+        if m:
+            back = int(m.group(1) or 0)
+            rows = self._read(f"SELECT {self._RUN_COLS} FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?", (back,))
+            if not rows:
+                count = self._read("SELECT COUNT(*) FROM runs")[0][0]
+                raise StoreError(f"no run {text!r} in {str(self.path)!r}: it holds {count} run(s)")
+            return self._run_from_row(rows[0])
+        if not text.isdigit():
+            raise StoreError(f"run {text!r} is not a run id: give a number, 'latest' or 'latest~N'")
+        rows = self._read(f"SELECT {self._RUN_COLS} FROM runs WHERE id = ?", (int(text),))
+        if not rows:
+            span = self._read("SELECT MIN(id), MAX(id), COUNT(*) FROM runs")[0]
+            held = f"runs {span[0]}..{span[1]}" if span[2] else "no runs"
+            raise StoreError(f"no run {text} in {str(self.path)!r} (it holds {held}; see 'bench-kernel history')")
+        return self._run_from_row(rows[0])
+
+    # -- points ---------------------------------------------------------------------------------
+    def claim_point(self, run_id: int, provider: str, params: dict[str, Any],
+                    worker: str | None = None) -> bool:
+        """Mark a point ``running`` before measuring it; False when it must not be run.
+
+        A point already final is never claimed (never measured twice). A point left ``running``
+        by a process that died is claimed again once; after :data:`MAX_ATTEMPTS` it is stored as
+        an ``error`` instead, so a provider that kills its process cannot loop a resume forever.
+        """
+        key = params_key(params)
+        rows = self._read("SELECT status, attempts FROM points WHERE run_id = ? AND params_key = ?"
+                          " AND provider = ?", (run_id, key, provider))
+        if rows and rows[0][0] != "running":
+            return False
+        if rows and rows[0][1] >= MAX_ATTEMPTS:
+            result = BenchResult(name=provider, params=dict(params))
+            self.save_result(run_id, result, status="error", worker=worker,
+                             error=f"the process died while running this point, {rows[0][1]} times; not retried")
+            return False
+        if rows:
+            sql = ("UPDATE points SET attempts = attempts + 1, worker = ?, started_at = ?"
+                   " WHERE run_id = ? AND params_key = ? AND provider = ?")
+            args: tuple = (worker, _now(), run_id, key, provider)
+        else:
+            sql = ("INSERT INTO points (run_id, provider, params_key, status, worker, started_at)"
+                   " VALUES (?,?,?,'running',?,?)")
+            args = (run_id, provider, key, worker, _now())
+        self._write([(sql, args)], "claiming a point", durable=False)
+        return True
+
+    def save_result(self, run_id: int, result: BenchResult, *, status: str | None = None,
+                    error: str | None = None, worker: str | None = None, wall_s: float | None = None,
+                    roofline: dict[str, Any] | None = None) -> PointResult:
+        """Commit one finished point (provider ``result.name`` at ``result.params``) with its raw
+        samples, and return it as stored. ``status`` defaults to :func:`status_of` the result.
+
+        Raises StoreError if that point is already stored final in this run: nothing is measured,
+        or stored, twice.
+        """
+        status = status or status_of(result)
+        data = result.to_dict()
+        if roofline is not None:
+            data["roofline"] = roofline
+        text = json.dumps(data, default=str)
+        method, median = primary_figures(text)
+        key = params_key(result.params)
+        finished = _now()
+        existing = self._read("SELECT status FROM points WHERE run_id = ? AND params_key = ? AND provider = ?",
+                              (run_id, key, result.name))
+        if existing and existing[0][0] != "running":
+            raise StoreError(f"run {run_id} already holds {result.name} at {key}: a point is stored once")
+        values = (status, worker, wall_s, finished, error, text, method, median)
+        if existing:
+            sql = ("UPDATE points SET status = ?, worker = COALESCE(?, worker), wall_s = ?, finished_at = ?,"
+                   " error = ?, result = ?, method = ?, median_us = ? WHERE run_id = ? AND params_key = ?"
+                   " AND provider = ?")
+            args: tuple = (*values, run_id, key, result.name)
+        else:
+            sql = ("INSERT INTO points (status, worker, wall_s, finished_at, error, result, method, median_us,"
+                   " run_id, params_key, provider, started_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
+            args = (*values, run_id, key, result.name, finished)
+        self._write([(sql, args)], "saving a point")
+        return PointResult(provider=result.name, params=dict(result.params), status=status, result=result,
+                           error=error, worker=worker, wall_s=wall_s, run_id=run_id, finished_at=finished,
+                           roofline=data.get("roofline"))
+
+    _POINT_COLS = "run_id, provider, params_key, status, error, worker, wall_s, finished_at, result"
+
+    @staticmethod
+    def _point_from_row(row: tuple) -> PointResult:
+        run_id, provider, key, status, error, worker, wall_s, finished, text = row
+        data = json.loads(text) if text else None
+        # The result keeps the point's own axis order; the key is sorted for matching.
+        params = dict((data or {}).get("params") or json.loads(key))
+        result = BenchResult.from_dict(data) if data else BenchResult(name=provider, params=params)
+        return PointResult(provider=provider, params=params, status=status, result=result, error=error,
+                           worker=worker, wall_s=wall_s, run_id=run_id, finished_at=finished,
+                           roofline=(data or {}).get("roofline"))
+
+    def points(self, run: int | str | RunInfo, *, include_running: bool = False) -> list[PointResult]:
+        """The points of a run in the order they finished (``running`` ones only if asked)."""
+        run_id = run.id if isinstance(run, RunInfo) else self.run(run).id
+        where = "" if include_running else " AND status != 'running'"
+        rows = self._read(f"SELECT {self._POINT_COLS} FROM points WHERE run_id = ?{where} ORDER BY"
+                          " finished_at IS NULL, id", (run_id,))
+        return [self._point_from_row(r) for r in rows]
+
+    def done_keys(self, run_id: int) -> set[tuple[str, str]]:
+        """(provider, params key) of every point of the run stored with a final status."""
+        rows = self._read("SELECT provider, params_key FROM points WHERE run_id = ? AND status != 'running'",
+                          (run_id,))
+        return {(p, k) for p, k in rows}
+
+    def history(self, pattern: str = "*", where: dict[str, Any] | None = None,
+                kind: str | None = None) -> Iterator[tuple[RunInfo, PointResult]]:
+        """Every stored point whose provider/case name matches the glob ``pattern`` and whose
+        params include ``where``, oldest run first, with its run."""
+        runs = {r.id: r for r in self.runs()}
+        # GLOB is SQLite's case-sensitive shell pattern (*, ?, [...]), as fnmatch.fnmatchcase:
+        # only the matching points' JSON is read and parsed.
+        rows = self._read(f"SELECT {self._POINT_COLS} FROM points WHERE status != 'running' AND provider GLOB ?"
+                          " ORDER BY run_id, id", (pattern,))
+        for row in rows:
+            point = self._point_from_row(row)
+            if where and any(str(point.params.get(k)) != str(v) for k, v in where.items()):
+                continue
+            run = runs[point.run_id]
+            if kind is None or run.kind == kind:
+                yield run, point
+
+
+def _open_connection(path: Path, timeout_s: float) -> sqlite3.Connection:
+    try:
+        conn = sqlite3.connect(str(path), timeout=timeout_s, isolation_level=None)
+    except sqlite3.Error as e:
+        raise StoreError(f"cannot open results database {str(path)!r}: {e}") from None
+    return conn
+
+
+def open_store(path: str | os.PathLike[str] | None = None, *, timeout_s: float | None = None) -> Store:
+    """Open (creating or migrating as needed) the results database at ``path``.
+
+    path: a file; None means ``$BENCH_KERNEL_DB``, else ``<user data dir>/bench-kernel/results.db``.
+    timeout_s: how long a locked database is waited for, seconds (default 10, or
+        ``$BENCH_KERNEL_DB_TIMEOUT``).
+    Raises StoreError, with the reason in one line, for a directory, a file that is not SQLite,
+    another program's database, a newer schema, a corrupted file or a lock held too long.
+    """
+    db = resolve_db_path(path)
+    wait = _timeout(timeout_s)
+    _check_file(db)
+    try:
+        db.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise StoreError(f"cannot create the folder of results database {str(db)!r}: {e.strerror}") from None
+    conn = _open_connection(db, wait)
+    store = Store(conn, db, wait)
+    try:
+        _prepare(store, conn, db)
+    except BaseException:
+        conn.close()
+        raise
+    return store
+
+
+def _prepare(store: Store, conn: sqlite3.Connection, db: Path) -> None:
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    except sqlite3.DatabaseError as e:
+        raise store._fail(e, "reading its header") from None
+    if app_id != APP_ID and (tables or app_id or version):
+        shown = ", ".join(sorted(tables)[:6]) or "no tables"
+        raise StoreError(f"{str(db)!r} is a SQLite database of another program ({shown}); bench-kernel "
+                         f"leaves it untouched: give another --db")
+    if version > SCHEMA_VERSION:
+        raise StoreError(f"results database {str(db)!r} has schema version {version}, newer than this "
+                         f"bench-kernel reads ({SCHEMA_VERSION}): upgrade bench-kernel")
+    try:
+        # WAL: readers (history, report) never block a sweep that writes, nor the reverse.
+        # FULL: a committed point survives even a power cut, not only a killed process.
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        if version < SCHEMA_VERSION:
+            migrate(conn, version if app_id == APP_ID else 0)
+    except sqlite3.Error as e:
+        raise store._fail(e, f"upgrading its schema from version {version}") from None

@@ -1,0 +1,182 @@
+"""The sweep, compare and history commands and run --save, through the CLI on the host method."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+
+import numpy as np
+import pytest
+from rich.console import Console
+
+from _results_helpers import gpu_like_samples, result
+from _sweep_helpers import write_spec
+from bench_kernel.report import ProgressBar
+from bench_kernel.results import open_store
+
+FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02"]
+
+
+@pytest.fixture
+def spec(tmp_path):
+    return write_spec(tmp_path)
+
+
+@pytest.fixture
+def swept(spec, tmp_path, run_cli):
+    """One stored sweep and its --json output."""
+    db = tmp_path / "r.db"
+    r = run_cli("sweep", str(spec), "--db", str(db), *FAST, "--json")
+    assert r.exit_code == 1, r.stderr  # the spec's 'wrong' provider is wrong at M=2
+    return db, json.loads(r.stdout)
+
+
+def test_sweep_table_shows_times_speedups_statuses_and_best(spec, tmp_path, run_cli):
+    db = tmp_path / "r.db"
+    r = run_cli("sweep", str(spec), "--db", str(db), *FAST, "--best")
+    assert r.exit_code == 1
+    out = r.stdout
+    assert re.search(r"sweep .*spec\.py:sweep on \S+ \(run 1\) \| kind=a", " ".join(out.split()))
+    header = next(line for line in out.splitlines() if "add time" in line)
+    assert [h.strip() for h in header.strip("┃ ").split("┃")] == [
+        "M", "add time", "add TB/s", "wrong time", "wrong vs add", "picky time", "picky TB/s", "picky vs add", "best"]
+    rows: dict[str, str] = {}
+    for line in out.splitlines():
+        if re.match(r"│\s+\d+ │", line):
+            rows.setdefault(line.split("│")[1].strip(), line)  # the pivot's rows come first
+    assert list(rows) == ["1", "2", "3"]
+    assert "WRONG" in rows["2"] and "unsupported" in rows["3"] and "WRONG" not in rows["1"]
+    assert "note: wrong: mismatch at M=2: wrong result, not timed: out[0]: 2 != reference 1" in out
+    assert "note: picky: unsupported at M=3: M > 2 is not supported" in out
+    assert "fastest per point:" in out and "runner-up" in out and "significant" in out
+    assert r.stderr == ("bench-kernel: error: 1 point(s) failed or gave a wrong result (wrong M=2 kind=a: mismatch); "
+                        "the reasons are in the table notes and in run 1\n")
+    ok = run_cli("sweep", str(spec), "--db", str(db), *FAST, "--provider", "add")
+    assert ok.exit_code == 0 and ok.stderr == f"stored as run 2 in {db}\n"
+
+
+def test_sweep_json_is_what_the_store_holds(swept):
+    db, data = swept
+    assert set(data) == {"run", "points", "best"}
+    assert data["run"]["id"] == 1 and data["run"]["n_points"] == 9 and data["run"]["config"]["baseline"] == "add"
+    with open_store(db) as store:
+        stored = [p.to_dict() for p in store.points(1)]
+    assert sorted(map(json.dumps, stored)) == sorted(map(json.dumps, data["points"]))
+    ok = next(p for p in data["points"] if p["provider"] == "add" and p["params"]["M"] == 3)
+    host = ok["result"]["measurements"]["host"]
+    assert host["n"] == len(host["samples_us"]) >= 1  # raw samples, not only the median
+
+
+@pytest.mark.parametrize("fmt", ["--csv", "--md"])
+def test_sweep_csv_and_markdown(spec, tmp_path, run_cli, fmt):
+    r = run_cli("sweep", str(spec), "--db", str(tmp_path / "r.db"), *FAST, fmt)
+    if fmt == "--csv":
+        rows = list(csv.DictReader(io.StringIO(r.stdout)))
+        assert [row["axis:M"] for row in rows] == ["1", "2", "3"]
+        assert rows[1]["wrong:us"] == "WRONG" and float(rows[0]["add:us"]) > 0
+        assert rows[2]["picky:us"] == "unsupported"
+    else:
+        assert r.stdout.startswith("### sweep ") and "| M | add time | add TB/s |" in r.stdout
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg"])
+def test_sweep_plot(spec, tmp_path, run_cli, suffix):
+    out = tmp_path / f"plot{suffix}"
+    r = run_cli("sweep", str(spec), "--db", str(tmp_path / "r.db"), *FAST, "--plot", str(out), "--x", "M")
+    assert r.exit_code == 1 and f"plot: {out}" in r.stderr
+    data = out.read_bytes()
+    if suffix == ".png":
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+    else:
+        text = data.decode()
+        assert 'id="provider-0"' in text and 'id="provider-2"' in text and 'id="provider-3"' not in text
+        date = re.search(r"(\d{4}-\d{2}-\d{2})", text).group(1)
+        assert "spec.py:sweep on" in text and date in text  # device and date in the title
+
+
+def test_progress_bar_shows_done_total_and_the_current_point():
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=120)
+    with ProgressBar(console) as bar:
+        bar(0, 6, "")
+        bar(3, 6, "triton_128 M=[bold]16")
+        console.file.flush()
+        bar._progress.refresh()
+    text = buf.getvalue()
+    assert "3/6" in text and "triton_128 M=[bold]16" in text and "ETA" in text  # markup is shown as text
+    quiet = Console(file=io.StringIO(), force_terminal=False)
+    with ProgressBar(quiet) as bar:
+        bar(1, 2, "x")
+    assert quiet.file.getvalue() == ""  # no redraws in a log file
+
+
+def test_compare_two_runs_and_their_exit_status(tmp_path, run_cli):
+    db = tmp_path / "r.db"
+    with open_store(db) as store:
+        for factor in (1.0, 1.0, 1.10):
+            run = store.start_run(kind="sweep", name="s", config={"providers": ["k"]}, env={})
+            for m in (1, 2):
+                samples = (np.asarray(gpu_like_samples(m + int(factor * 100))) * (factor if m == 2 else 1)).tolist()
+                store.save_result(run.id, result("k", {"M": m}, samples))
+            store.finish_run(run.id)
+    same = run_cli("compare", "1", "2", "--db", str(db))
+    assert same.exit_code == 0 and same.stderr == ""
+    assert "A = run 1, B = run 2: 0 faster, 0 slower, 2 same, 0 unmatched" in same.stdout
+    slow = run_cli("compare", "latest~1", "latest", "--db", str(db), "--json")
+    assert slow.exit_code == 1
+    data = json.loads(slow.stdout)
+    assert [p["verdict"] for p in data["points"]] == ["same", "slower"] and data["counts"]["slower"] == 1
+    assert data["points"][1]["ratio"] == pytest.approx(1.10, abs=0.02)
+    assert slow.stderr.startswith("bench-kernel: error: 1 significant regression(s) of run 3 against run 2; worst: "
+                                  "k M=2: slower: B ")
+    back = run_cli("compare", "3", "2", "--db", str(db), "--json")
+    assert back.exit_code == 0 and [p["verdict"] for p in json.loads(back.stdout)["points"]] == ["same", "faster"]
+
+
+def test_compare_two_providers_of_one_run_and_a_json_file(swept, tmp_path, run_cli):
+    db, data = swept
+    r = run_cli("compare", "1:add", "1:picky", "--db", str(db), "--threshold", "0.5")
+    assert r.exit_code == 0, r.stderr
+    assert "add -> picky" in r.stdout and "not compared: add at M=3 kind=a: B is unsupported: M > 2 is not supported" in r.stdout
+    f = tmp_path / "sweep.json"
+    f.write_text(json.dumps(data))
+    r = run_cli("compare", str(f), "1", "--db", str(db), "--json")
+    rc = json.loads(r.stdout)
+    assert rc["a"] == "sweep.json" and rc["b"] == "run 1"
+    assert {p["verdict"] for p in rc["points"]} == {"same"} and all(p["ratio"] == 1.0 for p in rc["points"])
+    assert len(rc["points"]) == 7 and {p["method"] for p in rc["points"]} == {"host"}
+    assert [u["reason"] for u in rc["unmatched"]] == [
+        "mismatch in A and B: wrong result, not timed: out[0]: 2 != reference 1",
+        "unsupported in A and B: M > 2 is not supported"]
+
+
+def test_run_save_then_history(tmp_path, run_cli):
+    target = tmp_path / "t.py"
+    target.write_text("def cases():\n    return [{'name': 'inc', 'fn': lambda x: x + 1, 'make_inputs': lambda: (3,),"
+                      " 'params': {'n': 3}}]\n")
+    db = tmp_path / "r.db"
+    for _ in range(2):
+        r = run_cli("run", f"{target}:cases", "--save", "--db", str(db), *FAST)
+        assert r.exit_code == 0, r.stderr
+    assert "stored as run 2 in" in r.stderr
+    r = run_cli("history", "--db", str(db), "--json")
+    runs = json.loads(r.stdout)["runs"]
+    assert [(x["id"], x["kind"], x["name"], x["status"], x["n_points"]) for x in runs] == [
+        (2, "run", f"{target}:cases", "done", 1), (1, "run", f"{target}:cases", "done", 1)]
+    assert runs[0]["source_path"] == str(target) and runs[0]["command"][:2] == ["bench-kernel", "run"]
+    r = run_cli("history", "--db", str(db), "--name", "in*", "--where", "n=3", "--plot", str(tmp_path / "h.svg"))
+    assert r.exit_code == 0 and r.stdout.count("│ inc ") == 2
+    assert 'id="case-0"' in (tmp_path / "h.svg").read_text()
+    r = run_cli("compare", "1", "2", "--db", str(db), "--json")
+    assert [p["provider"] for p in json.loads(r.stdout)["points"]] == ["inc"]
+
+
+def test_history_lists_a_killed_run_as_such(tmp_path, run_cli):
+    db = tmp_path / "r.db"
+    with open_store(db) as store:
+        store.start_run(kind="sweep", name="s.py:sweep", config={}, env={"device": "H200"}, total_points=4)
+    r = run_cli("history", "--db", str(db), "--csv")
+    (row,) = csv.DictReader(io.StringIO(r.stdout))
+    assert (row["status"], row["points"], row["device"]) == ("running or killed", "0/4", "H200")
