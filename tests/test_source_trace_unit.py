@@ -110,3 +110,18 @@ def test_dtypes_are_shown_short_from_both_profiler_and_torch_names():
 
     assert [short_dtype(t) for t in ("c10::BFloat16", "float", "c10::Half", "torch.bfloat16", "torch.int64")] == [
         "bf16", "fp32", "fp16", "bf16", "int64"]
+
+
+def test_generated_code_and_compile_plumbing_frames_are_dropped():
+    # What a torch.compile'd call records on an H200 (torch 2.11): only the user's function and
+    # Inductor's generated wrapper say anything about the path.
+    wrapper = "/tmp/torchinductor_root/3n/c3nwm33g.py"
+    frames = [F("torch/_dynamo/eval_frame.py", 956, "compile_wrapper"), F(str(EXAMPLE), 37, "silu_gate"),
+              F("torch/_dynamo/eval_frame.py", 1240, "_fn"), F("torch/_functorch/aot_autograd.py", 1192, "forward"),
+              F("torch/_functorch/_aot_autograd/runtime_wrappers.py", 534, "runtime_wrapper"),
+              F("torch/_functorch/_aot_autograd/utils.py", 124, "call_func_at_runtime_with_args"),
+              F("torch/_inductor/output_code.py", 628, "__call__"), F("torch/_inductor/utils.py", 3397, "run"),
+              F(wrapper, 106, "call"), F("torch/_inductor/runtime/triton_heuristics.py", 1407, "run"),
+              F("<string>", 1, "launcher"), F("torch/_inductor/runtime/static_triton_launcher.py", 232, "run")]
+    out = to_source_frames(frames, root=ROOT, doc_dir=ROOT)
+    assert [(f.function, f.line) for f in out] == [("silu_gate", 37), ("call", 106)]

@@ -123,7 +123,9 @@ def to_source_frames(frames: Sequence[Frame], *, root: Path, doc_dir: Path, keep
         fn = f.function or ""
         if not f.file and fn.startswith(MODULE_PREFIX):
             pending = re.sub(r"_\d+$", "", fn[len(MODULE_PREFIX):].strip())
-        elif f.file and f.line:
+        elif f.file and f.line and not f.file.startswith("<"):
+            # "<string>" and "<frozen ...>" frames (Triton's generated launcher, exec'd code)
+            # have no file to link to.
             if pending and not (not keep_all and rules.drops(f.file, f.function)):
                 modules[len(kept)] = pending
                 pending = None
