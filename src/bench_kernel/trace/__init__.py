@@ -19,6 +19,10 @@ no op of their own (their launch is the graph launch); ``attribute(graph_trace, 
 them the op, module and stack of the launch that was captured.
 """
 
+from bench_kernel.trace._collectives import CollectiveCall, CollectiveGroup, Collectives, collective_calls
+from bench_kernel.trace._launches import LaunchStats, QueueDepth
+from bench_kernel.trace._ranks import CollectiveSkew, RankRow, RanksReport, rank_files, timeline_ranks
+from bench_kernel.trace._timeline import Breakdown, StreamBusy, TimelineReport, timeline
 from bench_kernel.trace._attribute import AttributedKernel, Attribution, attribute
 from bench_kernel.trace._diff import DiffRow, TraceDiff, diff
 from bench_kernel.trace._inventory import Inventory, InventoryRow, MemoryOpRow, inventory
@@ -34,6 +38,21 @@ __all__ = [
     "MODULE_PREFIX",
     "AttributedKernel",
     "Attribution",
+    "Breakdown",
+    "CollectiveCall",
+    "CollectiveGroup",
+    "CollectiveSkew",
+    "Collectives",
+    "LaunchStats",
+    "QueueDepth",
+    "RankRow",
+    "RanksReport",
+    "StreamBusy",
+    "TimelineReport",
+    "collective_calls",
+    "timeline",
+    "timeline_ranks",
+    "rank_files",
     "DiffRow",
     "Frame",
     "Inventory",
