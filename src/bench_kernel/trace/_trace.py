@@ -379,11 +379,13 @@ class Trace:
             launch=self.launch(j) if j >= 0 else None, op=self.op(k) if k >= 0 else None,
             stack=self.stack(i) if stack else None)
 
-    def find_kernels(self, pattern: str) -> np.ndarray:
-        """Indices (start-time order) of the kernels whose name matches the regex ``pattern``."""
-        rx = re.compile(pattern)
-        hit = np.array([bool(rx.search(n)) for n in self.names] or [False])
-        return np.flatnonzero(hit[self.kernels.name]) if len(self.kernels) else np.zeros(0, np.int64)
+    def find_kernels(self, pattern: str | re.Pattern[str]) -> np.ndarray:
+        """Indices (start-time order) of the kernels whose raw or short name matches the regex ``pattern``
+        (the one matching rule, ``_match.py``)."""
+        from bench_kernel.trace._match import matching_kernel_names
+
+        rx = re.compile(pattern) if isinstance(pattern, str) else pattern
+        return np.flatnonzero(np.isin(self.kernels.name, matching_kernel_names(self, rx)))
 
     def iter_kernels(self, *, stack: bool = False) -> Iterator[KernelRecord]:
         """Every kernel as a :class:`KernelRecord`, in start-time order."""
