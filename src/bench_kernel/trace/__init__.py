@@ -28,6 +28,7 @@ from bench_kernel.trace._diff import DiffRow, TraceDiff, diff
 from bench_kernel.trace._inventory import Inventory, InventoryRow, MemoryOpRow, inventory
 from bench_kernel.trace._layers import LayerPosition, LayerReport, LeftOut, layers
 from bench_kernel.trace._load import find_rank_files, load_trace
+from bench_kernel.trace._match import kernel_regex
 from bench_kernel.trace._phases import PhaseReport, PhaseSummary, phases
 from bench_kernel.trace._records import MODULE_PREFIX, Frame, KernelRecord, LaunchRecord, OpRecord, Step, parse_frame
 from bench_kernel.trace._steps import find_steps, kernel_steps
@@ -75,6 +76,7 @@ __all__ = [
     "find_rank_files",
     "find_steps",
     "inventory",
+    "kernel_regex",
     "kernel_steps",
     "layers",
     "load_step_rules",

@@ -53,9 +53,10 @@ def diagnose(w: Any, *, graphs: str, sync_names: list[str], sync_calls: int) -> 
                            f"replays: the host time is between replays (Python, sampling, scheduling)")
         return text + f"; {graphs} graphs or torch.compile would remove most of this"
     if idle[1] == "sync":
-        names = ", ".join(sync_names) if sync_names else "synchronisations"
-        return (f"sync-bound: {busy}; idle {fmt_us(w.sync_wait_us)} while the host waited in {sync_calls:,} "
-                f"synchronisations ({names}); keep results on the device (no .item(), .cpu() or print in the loop)")
+        names = ", ".join(sync_names) if sync_names else "blocking calls"
+        calls = f"{sync_calls:,} synchronisation{'s' if sync_calls != 1 else ''}"
+        return (f"sync-bound: {busy}; idle {fmt_us(w.sync_wait_us)} while the host waited in {calls} ({names}); "
+                f"if it waits for a result, keep it on the device (no .item(), .cpu() or print in the loop)")
     if idle[1] == "dependency":
         return (f"dependency-bound: {busy}; idle {fmt_us(w.dependency_wait_us)} with work queued that did not start "
                 f"and no synchronisation in flight: a stream waited on an event (another stream, a peer, or work "

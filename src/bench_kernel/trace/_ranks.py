@@ -119,23 +119,24 @@ def rank_files(directory: Path) -> dict[int, Path]:
     return {r: ps[0] for r, ps in sorted(by_rank.items())}  # type: ignore[type-var]
 
 
-def _one(path: str, rank: int, rules: StepRules | None, gap_us: float) -> TimelineReport:
+def _one(path: str, rank: int, rules: StepRules | None, gap_us: float, shapes: bool) -> TimelineReport:
     """Worker: load one rank's trace and analyse it (runs in a child process)."""
-    return replace(timeline(load_trace(path), rules=rules, launch_gap_max_us=gap_us), rank=rank)
+    return replace(timeline(load_trace(path, shapes=shapes), rules=rules, launch_gap_max_us=gap_us), rank=rank)
 
 
 def timeline_ranks(directory: str | Path, *, rules: StepRules | None = None, workers: int | None = None,
-                   launch_gap_max_us: float = LAUNCH_GAP_MAX_US) -> RanksReport:
+                   launch_gap_max_us: float = LAUNCH_GAP_MAX_US, shapes: bool = False) -> RanksReport:
     """``timeline`` of every rank file in ``directory``, side by side (see the module docstring).
 
     ``workers``: processes to use (default: one per CPU, at most one per rank; 1 runs in this process).
+    ``shapes``: load the ops' input shapes (sizes collectives that carry no metadata; slower).
     Raises :class:`TraceError` for a directory without rank files, a file without a rank, a rank claimed
     twice, or any rank file that cannot be analysed (its message names the file).
     """
     directory = Path(directory)
     files = rank_files(directory)
     n = min(workers or os.cpu_count() or 1, len(files))
-    args = [(str(p), r, rules, launch_gap_max_us) for r, p in files.items()]
+    args = [(str(p), r, rules, launch_gap_max_us, shapes) for r, p in files.items()]
     if n <= 1:
         reports = [_one(*a) for a in args]
     else:
