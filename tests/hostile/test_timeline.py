@@ -183,3 +183,16 @@ def test_links_free_load_is_refused_in_the_api():
     with pytest.raises(InputError, match=r"^timeline needs the host events of the trace; load it with "
                                          r"load_trace\(\.\.\., links=True\)$"):
         timeline(load_trace(DATA / "eager.json", links=False))
+
+
+def test_identical_ranks_have_no_straggler(run_cli, tmp_path):
+    d = tmp_path / "same"
+    d.mkdir()
+    for r in (0, 1):
+        doc = _doc(NCCL / "trace_rank0.json")
+        doc["distributedInfo"]["rank"] = r
+        (d / f"trace_rank{r}.json").write_text(json.dumps(doc))
+    out = json.loads(run_cli("timeline", str(d), "--workers", "1", "--json").stdout)
+    assert (out["straggler"], out["straggler_by_us"]) == (None, None)
+    assert out["notes"] == ["no straggler: the ranks' collective arrivals agree within 1%"]
+    assert {c["skew_us"] for c in out["collectives"]} == {0.0}

@@ -99,7 +99,7 @@ def _ranks(rep, output: Output) -> None:  # rep: RanksReport
         title = (f"{Path(rep.directory).name}: {len(rep.ranks)} ranks; straggler rank {rep.straggler} "
                  f"(by {_us(rep.straggler_by_us)}, from {rep.straggler_basis})")
     else:
-        title = f"{Path(rep.directory).name}: {len(rep.ranks)} rank"
+        title = f"{Path(rep.directory).name}: {len(rep.ranks)} ranks; no straggler"
     notes = [f"rank {r.rank}: {r.diagnosis}" for r in rep.ranks] + list(rep.notes)
     tables = [Table(_RANKS, rows, title=title, notes=notes)]
     if rep.collectives and output.fmt != "csv":

@@ -13,6 +13,7 @@ ranks on different hosts are only as comparable as the hosts' clocks.
 The straggler: with collectives matched across ranks, the rank that arrives last most often (by how
 much: the median skew of the collectives it arrived last at); without, the rank with the longest
 median step, else with the longest busy time (by how much: its value minus the median of the others).
+Ranks that agree within :data:`TIE_SHARE` (or within 1 us) have no straggler: naming one would be noise.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ from bench_kernel.trace._timeline import LAUNCH_GAP_MAX_US, TimelineReport, time
 
 __all__ = ["RankRow", "CollectiveSkew", "RanksReport", "timeline_ranks", "rank_files"]
 
-#: Collectives shown per report (the JSON keeps every one).
-TOP_SKEWS = 20
+#: Ranks closer than this share of the compared time (step, busy, or the collective's transfer) tie.
+TIE_SHARE = 0.01
 
 
 @dataclass(frozen=True)
@@ -162,6 +163,8 @@ def _compare(directory: str, reports: list[TimelineReport]) -> RanksReport:
         notes.append(f"ranks found different numbers of steps ({', '.join(f'rank {k}: {v}' for k, v in steps.items())}): "
                      f"step times are compared as medians")
     straggler, by, basis = _straggler(rows, skews)
+    if basis is not None and straggler is None:
+        notes.append(f"no straggler: the ranks' {basis} agree within {100 * TIE_SHARE:g}%")
     skews.sort(key=lambda s: (-s.skew_us, s.process_group, s.seq))
     return RanksReport(directory, tuple(rows), straggler, by, basis, tuple(skews), tuple(reports), tuple(notes))
 
@@ -207,7 +210,10 @@ def _straggler(rows: list[RankRow], skews: list[CollectiveSkew]) -> tuple[int | 
     if skews:
         count = {r.rank: r.last_arrivals for r in rows}
         top = max(count, key=lambda r: (count[r], sum(s.skew_us for s in skews if s.last_rank == r)))
-        return top, statistics.median(s.skew_us for s in skews if s.last_rank == top), "collective arrivals"
+        mine = [s for s in skews if s.last_rank == top]
+        by = statistics.median(s.skew_us for s in mine)
+        noise = max(1.0, TIE_SHARE * statistics.median(s.transfer_us for s in mine))
+        return (top, by, "collective arrivals") if by > noise else (None, None, "collective arrivals")
     if all(r.step_median_us is not None for r in rows):
         value = {r.rank: float(r.step_median_us) for r in rows}  # type: ignore[arg-type]
         basis = "step time"
@@ -215,4 +221,5 @@ def _straggler(rows: list[RankRow], skews: list[CollectiveSkew]) -> tuple[int | 
         value = {r.rank: r.busy_us for r in rows}
         basis = "busy time"
     top = max(value, key=value.__getitem__)
-    return top, value[top] - statistics.median(v for r, v in value.items() if r != top), basis
+    by = value[top] - statistics.median(v for r, v in value.items() if r != top)
+    return (top, by, basis) if by > max(1.0, TIE_SHARE * value[top]) else (None, None, basis)
