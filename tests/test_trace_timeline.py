@@ -138,7 +138,7 @@ def test_mi300_against_the_tracelens_reference(traces_dir):
     assert o.compute_us == pytest.approx(_len(compute), abs=2e-3) and round(o.compute_us / 1e3, 2) == 25.74
     assert o.exposed_comm_us == pytest.approx(_len(_minus(nccl, compute)), abs=2e-3)
     assert round(o.exposed_comm_us / 1e3, 2) == 55.63
-    assert o.diagnosis.startswith("communication-bound: 64.3% of 86.6 ms")
+    assert o.diagnosis.startswith("communication-bound: 64.3% of 86.57 ms")
 
 
 # -- idle causes, brute force ----------------------------------------------------------------------
@@ -209,7 +209,7 @@ def test_idle_causes_equal_a_brute_force_classification(tmp_path, which):
     if which == "crafted":
         o = r.overall
         assert (o.dependency_wait_us, o.sync_wait_us, o.launch_gap_us) == (305.0, 355.0, 12.0)
-        assert o.diagnosis.startswith("sync-bound: GPU busy 6.2% of 810 us; idle 355 us while the host waited in 1 ")
+        assert o.diagnosis.startswith("sync-bound: GPU busy 6.2% of 810 µs; idle 355 µs while the host waited in 1 synchronisation (")
 
 
 def test_step_windows_span_the_host_step_and_its_device_work():

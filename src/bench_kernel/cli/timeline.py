@@ -45,18 +45,21 @@ _SKEWS = [Column("process_group", "Group"), Column("seq", "#", "int"), Column("c
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Processes for a directory of rank files (default: one per CPU).")
 @click.option("--shapes", is_flag=True, help="Read op input shapes to size collectives that record no size (slower).")
+@click.option("--launch-gap-us", type=click.FloatRange(min=0), default=100.0, show_default=True,
+              help="Queued idle stretches up to this long are launch gaps; longer ones a sync or dependency wait.")
 @output_options()
 def command(trace: Path, rank: int | None, steps_file: Path | None, max_steps: int, workers: int | None,
-            shapes: bool, output: Output) -> None:
+            shapes: bool, launch_gap_us: float, output: Output) -> None:
     """Busy/idle and why per step, launch delays, exposed communication; a directory: every rank side by side."""
     from bench_kernel.trace import load_trace, rank_files, timeline, timeline_ranks
 
     rules = step_rules(steps_file)
     if trace.is_dir() and rank is None and len(rank_files(trace)) > 1:
-        _ranks(timeline_ranks(trace, rules=rules, workers=workers, shapes=shapes), output)
+        _ranks(timeline_ranks(trace, rules=rules, workers=workers, shapes=shapes, launch_gap_max_us=launch_gap_us),
+               output)
         return
     t = load_trace(trace, rank, shapes=shapes)
-    _single(timeline(t, rules=rules), t.path.name, max_steps, output)
+    _single(timeline(t, rules=rules, launch_gap_max_us=launch_gap_us), t.path.name, max_steps, output)
 
 
 def _single(rep, name: str, max_steps: int, output: Output) -> None:  # rep: TimelineReport

@@ -26,8 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from bench_kernel.dtypes import bits, lookup
 from bench_kernel.trace._intervals import IntervalForest
-from bench_kernel.trace._tables import Collective, collectives, dtype_bytes
+from bench_kernel.trace._tables import Collective, collectives
 from bench_kernel.trace._trace import Trace
 
 __all__ = ["CollectiveCall", "CollectiveGroup", "Collectives", "collective_calls", "communication_mask",
@@ -48,6 +49,7 @@ class CollectiveCall:
     metadata: str
     """Where size and group came from: kernel | record_param_comms | op_shapes | name."""
     dtype: str | None
+    """In bench-kernel's dtype vocabulary (``bf16``) where known, else as the trace wrote it."""
     in_nelems: int | None
     out_nelems: int | None
     msg_bytes: int | None
@@ -189,7 +191,7 @@ def _op_input(trace: Trace, i: int) -> tuple[int, str] | None:
     if not (isinstance(dims, tuple) and dims and isinstance(dims[0], tuple) and isinstance(types, tuple) and types
             and isinstance(types[0], str) and all(type(x) is int for x in dims[0])):
         return None
-    return math.prod(dims[0]), types[0].removeprefix("c10::")
+    return math.prod(dims[0]), types[0]
 
 
 def _call(trace: Trace, i: int, r: int, source: str, pg_sizes: dict[str, int], seq: int, pg: str) -> CollectiveCall:
@@ -210,7 +212,11 @@ def _call(trace: Trace, i: int, r: int, source: str, pg_sizes: dict[str, int], s
                 (n_in, dtype), source = shaped, "op_shapes"
                 n_out = n_in
     n = n if n is not None else pg_sizes.get(pg)
-    size = dtype_bytes().get(dtype or "")
+    # Kineto writes c10 names (BFloat16, Long); the one vocabulary (bench_kernel.dtypes) says bf16, int64.
+    # NCCL kernel-name spellings it does not know (f32) stay as written, with no size.
+    known = lookup(dtype) if dtype else None
+    dtype = known or dtype
+    size = bits(known) // 8 if known and bits(known) >= 8 else None
     nelems = max((x for x in (n_in, n_out) if x is not None), default=None)
     msg = nelems * size if nelems is not None and size is not None else None
     dur = float(K.dur_us[i])

@@ -14,20 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["diagnose", "fmt_us", "COMM_BOUND_SHARE", "GPU_BOUND_SHARE"]
+from bench_kernel.units import format_duration_us as fmt_us
+
+__all__ = ["diagnose", "COMM_BOUND_SHARE", "GPU_BOUND_SHARE"]
 
 COMM_BOUND_SHARE = 0.25
 GPU_BOUND_SHARE = 0.90
-
-
-def fmt_us(us: float) -> str:
-    """A duration for prose: three significant figures in us, ms or s."""
-    a = abs(us)
-    if a < 1e3:
-        return f"{us:.3g} us"
-    if a < 1e6:
-        return f"{us / 1e3:.3g} ms"
-    return f"{us / 1e6:.3g} s"
 
 
 def diagnose(w: Any, *, graphs: str, sync_names: list[str], sync_calls: int) -> str:

@@ -27,7 +27,6 @@ __all__ = [
     "launch_kinds",
     "Collective",
     "collectives",
-    "dtype_bytes",
     "arg_fields",
     "load_step_rules",
     "parse_step_rules",
@@ -102,27 +101,19 @@ class Collective:
 def collectives() -> tuple[Collective, ...]:
     """The collective name rules from ``data/collectives.tsv``, in order (first match wins)."""
     out = []
-    for lineno, (name, factor, pattern) in _tsv_rows("collectives.tsv", 3):
+
+    def check(row: dict[str, str], where: str) -> None:
+        _nonempty(row, where)
+        name, factor, pattern = row["collective"], row["bus_factor"], row["match"]
         if factor not in BUS_FACTORS:
-            raise InputError(f"collectives.tsv line {lineno}: bus_factor {factor!r} of {name!r} must be one of "
-                             f"{tuple(BUS_FACTORS)}")
+            raise InputError(f"{where}: bus_factor {factor!r} of {name!r} must be one of {tuple(BUS_FACTORS)}")
         try:
-            rx = re.compile(pattern, re.IGNORECASE)
+            out.append(Collective(name, factor, re.compile(pattern, re.IGNORECASE)))
         except re.error as e:
-            raise InputError(f"collectives.tsv line {lineno}: match {pattern!r} of {name!r} is not a regex: {e}") from None
-        out.append(Collective(name, factor, rx))
+            raise InputError(f"{where}: match {pattern!r} of {name!r} is not a regular expression: {e}") from None
+
+    read_package_tsv(_PKG, "collectives.tsv", ("collective", "bus_factor", "match"), check)
     return tuple(out)
-
-
-@lru_cache(maxsize=1)
-def dtype_bytes() -> dict[str, int]:
-    """Trace dtype name (``BFloat16``, ``bf16``) -> bytes per element, from ``data/dtype_bytes.tsv``."""
-    table: dict[str, int] = {}
-    for lineno, (name, size) in _tsv_rows("dtype_bytes.tsv", 2):
-        if not size.isdigit() or int(size) < 1 or name in table:
-            raise InputError(f"dtype_bytes.tsv line {lineno}: {name!r} needs a positive integer size, listed once")
-        table[name] = int(size)
-    return table
 
 
 @dataclass(frozen=True)
