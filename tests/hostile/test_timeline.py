@@ -141,7 +141,7 @@ def test_clock_skew_and_zero_length_kernels_are_reported_not_hidden(run_cli, tmp
     # the second kernel starts 7 us before its launch call: the clocks disagree
     p.write_text(json.dumps({"traceEvents": _kernel("a", 100.0, 5.0, 1, 90.0) + _kernel("b", 110.0, 5.0, 2, 117.0)}))
     d = json.loads(run_cli("timeline", str(p), "--json").stdout)
-    assert "1 device events start before their launch call (by up to 7.0 us): host and device clocks disagree, so " \
+    assert "1 device events start before their launch call (by up to 7 µs): host and device clocks disagree, so " \
            "launch delays and idle causes near them are approximate" in d["notes"]
     p.write_text(json.dumps({"traceEvents": _kernel("a", 100.0, 0.0, 1, 90.0)}))
     r = run_cli("timeline", str(p), "--json")

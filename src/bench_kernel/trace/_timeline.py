@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from bench_kernel.errors import TraceError
+from bench_kernel.units import format_duration_us as fmt_us
 from bench_kernel.trace._collectives import Collectives, collective_calls, communication_mask
 from bench_kernel.trace._diagnose import diagnose
 from bench_kernel.trace._launches import LaunchStats, QueueDepth, launch_stats, queue_depth_series
@@ -319,14 +320,14 @@ def _notes(trace: Trace, ev: _Events, lo: np.ndarray, hi: np.ndarray, steps: lis
     early = ev.start - ev.queued
     neg = early[early < 0]
     if len(neg):
-        notes.append(f"{len(neg)} device events start before their launch call (by up to {-neg.min():.1f} us): "
+        notes.append(f"{len(neg)} device events start before their launch call (by up to {fmt_us(-neg.min())}): "
                      f"host and device clocks disagree, so launch delays and idle causes near them are approximate")
     if len(steps) > 1:
         order = np.argsort(lo[1:])
         overlap = hi[1:][order][:-1] - lo[1:][order][1:]
         if (overlap > 0).any():
             notes.append(f"{int((overlap > 0).sum())} steps overlap the next one on the device (the host ran ahead by "
-                         f"up to {overlap.max():.1f} us): each step's figures count all GPU work inside its span")
+                         f"up to {fmt_us(float(overlap.max()))}): each step's figures count all GPU work inside its span")
     if not steps:
         notes.append("no steps found (data/steps.json): only the whole trace is shown")
     return notes
