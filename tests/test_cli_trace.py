@@ -77,6 +77,21 @@ def test_attribute_json_and_table(run_cli):
 def test_diff_json(run_cli):
     d = _json(run_cli, "diff", EAGER, EAGER)
     assert d["per_step"] and d["delta_us"] == 0 and len(d["kernels"]) == 6
+    assert {k["status"] for k in d["kernels"]} == {"unchanged"}
+    r = run_cli("diff", EAGER, EAGER)
+    assert "6 kernels unchanged (same count and time; listed in --json)" in r.stdout and " changed " not in r.stdout
+
+
+def test_layers_says_when_the_anchor_runs_several_times_per_layer(run_cli, tmp_path):
+    doc = json.loads(Path(EAGER).read_text())
+    for e in doc["traceEvents"]:
+        if e.get("cat") == "kernel" and e["name"] == "add_kernel":
+            e["name"] = "gemm_qkv_kernel"
+    p = tmp_path / "twice.json"
+    p.write_text(json.dumps(doc))
+    r = run_cli("layers", str(p), "--anchor", "gemm_qkv")
+    assert r.exit_code == 0 and "period 4 kernels x 9 layers" in r.stdout
+    assert "the anchor runs 2 times per unit: the period spans 2 of its runs" in r.stdout
 
 
 @pytest.mark.parametrize("make,argv,fragment", [

@@ -18,6 +18,9 @@ PAIRS = [
       "device": "device_name"}),
     ("bench_kernel.trace:inventory", "bench_kernel.cli.inventory", {"by": "by", "top": "top", "per_step": "per_step"}),
     ("bench_kernel.trace:layers", "bench_kernel.cli.layers", {"anchor": "anchor", "step": "step"}),
+    ("bench_kernel.trace:timeline", "bench_kernel.cli.timeline", {"launch_gap_max_us": "launch_gap_us"}),
+    ("bench_kernel.trace:timeline_ranks", "bench_kernel.cli.timeline",
+     {"workers": "workers", "shapes": "shapes", "launch_gap_max_us": "launch_gap_us"}),
     ("bench_kernel.roofline:analyze", "bench_kernel.cli.roofline",
      {"dtype": "dtype", "name": "name", "timed_with": "timed_with", "device": "device"}),
 ]

@@ -16,7 +16,10 @@ DECODE_STEP_US = 1.5 + 3 * (2.0 + 5.0 + 7.0 + 1.0) + 4.0
 def test_self_diff_is_zero():
     t = load_trace(DATA / "eager.json")
     d = diff(t, t)
-    assert d.per_step and d.delta_us == 0 and all(r.delta_us == 0 and r.status == "changed" for r in d.kernels)
+    # issue 13: a trace against itself reads "unchanged", not "changed" with a delta of 0
+    assert d.per_step and d.delta_us == 0 and d.kernels and d.categories
+    assert {r.status for r in d.kernels} == {r.status for r in d.categories} == {"unchanged"}
+    assert all(r.delta_us == 0 and r.delta_pct == 0 for r in d.kernels)
 
 
 def test_changes_are_sorted_by_impact_and_normalised_per_step(tmp_path):
@@ -35,6 +38,7 @@ def test_changes_are_sorted_by_impact_and_normalised_per_step(tmp_path):
     assert d.kernels[0].delta_us == pytest.approx(gemm) and d.kernels[0].delta_pct == pytest.approx(100.0)
     status = {r.key: r.status for r in d.kernels}
     assert status["fused_add_kernel"] == "new" and status["add_kernel"] == "vanished"
+    assert status["rms_norm_kernel"] == "unchanged" and {r.status for r in d.kernels[3:]} == {"unchanged"}
     assert sum(r.delta_us for r in d.kernels) == pytest.approx(d.delta_us) == pytest.approx(gemm)
     assert d.total_us_a == pytest.approx(12 * DECODE_STEP_US / 3)
 

@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bench_kernel.errors import TraceError, UsageError
@@ -47,7 +48,7 @@ def test_anchor_regex_and_its_errors():
     assert rep.anchor == "gemm_qkv_kernel" and rep.period == 4 and rep.layer_count == 9
     with pytest.raises(UsageError, match="matches none of the 6 kernel names"):
         layers(t, anchor="paged_attention")
-    with pytest.raises(UsageError, match="not a valid regex"):
+    with pytest.raises(UsageError, match="not a valid regular expression"):
         layers(t, anchor="(")
     with pytest.raises(UsageError, match="--step 'warmup'"):
         layers(t, step="warmup")
@@ -101,3 +102,61 @@ def test_gpu_made_decode_graph_trace():
     assert os.path.getsize(GPU_FIXTURE) < 2_000_000
 
 
+def test_anchor_that_runs_twice_per_layer(tmp_path):
+    # issue 13: an anchor running twice per layer gave a period of half a layer and a misleading note
+    doc = json.loads((DATA / "eager.json").read_text())
+    for e in doc["traceEvents"]:
+        if e.get("cat") == "kernel" and e["name"] == "add_kernel":
+            e["name"] = "gemm_qkv_kernel"  # now each layer runs gemm_qkv_kernel at positions 1 and 3
+    p = tmp_path / "twice.json"
+    p.write_text(json.dumps(doc))
+    rep = layers(load_trace(p), anchor="gemm_qkv")
+    assert (rep.period, rep.layer_count, rep.anchor_per_unit, rep.left_out) == (4, 9, 2, ())
+    assert [x.name for x in rep.positions] == ["rms_norm_kernel", "gemm_qkv_kernel",
+                                               "void attn<{lambda()#1}, {lambda()#2}>(int)", "gemm_qkv_kernel"]
+
+
+@pytest.mark.parametrize("per_layer", [2, 4, 6])
+def test_real_anchors_that_run_several_times_per_layer(traces_dir, per_layer):
+    # The HF Llama decode layer is 42 kernels (test_h200_eager_decode_steps); pick kernels that run
+    # 2, 4 and 6 times in it: each must give the same 42-kernel layer, 88 times.
+    import re
+    from collections import Counter
+
+    t = load_trace(traces_dir / "h200__llama_eager_generate.json.gz", shapes=True)
+    ref = layers(t, step="decode")
+    counts = Counter(p.short for p in ref.positions)
+    name = next(n for n, c in counts.items() if c == per_layer)
+    rep = layers(t, step="decode", anchor=re.escape(name))
+    assert (rep.period, rep.layer_count, rep.anchor_per_unit) == (42, 88, per_layer)
+    assert [p.short for p in rep.positions] == [p.short for p in ref.positions]
+
+
+def test_anchor_matches_the_short_name_like_source_trace(traces_dir):
+    # One rule (trace/_match.py): a pattern copied from a table (short name) works as well as one from the
+    # raw name, in layers --anchor, Trace.find_kernels and source-trace --kernel.
+    import re
+
+    t = load_trace(traces_dir / "h200__llama_eager_generate.json.gz", shapes=True)
+    short_only = next(u for u in set(t.kernels.name.tolist())
+                      if t.decoded(u).short not in t.names[u] and "nvjet" not in t.names[u]
+                      and (t.kernels.name == u).sum() == 88 + 8)  # once per decoder layer: 11 decode + 1 prefill
+    pattern = re.escape(t.decoded(short_only).short)
+    assert not re.search(pattern, t.names[short_only])
+    assert list(t.find_kernels(pattern)) == list(np.flatnonzero(t.kernels.name == short_only))
+    rep = layers(t, step="decode", anchor=pattern)
+    assert (rep.period, rep.layer_count, rep.anchor_per_unit) == (42, 88, 1)
+    with pytest.raises(TraceError, match=r"--anchor 'k0': its kernels run 1 times, but no repeating unit"):
+        layers(_one_off(traces_dir), anchor="k0")
+
+
+def _one_off(traces_dir):
+    import tempfile
+
+    ev = [{"ph": "X", "cat": "kernel", "name": f"k{i % 3}" if i else "k0", "pid": 0, "tid": 7, "ts": i, "dur": 1.0,
+           "args": {"correlation": i}} for i in range(1)] + \
+         [{"ph": "X", "cat": "kernel", "name": f"x{i % 2}", "pid": 0, "tid": 7, "ts": 10 + i, "dur": 1.0,
+           "args": {"correlation": 10 + i}} for i in range(6)]
+    p = Path(tempfile.mkdtemp()) / "one_off.json"
+    p.write_text(json.dumps({"traceEvents": ev}))
+    return load_trace(p)

@@ -53,6 +53,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "PointResult": ("bench_kernel.results", "PointResult"),
     "compare": ("bench_kernel.results", "compare"),
     "Comparison": ("bench_kernel.results", "Comparison"),
+    "timeline": ("bench_kernel.trace", "timeline"),
+    "TimelineReport": ("bench_kernel.trace", "TimelineReport"),
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

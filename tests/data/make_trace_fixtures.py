@@ -10,6 +10,10 @@ Each trace is shaped like the real ones (event categories, arg keys, link ids), 
 - capture.json        ROCm capture of that graph: launches named in args inside Begin/EndCapture.
 - capture_cuda.json   The same on CUDA: launches carry no kernel names.
 - ranks/              trace_rank0.json and trace_rank1.json (distributedInfo) for --rank.
+- ranks_nccl/         a 2-rank data-parallel loop for timeline: 3 ProfilerSteps per rank, each with
+                      compute kernels on stream 7, an NCCL all-reduce on stream 13 (record_param_comms
+                      op; rank 0's kernel also carries the metadata) that waits for the slower rank 1,
+                      a kernel overlapping the all-reduce, a stream synchronize and a DtoH copy.
 The numbers tests assert on are written in the tests, computed from the constants below.
 """
 
@@ -158,6 +162,67 @@ def capture(vendor: str) -> _Trace:
     return tr
 
 
+#: ranks_nccl: compute kernel durations (us) per step; rank 1's last GEMM is longer, so it is the straggler.
+NCCL_COMPUTE = [("gemm_fwd_kernel", 20.0), ("rms_norm_kernel", 4.0), ("gemm_bwd_kernel", 30.0)]
+NCCL_SLOW_US = 12.0  # extra time of rank 1's gemm_bwd_kernel
+NCCL_TRANSFER_US = 50.0  # the all-reduce once both ranks have arrived
+NCCL_OVERLAP = ("add_kernel", 15.0)  # launched right after the all-reduce, runs beside it on stream 7
+NCCL_NELEMS = 1 << 20  # bf16 elements all-reduced per step
+NCCL_KERNEL = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
+
+
+def ranks_nccl() -> list[_Trace]:
+    """Two ranks built together: the all-reduce ends when the later rank has arrived."""
+    trs = [_Trace("cuda", {"distributedInfo": {"backend": "nccl", "rank": r, "world_size": 2,
+                                               "pg_config": [{"pg_name": "0", "pg_desc": "default_pg",
+                                                              "pg_size": 2, "ranks": [0, 1]}]}}) for r in (0, 1)]
+    for tr in trs:
+        tr.gpu_t = tr.t + 2.0  # the device is idle when profiling starts
+    meta = {"Collective name": "allreduce", "In msg nelems": NCCL_NELEMS, "Out msg nelems": NCCL_NELEMS,
+            "Group size": 2, "dtype": "BFloat16", "Process Group Name": "0", "Process Group Description": "default_pg",
+            "Process Group Ranks": "[0, 1]"}
+    for step in range(3):
+        arrivals = []
+        for r, tr in enumerate(trs):
+            tr.step0 = tr.t
+            for name, dur in NCCL_COMPUTE:
+                tr.kernel(name, "aten::mm", dur + (NCCL_SLOW_US if r == 1 and name == "gemm_bwd_kernel" else 0.0))
+            # the all-reduce: record_param_comms around its launch; the device start waits for stream 7
+            ext, corr = tr.ext, tr.corr
+            tr.ext += 1
+            tr.corr += 1
+            tr.x("cpu_op", "record_param_comms", tr.t, 8.0, **{"External id": ext, **meta})
+            tr.x("cuda_runtime", "cudaLaunchKernel", tr.t + 1.0, 4.0, **{"External id": ext, "correlation": corr,
+                                                                         "cbid": 211})
+            arrivals.append(max(tr.gpu_t, tr.t + 6.0))
+            tr.pending = (ext, corr)
+            tr.t += 10.0
+        end = max(arrivals) + NCCL_TRANSFER_US
+        for r, tr in enumerate(trs):
+            ext, corr = tr.pending
+            args = {"device": 0, "stream": 13, "correlation": corr, "External id": ext, "grid": [2, 1, 1],
+                    "block": [512, 1, 1], "registers per thread": 96, "shared memory": 0}
+            if r == 0:
+                args.update(meta)
+            tr.x("kernel", NCCL_KERNEL, arrivals[r], end - arrivals[r], pid=0, tid=13, **args)
+            tr.kernel(NCCL_OVERLAP[0], "aten::add", NCCL_OVERLAP[1])
+            # the host waits for the all-reduce, then copies a scalar back
+            tr.x("cuda_runtime", "cudaStreamSynchronize", tr.t, end + 3.0 - tr.t, correlation=tr.corr, cbid=131)
+            tr.corr += 1
+            tr.t = end + 5.0
+            tr.x("cuda_runtime", "cudaMemcpyAsync", tr.t, 3.0, correlation=tr.corr, cbid=51)
+            tr.gpu_t = max(tr.gpu_t, end, tr.t + 4.0)
+            tr.x("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", tr.gpu_t, 2.0, pid=0, tid=7, device=0, stream=7,
+                 correlation=tr.corr, bytes=4)
+            tr.corr += 1
+            tr.gpu_t += 2.5
+            tr.t += 10.0
+            tr.x("user_annotation", f"ProfilerStep#{step}", tr.step0 - 0.5, tr.t - tr.step0 + 1.0,
+                 **{"External id": 9000 + step})
+            tr.t += 30.0 + 10.0 * r  # host time between steps: rank 1 is slower here too
+    return trs
+
+
 def main() -> None:
     eager().write("eager.json")
     graph().write("graph.json.gz")
@@ -167,6 +232,8 @@ def main() -> None:
         tr = _Trace("cuda", {"distributedInfo": {"backend": "nccl", "rank": rank, "world_size": 2}})
         tr.kernel(f"rank{rank}_kernel", "aten::mul", 2.0 + rank)
         tr.write(f"ranks/trace_rank{rank}.json")
+    for rank, tr in enumerate(ranks_nccl()):
+        tr.write(f"ranks_nccl/trace_rank{rank}.json")
 
 
 if __name__ == "__main__":

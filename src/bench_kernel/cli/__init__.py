@@ -35,6 +35,7 @@ _COMMANDS: dict[str, str] = {
     "sweep": "bench_kernel.cli.sweep:command",
     "compare": "bench_kernel.cli.compare:command",
     "history": "bench_kernel.cli.history:command",
+    "timeline": "bench_kernel.cli.timeline:command",
 }
 
 

@@ -14,7 +14,7 @@ __all__ = ["command"]
 
 _COLUMNS = [Column("launch", "Replay", "int"), Column("pos", "#", "int"), Column("short", "Kernel"),
             Column("dur_us", "Time", "duration_us"), Column("op", "Op"), Column("module", "Module"),
-            Column("where", "Python")]
+            Column("confidence", "Sure", "float"), Column("where", "Python")]
 
 
 @click.command("attribute")
@@ -37,5 +37,5 @@ def command(graph_trace: Path, capture: Path, rank: int | None, output: Output) 
         where = f"{files[-1].file}:{files[-1].line} {files[-1].function}" if files else None
         rows.append(dict(k.to_dict(), where=where))
     title = (f"{graph.path.name}: matched {att.matched} of {att.replayed_kernels} replayed kernels "
-             f"({100 * att.match_rate:.1f}%) against the {att.reference} of {ref.path.name}")
+             f"({100 * att.match_rate:.1f}%) against the {att.reference} of {ref.path.name} ({att.region})")
     emit(output, data=data, tables=Table(_COLUMNS, rows, title=title, notes=list(att.notes)))

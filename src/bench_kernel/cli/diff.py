@@ -39,7 +39,10 @@ def command(trace_a: Path, trace_b: Path, top: int, rank: int | None, steps_file
     data = {"trace_a": str(a.path), "trace_b": str(b.path), **d.to_dict()}
     unit = " per step" if d.per_step else ""
     title = f"{a.path.name} -> {b.path.name}: {d.total_us_a:.1f} -> {d.total_us_b:.1f} us{unit} ({d.delta_us:+.1f} us)"
+    moved = [r for r in d.kernels if r.status != "unchanged"]
+    notes = [f"{len(moved) - top} more changed kernels in --json"] if len(moved) > top else []
+    if len(moved) < len(d.kernels):
+        notes.append(f"{len(d.kernels) - len(moved)} kernels unchanged (same count and time; listed in --json)")
     tables = [Table(_columns("Category", d.per_step), [r.to_dict() for r in d.categories], title=title, notes=list(d.notes)),
-              Table(_columns("Kernel", d.per_step), [r.to_dict() for r in d.kernels[:top]],
-                    notes=[f"{len(d.kernels) - top} more kernels in --json"] if len(d.kernels) > top else [])]
+              Table(_columns("Kernel", d.per_step), [r.to_dict() for r in moved[:top]], notes=notes)]
     emit(output, data=data, tables=tables)

@@ -20,7 +20,8 @@ _COLUMNS = [Column("pos", "#", "int"), Column("short", "Kernel"), Column("catego
 @click.command("layers")
 @trace_argument()
 @click.option("--anchor", default=None, metavar="REGEX",
-              help="A kernel (regex over names) that runs once per layer; found automatically if omitted.")
+              help="A kernel (regex over raw or short names) that runs a fixed number of times per layer; "
+                   "found automatically if omitted.")
 @click.option("--step", type=click.Choice(["prefill", "decode", "mixed"]), default=None,
               help="Only steps of this phase (see 'bench-kernel phases').")
 @rank_option
@@ -40,4 +41,7 @@ def command(trace: Path, anchor: str | None, step: str | None, rank: int | None,
              f"(anchor {rep.anchor}, {rep.anchor_offset} before it); layer {rep.layer_total_us:.1f} us, "
              f"all layers {rep.total_us:.1f} us")
     notes = [f"left out {x.count}: {x.reason}" for x in rep.left_out]
+    if rep.anchor_per_unit > 1:
+        notes.insert(0, f"the anchor runs {rep.anchor_per_unit} times per unit: the period spans {rep.anchor_per_unit} "
+                        f"of its runs")
     emit(output, data=data, tables=Table(_COLUMNS, [p.to_dict() for p in rep.positions], title=title, notes=notes))

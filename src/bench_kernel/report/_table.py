@@ -114,8 +114,10 @@ def to_markdown(table: Table) -> str:
 def render_rich(table: Table, console: Any) -> None:
     """Print ``table`` on a rich ``Console`` (imported lazily by the caller)."""
     from rich.table import Table as RichTable
+    from rich.text import Text
 
-    rt = RichTable(title=table.title, title_justify="left", header_style="bold")
+    # Names from traces and user code are data: Text() keeps "[bold]" or "step[DECODE bs=32]" literal.
+    rt = RichTable(title=Text(table.title) if table.title else None, title_justify="left", header_style="bold")
     for c in table.columns:
         justify = c.justify or ("left" if c.hint == "text" else "right")
         # Numbers and headers never break mid-word; only text columns fold when space runs out.
@@ -123,7 +125,7 @@ def render_rich(table: Table, console: Any) -> None:
         rt.add_column(c.header, justify=justify, overflow="fold", no_wrap=numeric,
                       min_width=max(len(w) for w in c.header.split()) if c.header else None)
     for cells in _cells(table):
-        rt.add_row(*cells)
+        rt.add_row(*(Text(c) for c in cells))
     console.print(rt)
     for n in table.notes:
-        console.print(f"[dim]note:[/dim] {n}", highlight=False)
+        console.print(Text.assemble(("note:", "dim"), " ", n), highlight=False)

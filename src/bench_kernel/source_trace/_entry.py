@@ -32,19 +32,16 @@ def _paths(root: str | Path | None, doc_path: str | Path | None) -> tuple[Path, 
 
 
 def _kernel_rx(kernel: str | None) -> re.Pattern[str] | None:
-    if kernel is None:
-        return None
-    try:
-        return re.compile(kernel)
-    except re.error as e:
-        raise UsageError(f"--kernel {kernel!r} is not a valid regular expression: {e}") from e
+    from bench_kernel.trace import kernel_regex
+
+    return None if kernel is None else kernel_regex(kernel, "--kernel")
 
 
 def _keep(trace: Any, idx: list[int], rx: re.Pattern[str] | None) -> list[int]:
     if rx is None:
         return idx
-    return [i for i in idx if rx.search(trace.names[trace.kernels.name[i]])
-            or rx.search(trace.decoded(int(trace.kernels.name[i])).short)]
+    hit = set(trace.find_kernels(rx).tolist())  # the one rule: raw OR short name (trace/_match.py)
+    return [i for i in idx if i in hit]
 
 
 def _selection(kernel: str | None, module: str | None, top: int | None) -> str | None:

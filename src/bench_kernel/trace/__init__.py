@@ -19,11 +19,16 @@ no op of their own (their launch is the graph launch); ``attribute(graph_trace, 
 them the op, module and stack of the launch that was captured.
 """
 
+from bench_kernel.trace._collectives import CollectiveCall, CollectiveGroup, Collectives, collective_calls
+from bench_kernel.trace._launches import LaunchStats, QueueDepth
+from bench_kernel.trace._ranks import CollectiveSkew, RankRow, RanksReport, rank_files, timeline_ranks
+from bench_kernel.trace._timeline import Breakdown, StreamBusy, TimelineReport, timeline
 from bench_kernel.trace._attribute import AttributedKernel, Attribution, attribute
 from bench_kernel.trace._diff import DiffRow, TraceDiff, diff
 from bench_kernel.trace._inventory import Inventory, InventoryRow, MemoryOpRow, inventory
 from bench_kernel.trace._layers import LayerPosition, LayerReport, LeftOut, layers
 from bench_kernel.trace._load import find_rank_files, load_trace
+from bench_kernel.trace._match import kernel_regex
 from bench_kernel.trace._phases import PhaseReport, PhaseSummary, phases
 from bench_kernel.trace._records import MODULE_PREFIX, Frame, KernelRecord, LaunchRecord, OpRecord, Step, parse_frame
 from bench_kernel.trace._steps import find_steps, kernel_steps
@@ -34,6 +39,21 @@ __all__ = [
     "MODULE_PREFIX",
     "AttributedKernel",
     "Attribution",
+    "Breakdown",
+    "CollectiveCall",
+    "CollectiveGroup",
+    "CollectiveSkew",
+    "Collectives",
+    "LaunchStats",
+    "QueueDepth",
+    "RankRow",
+    "RanksReport",
+    "StreamBusy",
+    "TimelineReport",
+    "collective_calls",
+    "timeline",
+    "timeline_ranks",
+    "rank_files",
     "DiffRow",
     "Frame",
     "Inventory",
@@ -56,6 +76,7 @@ __all__ = [
     "find_rank_files",
     "find_steps",
     "inventory",
+    "kernel_regex",
     "kernel_steps",
     "layers",
     "load_step_rules",

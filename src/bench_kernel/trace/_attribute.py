@@ -10,9 +10,20 @@ with one inserted kernel) and copy op/module/stack across the matched pairs.
 Reference sequence: when the reference trace contains stream captures (``*StreamBeginCapture`` ..
 ``*StreamEndCapture``), the kernel launches inside each capture, named by the launch itself (ROCm
 records the kernel name on the launch event; CUDA does not) -- those kernels were recorded, not run,
-so a capture trace has almost no kernel events. Otherwise (an eager trace): its executed kernels.
+so a capture trace has almost no kernel events. Otherwise (an eager trace): its executed kernels --
+but only those inside the region a graph can have captured, when that can be told: with
+``nn.Module`` markers (``with_modules``/``with_stack``) each top-level module call (the model's
+forward) is one reference window, so sampling and logits processing between forwards, which a graph
+of the forward cannot contain, never match. Without markers the whole trace is one window and the
+result says so (``Attribution.region``).
+
 A replayed kernel counts as matched only when its name equals the reference's: the match rate is
-the share of replayed kernels that got an attribution this way, never a positional guess.
+the share of replayed kernels that got an attribution this way, never a positional guess. How sure
+a match is (``AttributedKernel.confidence``, 0..1) is how well the alignment around it agrees: of
+the (up to four) matched pairs next to it in the alignment, two before and two after, the share that
+lie within three kernels of it in the replay and keep its offset into the reference within one
+kernel (one inserted or missing kernel is allowed). A replay that is the captured sequence scores 1
+everywhere; a lone elementwise kernel aligned across a gap scores 0.
 """
 
 from __future__ import annotations
@@ -24,11 +35,11 @@ import numpy as np
 
 from bench_kernel.errors import TraceError
 from bench_kernel.trace._records import MODULE_PREFIX, Frame
-from bench_kernel.trace._steps import require_links
-from bench_kernel.trace._tables import LAUNCH_KINDS
+from bench_kernel.trace._steps import _by_module, require_links, steps_of
+from bench_kernel.trace._tables import LAUNCH_KINDS, StepRule
 from bench_kernel.trace._trace import Trace
 
-__all__ = ["AttributedKernel", "Attribution", "attribute", "lcs_pairs"]
+__all__ = ["AttributedKernel", "Attribution", "attribute", "lcs_pairs", "UNSURE_BELOW"]
 
 
 
@@ -50,9 +61,15 @@ class AttributedKernel:
     """Innermost ``nn.Module`` around the reference launch (e.g. ``LlamaAttention_3``), if recorded."""
     stack: tuple[Frame, ...]
     """Python frames of the reference launch, outermost first (empty when unmatched)."""
+    confidence: float
+    """0..1: how well the alignment around the match agrees with it (module docstring; 0 when unmatched)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+#: Matches below this confidence are counted (and flagged) as unsure.
+UNSURE_BELOW = 0.5
 
 
 @dataclass(frozen=True)
@@ -61,6 +78,8 @@ class Attribution:
 
     reference: str
     """capture (launches inside stream captures) | eager (executed kernels)."""
+    region: str
+    """What the reference windows are: captures | module forwards | whole trace (region unknown)."""
     reference_kernels: int
     reference_named: int
     """Reference entries whose kernel name is known (CUDA captures record none)."""
@@ -69,6 +88,8 @@ class Attribution:
     matched: int
     match_rate: float
     """matched / replayed_kernels (0 when nothing was replayed)."""
+    unsure: int
+    """Matched kernels with a confidence below :data:`UNSURE_BELOW`."""
     kernels: tuple[AttributedKernel, ...]
     notes: tuple[str, ...]
 
@@ -82,7 +103,7 @@ class _Entry:
     launch: int  # index into the reference trace's launches, -1 when none
 
 
-def _reference(ref: Trace) -> tuple[str, list[list[_Entry]]]:
+def _reference(ref: Trace) -> tuple[str, str, list[list[_Entry]]]:
     L = ref.launches
     kinds = ref.launch_kind
     begin, end = (np.flatnonzero(kinds == LAUNCH_KINDS.index(k)) for k in ("capture_begin", "capture_end"))
@@ -97,9 +118,24 @@ def _reference(ref: Trace) -> tuple[str, list[list[_Entry]]]:
                                    & (L.start_us[kernel_launch] > L.start_us[b]) & (L.start_us[kernel_launch] < stop)]
             inside = inside[np.argsort(L.start_us[inside], kind="stable")]
             windows.append([_Entry(_launch_kernel_name(ref, int(j), executed), int(j)) for j in inside])
-        return "capture", [w for w in windows if w]
+        return "capture", "captures", [w for w in windows if w]
     seq = [_Entry(ref.names[int(n)], int(j)) for n, j in zip(ref.kernels.name, ref.kernel_launch)]
-    return "eager", [seq] if seq else []
+    forwards = _by_module(ref, StepRule("model_module", "module"))
+    if forwards:
+        which = steps_of(ref.host_time_us, forwards)
+        windows = [[seq[i] for i in np.flatnonzero(which == k)] for k in range(len(forwards))]
+        return "eager", "module forwards", [w for w in windows if w]
+    return "eager", "whole trace", [seq] if seq else []
+
+
+def _confidence(pairs: list[tuple[int, int]], n: int) -> dict[int, float]:
+    """Per matched replay position: the share of its alignment neighbours that agree with it (module doc)."""
+    out = {}
+    for k, (i, j) in enumerate(pairs):
+        near = pairs[max(k - 2, 0):k] + pairs[k + 1:k + 3]
+        agree = sum(abs(i2 - i) <= 3 and abs((j2 - j) - (i2 - i)) <= 1 for i2, j2 in near)
+        out[i] = agree / len(near) if near else (1.0 if n == 1 else 0.0)
+    return out
 
 
 def _launch_kernel_name(ref: Trace, j: int, executed: dict[int, int]) -> str | None:
@@ -165,12 +201,16 @@ def attribute(graph: Trace, reference: Trace) -> Attribution:
     if not replays:
         raise TraceError(f"{graph.path}: no kernel was replayed from a CUDA/HIP graph (none carries the "
                          f"correlation id of a graph launch); nothing to attribute")
-    kind, windows = _reference(reference)
+    kind, region, windows = _reference(reference)
     named = sum(e.name is not None for w in windows for e in w)
     notes = []
     if not named:
         notes.append(f"{reference.path.name}: no kernel names for its launches (CUDA capture records none); "
                      f"pass an eager trace of the same model instead")
+    if region == "whole trace":
+        notes.append(f"{reference.path.name} has no nn.Module markers, so the region a graph can capture cannot be "
+                     f"told: kernels may match code outside the model forward (sampling, logits processing); "
+                     f"record the eager trace with with_stack=True or with_modules=True")
     out: list[AttributedKernel] = []
     matched = 0
     codes: dict[str, int] = {}
@@ -180,10 +220,12 @@ def attribute(graph: Trace, reference: Trace) -> Attribution:
         names = [graph.names[int(n)] for n in graph.kernels.name[idx]]
         mine = np.array([codes.get(n, -2) for n in names], dtype=np.int64)  # -2: in no reference
         pairs: dict[int, _Entry] = {}
+        sure: dict[int, float] = {}
         for w, rc in zip(windows, ref_codes):
             found = lcs_pairs(mine, rc)
             if len(found) > len(pairs):
                 pairs = {i: w[j] for i, j in found}
+                sure = _confidence(found, len(mine))
         for pos, i in enumerate(idx.tolist()):
             e = pairs.get(pos)
             op = module = None
@@ -196,8 +238,12 @@ def attribute(graph: Trace, reference: Trace) -> Attribution:
                 module = mods[-1] if mods else None
             d = graph.decoded(int(graph.kernels.name[i]))
             out.append(AttributedKernel(g, pos, i, d.name, d.short, float(graph.kernels.dur_us[i]), e is not None,
-                                        op, module, stack))
+                                        op, module, stack, sure.get(pos, 0.0) if e is not None else 0.0))
             matched += e is not None
     total = len(out)
-    return Attribution(kind, sum(len(w) for w in windows), named, len(replays), total, matched,
-                       matched / total if total else 0.0, tuple(out), tuple(notes))
+    unsure = sum(k.matched and k.confidence < UNSURE_BELOW for k in out)
+    if unsure:
+        notes.append(f"{unsure} of {matched} matches have a confidence below {UNSURE_BELOW:g} (a name match whose "
+                     f"neighbours align elsewhere): treat their op and stack as a guess")
+    return Attribution(kind, region, sum(len(w) for w in windows), named, len(replays), total, matched,
+                       matched / total if total else 0.0, unsure, tuple(out), tuple(notes))

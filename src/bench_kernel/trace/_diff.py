@@ -26,7 +26,7 @@ class DiffRow:
 
     key: str
     status: str
-    """changed | new (only in B) | vanished (only in A)."""
+    """unchanged (same count and time) | changed | new (only in B) | vanished (only in A)."""
     count_a: float
     count_b: float
     total_us_a: float
@@ -71,7 +71,13 @@ def _rows(a: dict[str, tuple[float, float]], b: dict[str, tuple[float, float]]) 
     for key in a.keys() | b.keys():
         ca, ta = a.get(key, (0.0, 0.0))
         cb, tb = b.get(key, (0.0, 0.0))
-        status = "new" if key not in a else ("vanished" if key not in b else "changed")
+        if key not in a or key not in b:
+            status = "new" if key not in a else "vanished"
+        else:
+            # Per-step figures are float means: equal within rounding is equal (a trace against itself).
+            same = math.isclose(ca, cb, rel_tol=1e-12, abs_tol=1e-12) and math.isclose(ta, tb, rel_tol=1e-12,
+                                                                                          abs_tol=1e-9)
+            status = "unchanged" if same else "changed"
         rows.append(DiffRow(key, status, ca, cb, ta, tb, tb - ta, 100.0 * (tb - ta) / ta if ta else None))
     rows.sort(key=lambda r: (-abs(r.delta_us), r.key))
     return tuple(rows)

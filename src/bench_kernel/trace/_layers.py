@@ -7,7 +7,10 @@ attention kernel, typically), either chosen automatically or named with ``anchor
 1. Sequences: the kernels of each step (steps from ``data/steps.json``; kernels of one step only,
    so a unit never spans two steps), else the whole trace as one sequence.
 2. For a candidate anchor, the period P is the most common distance between its consecutive
-   occurrences. A unit is the P kernels starting ``offset`` positions before an occurrence; units
+   occurrences -- or between every m-th one, for an anchor that runs m times per unit (a GEMM
+   that serves both attention and MLP runs twice per layer). With ``anchor`` given, m = 1..8 are
+   tried and the m that covers the most kernels with kept units wins (ties: more units, i.e. the
+   smaller m); when no m gives two matching units the anchor is refused, saying so. A unit is the P kernels starting ``offset`` positions before an occurrence; units
    whose anchor distance differs from P (a layer of another length), whose kernel sequence differs
    from the most common one, or that are cut off by a step's start/end are left out, with the reason.
 3. The automatic anchor maximises the kernels covered by kept units (ties: more units, i.e. the
@@ -24,7 +27,6 @@ every two layers; the unit found is then a pair of layers and ``layer_count`` co
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
@@ -32,6 +34,7 @@ from typing import Any, Callable
 import numpy as np
 
 from bench_kernel.errors import TraceError, UsageError
+from bench_kernel.trace._match import kernel_regex, matching_kernel_names
 from bench_kernel.trace._phases import classify_steps
 from bench_kernel.trace._steps import find_steps, kernel_steps
 from bench_kernel.trace._tables import PHASES, StepRules
@@ -80,6 +83,8 @@ class LayerReport:
     """The anchor kernel's short name (``|``-joined when a regex matched several names)."""
     anchor_offset: int
     """Positions of the unit before the anchor kernel."""
+    anchor_per_unit: int
+    """How many times the anchor runs in one unit (1 for an automatic anchor)."""
     layer_total_us: float
     """Mean kernel time of one unit: the sum of the positions' means."""
     total_us: float
@@ -128,10 +133,11 @@ def _sequences(trace: Trace, step: str | None, rules: StepRules | None) -> list[
 
 
 def _fit(ids: list[np.ndarray], anchor_ids: np.ndarray, offset: int | None,
-         depth: Callable[[_Fit], float] | None = None) -> _Fit | None:
-    """Units for one anchor class (name ids); ``offset=None`` searches the best offset, breaking ties
-    with ``depth`` (lower is better) when given, else by the smaller offset."""
-    occ = [np.flatnonzero(np.isin(s, anchor_ids)) for s in ids]
+         depth: Callable[[_Fit], float] | None = None, per_unit: int = 1) -> _Fit | None:
+    """Units for one anchor class (name ids) that runs ``per_unit`` times per unit; ``offset=None``
+    searches the best offset, breaking ties with ``depth`` (lower is better) when given, else by the
+    smaller offset."""
+    occ = [np.flatnonzero(np.isin(s, anchor_ids))[::per_unit] for s in ids]
     gaps = Counter(int(g) for o in occ for g in np.diff(o))
     if not gaps:
         return None
@@ -193,23 +199,45 @@ def _units(ids: list[np.ndarray], occ: list[np.ndarray], period: int, r: int) ->
     return _Fit(period, r, units, signature, left)
 
 
+#: An anchor given by the user may run up to this many times per repeating unit.
+MAX_ANCHOR_PER_UNIT = 8
+
+
+def _score(fit: _Fit) -> tuple[int, int, int]:
+    """Kernels covered by kept units, then more units (a smaller period)."""
+    return len(fit.units) * fit.period, len(fit.units), -fit.period
+
+
+def _user_anchor(trace: Trace, seqs: list[np.ndarray], ids: list[np.ndarray], anchor: str
+                 ) -> tuple[_Fit, np.ndarray, int]:
+    """The anchor the user named (the raw-or-short name rule of ``_match``), and how often it runs per unit."""
+    hit = matching_kernel_names(trace, kernel_regex(anchor, "--anchor"))
+    if not len(hit):
+        present = np.unique(trace.kernels.name)
+        sample = ", ".join(trace.decoded(int(u)).short[:40] for u in present[:5])
+        raise UsageError(f"--anchor {anchor!r} matches none of the {len(present)} kernel names (e.g. {sample})")
+    # Each m is judged at its best offset: at offset 0 a unit that starts mid-layer loses the layers cut
+    # by the step's ends, and a wrong m can then look better than the right one.
+    fits = [(f, m) for m in range(1, MAX_ANCHOR_PER_UNIT + 1)
+            if (f := _fit(ids, hit, offset=None, per_unit=m)) is not None and len(f.units) >= 2]
+    if not fits:
+        runs = int(sum(np.isin(s, hit).sum() for s in ids))
+        raise TraceError(f"--anchor {anchor!r}: its kernels run {runs} times, but no repeating unit of kernels was "
+                         f"found around them with 1 to {MAX_ANCHOR_PER_UNIT} runs per unit; name a kernel that runs a "
+                         f"fixed number of times per layer, or drop --anchor")
+    fit, m = max(fits, key=lambda fm: _score(fm[0]))
+    has_modules = trace.links and len(trace.python) > 0
+    best = _fit(ids, hit, offset=None, depth=_module_depth(trace, seqs) if has_modules else None, per_unit=m)
+    assert best is not None
+    return best, hit, m
+
+
 def _choose(trace: Trace, seqs: list[np.ndarray], ids: list[np.ndarray], anchor: str | None
-            ) -> tuple[_Fit, np.ndarray]:
-    names = trace.kernels.name
+            ) -> tuple[_Fit, np.ndarray, int]:
     if anchor is not None:
-        try:
-            rx = re.compile(anchor)
-        except re.error as e:
-            raise UsageError(f"--anchor {anchor!r} is not a valid regex: {e}") from None
-        present = np.unique(names)
-        hit = [int(u) for u in present if rx.search(trace.names[u])]
-        if not hit:
-            sample = ", ".join(trace.decoded(int(u)).short[:40] for u in present[:5])
-            raise UsageError(f"--anchor {anchor!r} matches none of the {len(present)} kernel names (e.g. {sample})")
-        classes = [np.array(hit)]
-    else:
-        counts = Counter(int(x) for s in ids for x in s)
-        classes = [np.array([u]) for u, c in counts.items() if c >= 2]
+        return _user_anchor(trace, seqs, ids, anchor)
+    counts = Counter(int(x) for s in ids for x in s)
+    classes = [np.array([u]) for u, c in counts.items() if c >= 2]
     best: tuple[tuple, _Fit, np.ndarray] | None = None
     all_ids = np.concatenate(ids)
     all_dur = trace.kernels.dur_us[np.concatenate(seqs)]
@@ -228,14 +256,15 @@ def _choose(trace: Trace, seqs: list[np.ndarray], ids: list[np.ndarray], anchor:
     has_modules = trace.links and len(trace.python) > 0
     fit = _fit(ids, cls, offset=None, depth=_module_depth(trace, seqs) if has_modules else None)
     assert fit is not None
-    return fit, cls
+    return fit, cls, 1
 
 
 def layers(trace: Trace, *, anchor: str | None = None, step: str | None = None,
            rules: StepRules | None = None) -> LayerReport:
     """Find the repeating per-layer kernel sequence (see the module docstring for the method).
 
-    ``anchor`` is a regex over kernel names for a kernel that runs once per layer; ``step``
+    ``anchor`` is a regex over kernel names (raw or short) for a kernel that runs a fixed number of
+    times per layer (1 to :data:`MAX_ANCHOR_PER_UNIT`); ``step``
     (prefill | decode | mixed) keeps only steps of that phase. Times are microseconds.
     """
     if not trace.kernel_count:
@@ -244,7 +273,7 @@ def layers(trace: Trace, *, anchor: str | None = None, step: str | None = None,
     if not seqs:
         raise TraceError(f"{trace.path}: none of its {trace.kernel_count} kernels was launched inside a step")
     ids = [trace.kernels.name[s] for s in seqs]
-    fit, anchor_ids = _choose(trace, seqs, ids, anchor)
+    fit, anchor_ids, per_unit = _choose(trace, seqs, ids, anchor)
     P = fit.period
     dur = np.array([trace.kernels.dur_us[seqs[q][s:s + P]] for q, s in fit.units])  # (units, P)
     positions = []
@@ -257,6 +286,6 @@ def layers(trace: Trace, *, anchor: str | None = None, step: str | None = None,
     # STYLE habit 8: the per-position means add up to the mean unit, and x units to the kept total.
     assert math.isclose(layer_total * len(fit.units), total, rel_tol=1e-9, abs_tol=1e-6)
     anchor_names = sorted({trace.decoded(int(i)).short for i in anchor_ids if int(i) in set(fit.signature)})
-    return LayerReport(P, len(fit.units), " | ".join(anchor_names), fit.offset, layer_total, total,
+    return LayerReport(P, len(fit.units), " | ".join(anchor_names), fit.offset, per_unit, layer_total, total,
                        tuple(positions), tuple(LeftOut(n, why) for why, n in fit.left_out.most_common()),
                        len(seqs), tuple(int(seqs[q][s]) for q, s in fit.units), step)

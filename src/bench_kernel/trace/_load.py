@@ -24,6 +24,7 @@ from bench_kernel.trace._records import MODULE_PREFIX
 from bench_kernel.trace._tables import arg_fields
 from bench_kernel.trace._trace import (
     AnnotationTable,
+    CommTable,
     KernelTable,
     LaunchTable,
     MemopTable,
@@ -123,7 +124,7 @@ class _Builder:
         self.wanted = set(_TABLE_OF.values()) if links else {"kernel", "memop"}
         self.names: dict[str, int] = {}
         self.parts: dict[str, dict[str, list]] = {k: {} for k in
-                                                  ("kernel", "launch", "op", "annotation", "memop", "python")}
+                                                  ("kernel", "launch", "op", "annotation", "memop", "python", "comm")}
         self.counts: dict[str, int] = {}
 
     def intern(self, names: list) -> np.ndarray:
@@ -159,6 +160,7 @@ class _Builder:
 
     def _kernel(self, evs: list, cat: str) -> None:
         a = _field(evs, "args")
+        self._comms(evs, a, on_kernel=True)
         self.put("kernel", **self.common(evs), stream=_ints(_field(a, "stream")),
                  device=_ints(_field(a, "device")), correlation=_ints(_field(a, "correlation")),
                  external_id=_ints(_field(a, "external_id")), grid=_int3(_field(a, "grid")),
@@ -175,12 +177,29 @@ class _Builder:
 
     def _op(self, evs: list, cat: str) -> None:
         a = _field(evs, "args")
+        self._comms(evs, a, on_kernel=False)
         cols = dict(self.common(evs), pid=_ints(_field(evs, "pid")), tid=_ints(_field(evs, "tid")),
                     external_id=_ints(_field(a, "external_id")))
         if self.shapes:
             cols["input_dims"] = _objects(_field(a, "input_dims"))
             cols["input_types"] = _objects(_field(a, "input_types"))
         self.put("op", **cols)
+
+    def _comms(self, evs: list, a: list, on_kernel: bool) -> None:
+        """Keep the few events that carry collective metadata (one C-level pass to find them)."""
+        has = [c is not None for c in _field(a, "collective")]
+        if not any(has):
+            return
+        evs, a = list(compress(evs, has)), list(compress(a, has))
+        ranks = [r if r is None or type(r) is str else ", ".join(map(str, r)).join("[]") if isinstance(r, list)
+                 else str(r) for r in _field(a, "pg_ranks")]
+        strs = {k: self.intern([v if type(v) is str else None for v in _field(a, k)])
+                for k in ("collective", "comm_dtype", "pg_name", "pg_desc")}
+        self.put("comm", **self.common(evs), pid=_ints(_field(evs, "pid")), tid=_ints(_field(evs, "tid")),
+                 on_kernel=np.full(len(evs), on_kernel), correlation=_ints(_field(a, "correlation")),
+                 external_id=_ints(_field(a, "external_id")), in_msg_nelems=_ints(_field(a, "in_msg_nelems")),
+                 out_msg_nelems=_ints(_field(a, "out_msg_nelems")), group_size=_ints(_field(a, "group_size")),
+                 pg_ranks=self.intern(ranks), **strs)
 
     def _annotation(self, evs: list, cat: str) -> None:
         self.put("annotation", **self.common(evs), pid=_ints(_field(evs, "pid")), tid=_ints(_field(evs, "tid")),
@@ -317,7 +336,10 @@ def load_trace(path: str | Path, rank: int | None = None, *, links: bool = True,
     memops = _build(b, MemopTable, "memop", dict(_BASE, stream=_I, device=_I, correlation=_I, bytes=_I,
                                                  kind=(np.int8, ())))
     python = _build(b, PythonTable, "python", dict(_BASE, pid=_I, tid=_I))
+    comms = _build(b, CommTable, "comm", dict(_BASE, pid=_I, tid=_I, on_kernel=(np.bool_, ()), correlation=_I,
+                                              external_id=_I, collective=_N, in_msg_nelems=_I, out_msg_nelems=_I,
+                                              group_size=_I, comm_dtype=_N, pg_name=_N, pg_desc=_N, pg_ranks=_N))
     return Trace(path=file, rank=file_rank, metadata=reader.metadata, names=names, kernels=kernels,
-                 launches=launches, ops=ops, annotations=annotations, memops=memops, python=python,
+                 launches=launches, ops=ops, annotations=annotations, memops=memops, python=python, comms=comms,
                  event_counts=dict(b.counts), event_total=reader.count, links=links, shapes=shapes,
                  stacks=stacks)

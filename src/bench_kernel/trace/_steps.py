@@ -13,8 +13,7 @@ from bench_kernel.trace._records import MODULE_PREFIX, Step
 from bench_kernel.trace._tables import LAUNCH_KINDS, StepRule, StepRules, load_step_rules
 from bench_kernel.trace._trace import Trace
 
-__all__ = ["find_steps", "kernel_steps", "require_links"]
-
+__all__ = ["find_steps", "kernel_steps", "steps_of", "require_links"]
 
 
 def require_links(trace: Trace, what: str) -> None:
@@ -94,7 +93,11 @@ def find_steps(trace: Trace, rules: StepRules | None = None) -> list[Step]:
 
 def kernel_steps(trace: Trace, steps: list[Step]) -> np.ndarray:
     """Per kernel: the index of the step whose interval contains its launch, or -1."""
-    t = trace.host_time_us
+    return steps_of(trace.host_time_us, steps)
+
+
+def steps_of(t: np.ndarray, steps: list[Step]) -> np.ndarray:
+    """Per host time in ``t`` (microseconds): the index of the step whose interval contains it, or -1."""
     if not steps:
         return np.full(len(t), -1, dtype=np.int64)
     starts = np.array([s.start_us for s in steps])

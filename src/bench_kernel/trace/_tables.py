@@ -25,15 +25,19 @@ __all__ = [
     "StepRules",
     "launch_apis",
     "launch_kinds",
+    "Collective",
+    "collectives",
     "arg_fields",
     "load_step_rules",
     "parse_step_rules",
 ]
 
 #: What a host API call does; see ``data/launch_apis.tsv``.
-LAUNCH_KINDS = ("kernel", "graph", "memcpy", "memset", "sync", "capture_begin", "capture_end")
+#: Appended only: a kind's index is stored per launch (``Trace.launch_kind``).
+LAUNCH_KINDS = ("kernel", "graph", "memcpy", "memset", "sync", "capture_begin", "capture_end", "memcpy_sync",
+                "stream_wait")
 _ARG_TYPES = ("int", "int3", "str", "json")
-_ARG_GROUPS = ("core", "shapes")
+_ARG_GROUPS = ("core", "shapes", "comms")
 _RULE_KINDS = ("annotation", "module", "graph_launch")
 PHASES = ("prefill", "decode", "mixed")
 _PKG = "bench_kernel.trace"
@@ -72,6 +76,46 @@ def launch_kinds() -> dict[str, str]:
     return {name: kind for name, (kind, _) in launch_apis().items()}
 
 
+#: Bus-bandwidth factors of nccl-tests by the text written in ``data/collectives.tsv``.
+BUS_FACTORS = {"2(n-1)/n": lambda n: 2.0 * (n - 1) / n, "(n-1)/n": lambda n: (n - 1) / n, "1": lambda n: 1.0,
+               "-": None}
+
+
+@dataclass(frozen=True)
+class Collective:
+    """One row of ``data/collectives.tsv``."""
+
+    name: str
+    """all_reduce | reduce_scatter | all_gather | all_to_all | broadcast | reduce | send_recv | ..."""
+    bus_factor: str
+    """The nccl-tests factor as written (``2(n-1)/n``); ``-`` when there is no bus bandwidth."""
+    match: re.Pattern[str]
+
+    def busbw_factor(self, n: int) -> float | None:
+        """busbw / algbw for a group of ``n`` ranks (``None``: not defined, or n < 1)."""
+        f = BUS_FACTORS[self.bus_factor]
+        return None if f is None or n < 1 else f(n)
+
+
+@lru_cache(maxsize=1)
+def collectives() -> tuple[Collective, ...]:
+    """The collective name rules from ``data/collectives.tsv``, in order (first match wins)."""
+    out = []
+
+    def check(row: dict[str, str], where: str) -> None:
+        _nonempty(row, where)
+        name, factor, pattern = row["collective"], row["bus_factor"], row["match"]
+        if factor not in BUS_FACTORS:
+            raise InputError(f"{where}: bus_factor {factor!r} of {name!r} must be one of {tuple(BUS_FACTORS)}")
+        try:
+            out.append(Collective(name, factor, re.compile(pattern, re.IGNORECASE)))
+        except re.error as e:
+            raise InputError(f"{where}: match {pattern!r} of {name!r} is not a regular expression: {e}") from None
+
+    read_package_tsv(_PKG, "collectives.tsv", ("collective", "bus_factor", "match"), check)
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class ArgField:
     """One Kineto ``args`` key the loader decodes."""
@@ -83,7 +127,8 @@ class ArgField:
     type: str
     """``int`` | ``int3`` | ``str`` | ``json``."""
     group: str
-    """``core`` (always decoded) or ``shapes`` (only with ``shapes=True``)."""
+    """``core`` (always decoded), ``shapes`` (only with ``shapes=True``) or ``comms`` (collective
+    metadata, kept only for the events that carry it)."""
 
 
 @lru_cache(maxsize=1)

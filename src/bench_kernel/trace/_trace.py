@@ -23,7 +23,8 @@ from bench_kernel.trace._intervals import IntervalForest
 from bench_kernel.trace._records import MODULE_PREFIX, Frame, KernelRecord, LaunchRecord, OpRecord, parse_frame
 from bench_kernel.trace._tables import LAUNCH_KINDS, launch_apis, launch_kinds
 
-__all__ = ["Trace", "KernelTable", "LaunchTable", "OpTable", "AnnotationTable", "MemopTable", "PythonTable"]
+__all__ = ["Trace", "KernelTable", "LaunchTable", "OpTable", "AnnotationTable", "MemopTable", "PythonTable",
+           "CommTable"]
 
 
 class _Table:
@@ -107,6 +108,27 @@ class AnnotationTable(_OnHost):
 
 
 @dataclass(frozen=True)
+class CommTable(_OnHost):
+    """Events that carry collective metadata (``Collective name``, ``In msg nelems``, ...): the
+    ``record_param_comms`` CPU ops and, in newer PyTorch, the NCCL kernels themselves. Missing
+    integers are -1 and missing strings -1 ids."""
+
+    on_kernel: np.ndarray
+    """True for a kernel event (its ``correlation`` is the kernel's), False for a CPU op."""
+    correlation: np.ndarray
+    external_id: np.ndarray
+    collective: np.ndarray
+    in_msg_nelems: np.ndarray
+    out_msg_nelems: np.ndarray
+    group_size: np.ndarray
+    comm_dtype: np.ndarray
+    pg_name: np.ndarray
+    pg_desc: np.ndarray
+    pg_ranks: np.ndarray
+    """Name ids; ``Process Group Ranks`` as written ("[0, 1]"), lists joined the same way."""
+
+
+@dataclass(frozen=True)
 class PythonTable(_OnHost):
     """``python_function`` events (only the ``nn.Module:`` markers unless loaded with stacks)."""
 
@@ -140,8 +162,8 @@ class Trace:
 
     def __init__(self, *, path: Path, rank: int | None, metadata: dict[str, Any], names: list[str],
                  kernels: KernelTable, launches: LaunchTable, ops: OpTable, annotations: AnnotationTable,
-                 memops: MemopTable, python: PythonTable, event_counts: dict[str, int], event_total: int,
-                 links: bool, shapes: bool, stacks: bool) -> None:
+                 memops: MemopTable, python: PythonTable, comms: CommTable, event_counts: dict[str, int],
+                 event_total: int, links: bool, shapes: bool, stacks: bool) -> None:
         order = np.argsort(kernels.start_us, kind="stable")
         self.path = path
         self.rank = rank
@@ -155,6 +177,8 @@ class Trace:
         self.annotations = annotations
         self.memops = memops.take(np.argsort(memops.start_us, kind="stable"))
         self.python = python
+        #: Collective metadata (record_param_comms ops, NCCL kernels), in file order.
+        self.comms = comms
         #: Events per ``cat`` as read from the file.
         self.event_counts = event_counts
         self.event_total = event_total
@@ -206,6 +230,11 @@ class Trace:
     def kernel_launch(self) -> np.ndarray:
         """Per kernel: index of its launch event (same ``correlation``), or -1."""
         return _Lookup(self.launches.correlation).find(self.kernels.correlation)
+
+    @cached_property
+    def memop_launch(self) -> np.ndarray:
+        """Per memcpy/memset: index of the host call that started it (same ``correlation``), or -1."""
+        return _Lookup(self.launches.correlation).find(self.memops.correlation)
 
     @cached_property
     def graph_launched(self) -> np.ndarray:
@@ -350,11 +379,13 @@ class Trace:
             launch=self.launch(j) if j >= 0 else None, op=self.op(k) if k >= 0 else None,
             stack=self.stack(i) if stack else None)
 
-    def find_kernels(self, pattern: str) -> np.ndarray:
-        """Indices (start-time order) of the kernels whose name matches the regex ``pattern``."""
-        rx = re.compile(pattern)
-        hit = np.array([bool(rx.search(n)) for n in self.names] or [False])
-        return np.flatnonzero(hit[self.kernels.name]) if len(self.kernels) else np.zeros(0, np.int64)
+    def find_kernels(self, pattern: str | re.Pattern[str]) -> np.ndarray:
+        """Indices (start-time order) of the kernels whose raw or short name matches the regex ``pattern``
+        (the one matching rule, ``_match.py``)."""
+        from bench_kernel.trace._match import matching_kernel_names
+
+        rx = re.compile(pattern) if isinstance(pattern, str) else pattern
+        return np.flatnonzero(np.isin(self.kernels.name, matching_kernel_names(self, rx)))
 
     def iter_kernels(self, *, stack: bool = False) -> Iterator[KernelRecord]:
         """Every kernel as a :class:`KernelRecord`, in start-time order."""
