@@ -27,12 +27,15 @@ def test_summary_counts_the_kernels_of_each_step(recorded):
     assert s.steps == 4 and s.kernels_per_step == 2  # the GEMM and the SiLU
     assert {r.category for r in s.top.rows} == {"gemm", "activation"}
     assert s.device_us_per_step == pytest.approx(sum(r.total_us for r in s.top.rows))
+    # the timeline's verdict on the recording: eager single-op steps are launch/host-bound or busy
+    assert s.diagnosis and "GPU busy" in s.diagnosis
 
 
 @pytest.mark.parametrize("command,expect", [
     (["inventory", "--per-step", "{t}"], "2 kernels"),
     (["phases", "{t}"], "│ unknown       │     4 │"),  # 4 steps of one shape: not told apart, all counted
     (["source-trace", "--step", "0", "--trace", "{t}"], "## Path 2: `silu` (activation)"),
+    (["timeline", "{t}"], "GPU busy"),
 ])
 def test_every_trace_command_reads_it(run_cli, recorded, command, expect):
     r = run_cli(*[a.format(t=recorded) for a in command])

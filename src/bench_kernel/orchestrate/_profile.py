@@ -64,8 +64,10 @@ class ProfileSummary:
 
 
 def _diagnosis(trace: Any) -> str | None:
-    """The one-line diagnosis for the summary (None where no analysis gives one)."""
-    return None
+    """The timeline's one-line diagnosis of the whole recording (is the GPU busy, and if not, why)."""
+    from bench_kernel.trace import timeline
+
+    return timeline(trace).overall.diagnosis or None
 
 
 def summarize_profile(path: str | Path, *, top: int = 10) -> ProfileSummary:
