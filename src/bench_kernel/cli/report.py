@@ -1,0 +1,66 @@
+"""``bench-kernel report INPUT... -o report.html``: one self-contained HTML report."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import click
+
+from bench_kernel.cli._common import dumps
+from bench_kernel.errors import UsageError
+
+__all__ = ["command"]
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder: an existing file
+    is replaced whole or not at all (``-o`` never destroys a file on failure)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@click.command("report")
+@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
+@click.option("-o", "--output", "output_path", required=True, type=click.Path(path_type=Path),
+              help="The HTML file to write (.html or .htm).")
+@click.option("--title", default=None, help="The report's title (default: 'bench-kernel report').")
+@click.option("--top", type=click.IntRange(min=1), default=25, show_default=True,
+              help="Kernels listed per trace (the longest by total time).")
+@click.option("--json", "as_json", is_flag=True, help="Print what was written (path, size, inputs) as JSON.")
+def command(inputs: tuple[str, ...], output_path: Path, title: str | None, top: int, as_json: bool) -> None:
+    """Write a self-contained HTML report of INPUT...: --json result files of run or sweep, and
+    Kineto traces (.json, .json.gz).
+
+    Sections, as the inputs allow: a summary (device, driver, versions, date, commit, what to
+    distrust), the results table (click a header to sort), roofline plots (inline SVG), the
+    per-kernel breakdown of each case, and per trace its kernel inventory, phases and layers.
+    The file needs no network to view: send it, attach it, print it to PDF.
+    """
+    from bench_kernel.report import REPORT_FORMATS, TraceInput, load_inputs, render_report
+
+    if output_path.suffix.lower() not in REPORT_FORMATS:
+        raise UsageError(f"-o {str(output_path)!r}: the report is HTML, so the file must end in "
+                         f"{' or '.join(REPORT_FORMATS)} (got {output_path.suffix or 'no extension'!r}); "
+                         f"for a PDF, open the HTML in a browser and print it")
+    if output_path.is_dir():
+        raise UsageError(f"-o {str(output_path)!r} is a directory; give a file name ending in .html")
+    if not output_path.parent.is_dir():
+        raise UsageError(f"-o {str(output_path)!r}: the folder {str(output_path.parent)!r} does not exist")
+    loaded = load_inputs(inputs, top=top)
+    html = render_report(loaded, title=title)
+    _write_atomic(output_path, html)
+    if as_json:
+        click.echo(dumps({"output": str(output_path), "bytes": len(html.encode("utf-8")),
+                          "inputs": [{"label": i.label, "source": i.source, "kind": "trace" if isinstance(i, TraceInput) else "results"}
+                                     for i in loaded]}))
+    else:
+        click.echo(f"report: {output_path} ({len(html.encode('utf-8')) / 1024:.0f} KiB, "
+                   f"{len(loaded)} input(s))", err=True)

@@ -1,0 +1,84 @@
+"""The HTML report: summary, results, plots, per-kernel breakdown and trace sections, as the
+inputs allow, in one self-contained file (see ``_html_page`` for what self-contained means)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+from bench_kernel.errors import InputError
+from bench_kernel.report._html import Markup, el, join
+from bench_kernel.report._html_page import Section, page
+from bench_kernel.report._html_table import html_table
+from bench_kernel.report._inputs import ResultsInput, TraceInput, results_from_output
+from bench_kernel.report._report_results import kernels_section, results_section, roofline_plots
+from bench_kernel.report._report_summary import summary_section
+from bench_kernel.report._report_trace import trace_section
+from bench_kernel.report._table import Table
+
+__all__ = ["render_report", "html_for_output", "REPORT_FORMATS"]
+
+#: What ``report -o`` (and ``-o`` of the table commands, for the report) writes.
+REPORT_FORMATS = (".html", ".htm")
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("bench-kernel")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _notes(notes: Sequence[str]) -> Markup | None:
+    return el("ul", {"class": "muted"}, *(el("li", None, n) for n in notes)) if notes else None
+
+
+def render_report(inputs: Sequence[ResultsInput | TraceInput], *, title: str | None = None,
+                  generated_at: str | None = None) -> str:
+    """The whole HTML document for ``inputs`` (see ``load_inputs``).
+
+    generated_at: the date printed in the page (ISO 8601; default now): fixed in tests so the
+        same inputs give the same bytes.
+    """
+    results = [i for i in inputs if isinstance(i, ResultsInput)]
+    traces = [i for i in inputs if isinstance(i, TraceInput)]
+    sections = [Section("summary", "Summary", summary_section(inputs))]
+    if results:
+        sections.append(Section("results", "Results", results_section(results)))
+        plots, plot_notes = roofline_plots(results)
+        if plots or plot_notes:
+            sections.append(Section("plots", "Plots", join([*plots, _notes(plot_notes)])))
+        kernels = kernels_section(results)
+        if kernels is not None:
+            sections.append(Section("kernels", "Per-kernel breakdown", kernels))
+    for i, t in enumerate(traces, 1):
+        sections.append(Section(f"trace-{i}", f"Trace: {t.label}", trace_section(t)))
+    when = generated_at or _now()
+    names = ", ".join(i.label for i in inputs)
+    subtitle = f"{len(inputs)} input(s): {names} · generated {when}"
+    footer = (f"Made by bench-kernel {_version()} on {when}. One self-contained file: it opens without "
+              f"network, and its plots are inline SVG.")
+    return page(title or "bench-kernel report", subtitle, sections, footer)
+
+
+def html_for_output(command: str, data: Any, tables: Sequence[Table], *, generated_at: str | None = None) -> str:
+    """The report for what a table command printed (``bench-kernel run ... -o out.html``):
+    measured results get the full report; any other command its tables, sortable."""
+    if isinstance(data, dict) and (isinstance(data.get("results"), list) or isinstance(data.get("points"), list)):
+        try:
+            inp = results_from_output(data, command, command, generated_at or _now())
+        except InputError:  # not results after all: render its tables
+            inp = None
+        if inp is not None:
+            return render_report([inp], title=f"bench-kernel report: {command}", generated_at=generated_at)
+    when = generated_at or _now()
+    sections = [Section(f"table-{i}", t.title or f"Table {i}", html_table(t, hover={"short": "name"}, caption=False))
+                for i, t in enumerate(tables, 1)]
+    return page(f"bench-kernel: {command}", f"generated {when}", sections,
+                f"Made by bench-kernel {_version()} on {when}. One self-contained file: it opens without network.")
