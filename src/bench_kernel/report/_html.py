@@ -24,11 +24,22 @@ class Markup(str):
     __slots__ = ()
 
 
+#: Control characters a name may carry (ANSI ESC, CR, bidi overrides that reorder what a reader
+#: sees: "Trojan Source"): shown as visible escapes such as ``\x1b``, as on the terminal.
+_BIDI = (0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_VISIBLE = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}")
+            for c in (*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0), *_BIDI)}
+
+
 def esc(value: Any) -> Markup:
-    """``value`` as HTML text: Markup passes through, anything else is escaped (quotes included)."""
+    """``value`` as HTML text: Markup passes through, anything else is escaped (quotes included)
+    and its control characters made visible (tab and newline stay: they are HTML whitespace)."""
     if isinstance(value, Markup):
         return value
-    return Markup(html.escape(str(value), quote=True))
+    text = str(value)
+    if not text.isprintable():
+        text = text.translate(_VISIBLE)
+    return Markup(html.escape(text, quote=True))
 
 
 def join(parts: Iterable[Any], sep: str = "") -> Markup:

@@ -95,16 +95,23 @@ def results_from_output(data: Any, label: str, source: str, written_at: str | No
     raise bad(f"no 'results' or 'points' list; its keys: {', '.join(map(str, list(data)[:6])) or 'none'}")
 
 
-def _peek(path: Path) -> bytes:
+def _peek(path: Path) -> tuple[bool, bytes]:
+    """(gzip-compressed?, the first bytes of the JSON text); a cut gzip gives what decoded."""
+    with path.open("rb") as fh:
+        head = fh.read(_PEEK_BYTES)
+    if head[:2] != b"\x1f\x8b":
+        return False, head
+    out = b""
     try:
-        with path.open("rb") as fh:
-            head = fh.read(_PEEK_BYTES)
-        if head[:2] == b"\x1f\x8b":
-            with gzip.open(path, "rb") as gz:
-                head = gz.read(_PEEK_BYTES)
-    except (OSError, EOFError):  # a truncated gzip: the trace loader says what is wrong
-        return b""
-    return head
+        with gzip.open(path, "rb") as gz:
+            while len(out) < _PEEK_BYTES:
+                chunk = gz.read(_PEEK_BYTES - len(out))
+                if not chunk:
+                    break
+                out += chunk
+    except (OSError, EOFError):  # truncated or corrupt: the trace loader says which
+        pass
+    return True, out
 
 
 def _mtime(path: Path) -> str:
@@ -149,14 +156,14 @@ def _trace(path: Path, top: int) -> TraceInput:
 def _load_file(path: Path, top: int) -> ResultsInput | TraceInput:
     if path.is_dir():
         return _trace(path, top)
-    head = _peek(path)
+    gz, head = _peek(path)
     first = _FIRST_KEY.match(head)
-    if first and first.group(1).decode("ascii", "replace") in _RESULT_KEYS:
+    if first and first.group(1).decode("ascii", "replace") in _RESULT_KEYS and not gz:
         return _results_file(path)
     try:
         return _trace(path, top)
     except TraceError as e:
-        if b'"traceEvents"' in head or head[:2] == b"\x1f\x8b":
+        if gz or b'"traceEvents"' in head:
             raise  # a trace, and the loader says what is wrong with it (truncated, ...)
         raise InputError(f"{str(path)!r} is neither a bench-kernel results file (the --json output of run or "
                          f"sweep) nor a Kineto trace: {e}") from None
