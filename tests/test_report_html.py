@@ -110,6 +110,8 @@ def test_summary_names_device_driver_versions_commit_and_what_to_distrust(h200_h
     for fact in ("NVIDIA H200", "570.86.15", "12.8", "2.11.0", "3.6.0", "abc1234", "SM clock 1980 → 1980 MHz"):
         assert fact in text, fact
     assert "What to distrust" in text
+    # A run --json file carries no date: the page says which date it shows.
+    assert re.search(r"<dt>file modified</dt><dd>\d{4}-\d\d-\d\dT", h200_html)
     assert "kernel: stopped at the 0.5 s bound" in text
 
 

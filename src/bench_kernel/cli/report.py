@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-import tempfile
+import secrets
+import stat
 from pathlib import Path
 
 import click
@@ -16,14 +17,19 @@ __all__ = ["command"]
 
 def _write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder: an existing file
-    is replaced whole or not at all (``-o`` never destroys a file on failure)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    is replaced whole or not at all (``-o`` never destroys a file on failure) and keeps its mode;
+    a new one gets 0o666 through the umask, like any file."""
+    mode = stat.S_IMODE(path.stat().st_mode) if path.is_file() else None
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        if mode is not None:
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 

@@ -42,8 +42,10 @@ class ResultsInput:
     points: tuple[dict[str, Any], ...]
     #: the stored run (``RunInfo.to_dict()``) when the source is a sweep or a stored run
     run: dict[str, Any] | None = None
-    #: when the results were written: the run's start, else the file's modification time (ISO 8601)
+    #: when the results were made (ISO 8601), and what that date is: "run started" (a stored or
+    #: sweep run), "file modified" (a ``run --json`` file carries no date), "measured" (just now)
     written_at: str | None = None
+    dated_by: str = "file modified"
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,8 @@ def _status(result: dict[str, Any]) -> str:
     return "ok" if result.get("time_us") is not None else "error"
 
 
-def results_from_output(data: Any, label: str, source: str, written_at: str | None = None) -> ResultsInput:
+def results_from_output(data: Any, label: str, source: str, written_at: str | None = None,
+                        dated_by: str = "file modified") -> ResultsInput:
     """A :class:`ResultsInput` from ``run --json`` / ``sweep --json`` data already in memory.
 
     Raises ``InputError`` naming ``label`` when ``data`` is not such output.
@@ -84,14 +87,16 @@ def results_from_output(data: Any, label: str, source: str, written_at: str | No
         if not all(isinstance(p, dict) and isinstance(p.get("result"), dict) and "provider" in p for p in points):
             raise bad("a point without 'provider' or 'result'")
         run = data.get("run") if isinstance(data.get("run"), dict) else None
-        return ResultsInput(label, source, tuple(points), run, (run or {}).get("created_at") or written_at)
+        started = (run or {}).get("created_at")
+        return ResultsInput(label, source, tuple(points), run, started or written_at,
+                            "run started" if started else dated_by)
     if isinstance(data.get("results"), list):
         results = data["results"]
         if not all(isinstance(r, dict) and "name" in r and isinstance(r.get("measurements"), dict) for r in results):
             raise bad("a result without 'name' or 'measurements'")
         points = tuple({"provider": r["name"], "params": dict(r.get("params") or {}), "status": _status(r),
                         "error": None, "result": r} for r in results)
-        return ResultsInput(label, source, points, None, written_at)
+        return ResultsInput(label, source, points, None, written_at, dated_by)
     raise bad(f"no 'results' or 'points' list; its keys: {', '.join(map(str, list(data)[:6])) or 'none'}")
 
 

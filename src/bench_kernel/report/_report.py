@@ -72,7 +72,7 @@ def html_for_output(command: str, data: Any, tables: Sequence[Table], *, generat
     measured results get the full report; any other command its tables, sortable."""
     if isinstance(data, dict) and (isinstance(data.get("results"), list) or isinstance(data.get("points"), list)):
         try:
-            inp = results_from_output(data, command, command, generated_at or _now())
+            inp = results_from_output(data, command, command, generated_at or _now(), dated_by="measured")
         except InputError:  # not results after all: render its tables
             inp = None
         if inp is not None:

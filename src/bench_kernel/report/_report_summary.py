@@ -50,7 +50,7 @@ def _results_facts(inp: ResultsInput) -> Markup:
     if run:
         pairs += [("run", f"{run.get('id')} ({run.get('kind')}, {run.get('status')})" if run.get("id") is not None
                    else run.get("kind")), ("name", run.get("name"))]
-    pairs.append(("date", inp.written_at))
+    pairs.append((inp.dated_by, inp.written_at))
     pairs += [(label, env.get(key)) for key, label in _ENV_FACTS]
     if env.get("l2_bytes"):
         pairs.append(("L2", format_value(env["l2_bytes"], "bytes")))
