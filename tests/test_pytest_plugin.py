@@ -54,7 +54,7 @@ def test_a_host_method_test_passes_and_the_session_ends_with_the_summary_table(p
     result = pytester.runpytest()
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*= kernel_bench summary =*", "*kernel_bench: 1 measurement(s)*",
-                                 "*test_k.py::test_sum*host*µs*µs – *µs*"])
+                                 "*test_k.py::test_sum*host*µs*±*%*"])
 
 
 def test_the_median_is_the_primary_methods_and_a_failing_bound_fails_the_test(pytester):
@@ -116,3 +116,73 @@ def test_a_bad_threshold_is_a_usage_error(pytester):
     result = pytester.runpytest("--kernel-bench-threshold", "1.5")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--kernel-bench-threshold must be a fraction in [[]0, 1) (0.03 = 3%), got 1.5*"])
+
+
+def _baseline_file(path, median_us: float, name: str = "test_k.py::test_sum") -> str:
+    """A ``run --json`` file (real records) holding ``name`` timed on the host at ``median_us``."""
+    import json
+
+    from _results_helpers import gpu_like_samples, result
+
+    r = result(name, {}, gpu_like_samples(seed=1, n=60, median_us=median_us, sigma=0.01))
+    path.write_text(json.dumps({"results": [r.to_dict()]}))
+    return str(path)
+
+
+def test_a_significant_regression_against_a_baseline_file_fails_with_both_medians(pytester):
+    # The baseline says this test took 1 us; summing 3000 ints takes tens: a certain regression.
+    pytester.makepyfile(test_k=HOST_TEST)
+    base = _baseline_file(pytester.path / "base.json", median_us=1.0)
+    result = pytester.runpytest("--kernel-bench-baseline", base)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*kernel_bench: test_k.py::test_sum: slower than the baseline base.json: median * µs vs 1 µs (host), "
+        "ratio *.* (95% CI *-*), beyond the 3% threshold*"])
+    result.stdout.fnmatch_lines(["*test_k.py::test_sum*host*µs*1 µs*x (*–*)*slower*"])
+
+
+def test_a_faster_run_passes_and_a_test_not_in_the_baseline_says_so(pytester):
+    pytester.makepyfile(test_k=HOST_TEST + """
+def test_new(kernel_bench):
+    kernel_bench(work, methods=("host",), max_time_s=0.05, precision=0.05, name="new")
+""")
+    base = _baseline_file(pytester.path / "base.json", median_us=100_000.0)  # 100 ms: surely slower
+    result = pytester.runpytest("--kernel-bench-baseline", base)
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*test_k.py::test_sum*100 ms*faster*", "*new (test_k.py::test_new)*not in base.json*"])
+
+
+def test_save_then_compare_round_trips_through_the_store(pytester):
+    pytester.makepyfile(test_k=HOST_TEST)
+    db = str(pytester.path / "results.db")
+    first = pytester.runpytest("--kernel-bench-save", "--kernel-bench-db", db)
+    first.assert_outcomes(passed=1)
+    first.stdout.fnmatch_lines([f"kernel_bench: stored 1 measurement(s) as run 1 in {db}"])
+    from bench_kernel.results import open_store
+
+    with open_store(db) as store:
+        run = store.run("latest")
+        (point,) = store.points(run)
+    assert (run.kind, run.status, run.name) == ("run", "done", f"pytest {pytester.path.name}")
+    assert run.command[:3] == ("pytest", "--kernel-bench-save", "--kernel-bench-db")
+    assert (point.provider, point.status) == ("test_k.py::test_sum", "ok") and point.result.measurements["host"].ok
+    # Against that run, with a threshold wide enough that host noise cannot make it "slower".
+    second = pytester.runpytest("--kernel-bench-baseline", "latest", "--kernel-bench-db", db,
+                                "--kernel-bench-threshold", "0.9")
+    second.assert_outcomes(passed=1)
+    base_median = point.median_us
+    from bench_kernel.units import format_duration_us
+
+    second.stdout.fnmatch_lines([f"*test_k.py::test_sum*host*{format_duration_us(base_median)}*x (*–*)*same*",
+                                 "*baseline run 1: ratio = this median / the baseline's*"])
+
+
+def test_a_baseline_that_is_not_there_is_a_usage_error_before_any_test(pytester):
+    pytester.makepyfile(test_k=HOST_TEST)
+    db = str(pytester.path / "empty.db")
+    result = pytester.runpytest("--kernel-bench-baseline", "7", "--kernel-bench-db", db)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: kernel_bench: no run 7 in '{db}' (it holds no runs; see 'bench-kernel history')"])
+    result = pytester.runpytest("--kernel-bench-baseline", "nope.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: kernel_bench: 'nope.json' is neither a results file nor a stored run*"])

@@ -46,7 +46,27 @@ def pytest_configure(config: pytest.Config) -> None:
                                 f"got {threshold!r}")
     config.stash[_STATE] = SessionState(baseline_ref=config.getoption("kernel_bench_baseline"),
                                         save=config.getoption("kernel_bench_save"),
-                                        db_path=config.getoption("kernel_bench_db"), threshold=threshold)
+                                        db_path=config.getoption("kernel_bench_db"), threshold=threshold,
+                                        run_name=f"pytest {config.rootpath.name}",
+                                        command=("pytest", *config.invocation_params.args))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    state = session.config.stash.get(_STATE, None)
+    if state is None or not (state.save or state.baseline_ref):
+        return  # nothing to open: the measuring code stays unloaded
+    from bench_kernel.errors import BenchKernelError
+
+    try:
+        state.open()
+    except BenchKernelError as e:  # a baseline that is not there, a database that is not one
+        raise pytest.UsageError(f"kernel_bench: {e}") from None
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    state = session.config.stash.get(_STATE, None)
+    if state is not None:
+        state.saved_run = state.close(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
 
 
 @pytest.fixture
@@ -64,5 +84,10 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     from bench_kernel.pytest_plugin._summary import render_summary, summary_table
 
     terminalreporter.write_sep("=", "kernel_bench summary")
-    table = summary_table(state.records, state.baseline_ref)
+    label = state.baseline.label if state.baseline is not None else None
+    table = summary_table(state.records, label)
     terminalreporter.write(render_summary(table, config.get_terminal_writer().fullwidth))
+    run = state.saved_run
+    if run is not None:
+        terminalreporter.write_line(f"kernel_bench: stored {run.n_points} measurement(s) as run {run.id} in "
+                                    f"{state.store.path}")

@@ -59,16 +59,85 @@ class KernelBenchResult:
 
 @dataclass
 class SessionState:
-    """The options of this pytest session and what its tests measured, in order."""
+    """The options of this pytest session, its baseline and store, and what its tests measured."""
 
     baseline_ref: str | None = None
     save: bool = False
     db_path: str | None = None
     threshold: float = 0.03
     records: list[tuple[str, KernelBenchResult]] = field(default_factory=list)  # (nodeid, result)
+    #: the baseline's points (``bench_kernel.results.PointSet``), resolved when the session starts
+    baseline: Any = None
+    #: the store measurements are saved to (``--kernel-bench-save``), and the run once one exists
+    store: Any = None
+    recorder: Any = None
+    #: the stored run once the session has finished (``RunInfo``), for the summary
+    saved_run: Any = None
+    #: what starts the stored run: (name, command) of this session
+    run_name: str = "pytest"
+    command: tuple[str, ...] = ()
 
     def seen(self, name: str, params: dict[str, Any]) -> bool:
         return any(r.name == name and r.params == params for _, r in self.records)
+
+    def open(self) -> None:
+        """Resolve the baseline and open the store before any test runs: a wrong ``RUN|FILE`` or
+        an unusable database is one usage error, not a failure in every test."""
+        from bench_kernel.results import open_store, resolve_ref
+
+        if self.save:
+            self.store = open_store(self.db_path)
+        if self.baseline_ref is not None:
+            opened: list[Any] = []
+
+            def open_db() -> Any:
+                if self.store is not None:
+                    return self.store
+                opened.append(open_store(self.db_path))
+                return opened[-1]
+
+            try:
+                self.baseline = resolve_ref(self.baseline_ref, open_db)
+            finally:
+                for store in opened:
+                    store.close()
+
+    def compare(self, name: str, params: dict[str, Any], result: Any) -> tuple[Any, str | None]:
+        """(Comparison, None) against the baseline's same point, or (None, why there is none).
+        The statistics are ``bench-kernel compare``'s: ``compare_points`` on the stored samples."""
+        from bench_kernel.results import PointResult, compare_points, params_key, status_of
+
+        key = params_key(params)
+        base = [p for p in self.baseline.points if p.provider == name and params_key(p.params) == key]
+        if not base:
+            return None, f"not in {self.baseline.label}"
+        this = PointResult(name, dict(params), status_of(result), result)
+        rc = compare_points(base, [this], threshold=self.threshold, a_label=self.baseline.label, b_label="this run")
+        if rc.rows:
+            return rc.rows[0].comparison, None
+        return None, rc.unmatched[0].reason
+
+    def store_result(self, result: Any) -> None:
+        """Commit ``result`` to this session's stored run (started at the first measurement)."""
+        if self.store is None:
+            return
+        if self.recorder is None:
+            from bench_kernel.measure import capture_env
+            from bench_kernel.results import Recorder
+
+            self.recorder = Recorder(self.store, name=self.run_name, env=capture_env(),
+                                     config={"threshold": self.threshold, "baseline": self.baseline_ref},
+                                     command=self.command)
+        self.recorder.save(result)
+
+    def close(self, interrupted: bool) -> Any:
+        """Finish the stored run (``interrupted`` on Ctrl-C) and close the store; the run or None."""
+        run = None
+        if self.recorder is not None:
+            run = self.recorder.finish("interrupted" if interrupted else "done")
+        if self.store is not None:
+            self.store.close()
+        return run
 
 
 class KernelBench:
@@ -114,6 +183,20 @@ class KernelBench:
             pytest.fail(f"kernel_bench: {name}: {result.notes[-1]}", pytrace=False)
         if result.time_us is None:
             pytest.fail(f"kernel_bench: {name}: no method measured: {'; '.join(result.notes)}", pytrace=False)
-        record = KernelBenchResult(name, params, result)
+        comparison, why = self._state.compare(name, params, result) if self._state.baseline else (None, None)
+        record = KernelBenchResult(name, params, result, comparison, why)
         self._state.records.append((self._nodeid, record))
+        self._state.store_result(result)  # stored before a regression fails the test: it is data too
+        if comparison is not None and comparison.verdict == "slower":
+            c = comparison
+            pytest.fail(f"kernel_bench: {name}: slower than the baseline {self._state.baseline.label}: median "
+                        f"{_us(c.b_median_us)} vs {_us(c.a_median_us)} ({record.method}), ratio {c.ratio:.3f} "
+                        f"(95% CI {c.ci95_low:.3f}-{c.ci95_high:.3f}), beyond the {c.threshold:.0%} threshold",
+                        pytrace=False)
         return record
+
+
+def _us(value: float) -> str:
+    from bench_kernel.units import format_duration_us
+
+    return format_duration_us(value)
