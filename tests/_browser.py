@@ -122,7 +122,9 @@ class Browser:
 
     # -- what the tests do ------------------------------------------------------------------
     def open(self, path: Path) -> None:
+        """Navigate to ``path`` and wait for its load event; ``requests`` then holds this page's only."""
         self.events.clear()
+        self.requests.clear()
         self.call("Page.navigate", session=True, url=path.resolve().as_uri())
         self.wait_for("Page.loadEventFired")
 

@@ -69,3 +69,30 @@ def write_run_json(path: Path, results: list[BenchResult]) -> Path:
     """``path`` holding what ``bench-kernel run --json`` writes for ``results``."""
     path.write_text(json.dumps({"results": [r.to_dict() for r in results]}), encoding="utf-8")
     return path
+
+
+def store_sweeps(db: Path, slow_factor: float = 1.10) -> tuple[int, int]:
+    """Two stored sweeps of a GEMM (providers ``torch``, ``triton``; M in 1, 128, 8192) through the
+    store's own API: run B has ``triton`` at M=8192 ``slow_factor`` times slower, the rest the same
+    times from other seeds. The stored rooflines are what ``run --roofline`` would have placed."""
+    from bench_kernel.results import open_store
+
+    ids = []
+    for run_i, factor in enumerate((1.0, slow_factor)):
+        with open_store(db) as store:
+            config = {"axes": {"M": [1, 128, 8192], "N": [4096], "K": [4096]}, "providers": ["torch", "triton"],
+                      "baseline": "torch", "methods": ["graph", "events", "kernel"]}
+            run = store.start_run(kind="sweep", name="sweep_gemm.py:sweep", config=config, env=dict(ENV),
+                                  command=["bench-kernel", "sweep", "sweep_gemm.py"], total_points=6)
+            for i, m in enumerate((1, 128, 8192)):
+                flops, nbytes = 2.0 * m * 4096 * 4096, 2.0 * (m * 4096 + 4096 * 4096 + m * 4096)
+                base_us = max(flops / 700e12, nbytes / 4.0e12) * 1e6 + 3.0
+                for j, provider in enumerate(("torch", "triton")):
+                    t = base_us * (1.08 if provider == "triton" else 1.0)
+                    if provider == "triton" and m == 8192:
+                        t *= factor
+                    r = gpu_result(provider, {"M": m, "N": 4096, "K": 4096}, t, flops=flops, bytes=nbytes,
+                                   kernels=gemm_kernels(t), seed=100 * run_i + 10 * i + j)
+                    store.save_result(run.id, r, roofline=r.roofline.to_dict())
+            ids.append(store.finish_run(run.id, wall_s=12.5).id)
+    return ids[0], ids[1]

@@ -204,3 +204,78 @@ def test_table_command_with_html_path_writes_the_report(run_cli, tmp_path):
     html = out.read_text()
     assert html.startswith("<!doctype html>") and "bench-kernel inventory" in html
     assert "attn&lt;lambda, lambda&gt;" in html and "252 µs" in html
+
+
+# --- stored runs: what the results store holds, read back ------------------------------------------
+
+@pytest.fixture(scope="module")
+def two_sweeps(tmp_path_factory) -> Path:
+    from _report_helpers import store_sweeps
+
+    db = tmp_path_factory.mktemp("store") / "results.db"
+    assert store_sweeps(db) == (1, 2)
+    return db
+
+
+def test_stored_sweeps_give_the_pivot_the_best_provider_and_their_plots(two_sweeps):
+    html = render_report(load_inputs(["1", "latest"], db_path=str(two_sweeps)), generated_at=WHEN)
+    assert "sweep sweep_gemm.py:sweep on NVIDIA H200 (run 1) | N=4096 K=4096" in html
+    assert "fastest per point: sweep_gemm.py:sweep on NVIDIA H200 (run 2)" in html
+    assert html.count('data-plot="sweep"') == 2 and html.count('data-plot="roofline"') == 1
+    assert f"1 in {two_sweeps}" in html  # where the run came from
+
+
+def test_a_later_input_is_compared_with_the_first_and_verdicts_are_coloured(two_sweeps):
+    from bench_kernel.results import open_store
+
+    html = render_report(load_inputs(["1", "2"], db_path=str(two_sweeps)), generated_at=WHEN)
+    rows = re.findall(r"<tr>(<td[^>]*>(?:torch|triton)</td>.*?)</tr>", html[html.index('id="comparison"'):])
+    verdicts = {re.search(r">(M=\d+) N=4096 K=4096<", r).group(1) + " " + re.search(r">(torch|triton)<", r).group(1):
+                re.search(r'class="verdict verdict-(\w+)">(\w+)</span>', r).groups() for r in rows[:6]}
+    assert verdicts.pop("M=8192 triton") == ("slower", "slower")  # made 10% slower in run 2
+    assert set(verdicts.values()) == {("same", "same")} and len(verdicts) == 5
+    # The medians shown are the store's, not re-derived: each point's primary median, formatted.
+    with open_store(two_sweeps) as store:
+        a = {p.key: p for p in store.points(store.run(1))}
+        b = {p.key: p for p in store.points(store.run(2))}
+    slow = next(k for k in a if k[0] == "triton" and '"M":8192' in k[1])
+    row = next(r for r in rows if ">M=8192 N=4096 K=4096<" in r and ">triton<" in r)
+    for p in (a[slow], b[slow]):
+        assert f'data-v="{p.median_us!r}">{p.median_us:.4g} µs<' in row
+
+
+def test_one_provider_of_each_run_compares_on_the_point_alone(two_sweeps):
+    inputs = load_inputs(["latest~1:torch", "latest:triton"], db_path=str(two_sweeps))
+    assert [(i.label, i.provider, len(i.points)) for i in inputs] == [("run 1:torch", "torch", 3),
+                                                                      ("run 2:triton", "triton", 3)]
+    html = render_report(inputs, generated_at=WHEN)
+    assert "compare run 1:torch (A) -&gt; run 2:triton (B)" in html
+    assert html.count("torch -&gt; triton") == 3
+
+
+def test_the_stored_roofline_is_shown_as_stored(tmp_path):
+    # Had the report re-placed the result against today's peak table it would show 62.4%;
+    # the store says 12.3%, and that is what the page must show.
+    from _report_helpers import h200_results
+    from bench_kernel.results import open_store
+
+    r = h200_results()[0]
+    stored = dict(r.roofline.to_dict(), pct_of_roof=12.3)
+    with open_store(tmp_path / "r.db") as store:
+        run = store.start_run(kind="run", name="gemm", config={}, env=r.env)
+        store.save_result(run.id, r, roofline=stored)
+        store.finish_run(run.id)
+    html = render_report(load_inputs(["latest"], db_path=str(tmp_path / "r.db")), generated_at=WHEN)
+    assert '<td class="num" data-v="12.3">12.3%</td>' in html
+    assert f"{r.roofline.pct_of_roof:.1f}%" not in html
+
+
+def test_a_sweep_with_html_output_is_the_report(two_sweeps):
+    from bench_kernel.results import open_store
+
+    with open_store(two_sweeps) as store:
+        run = store.run(1)
+        data = {"run": run.to_dict(), "points": [p.to_dict() for p in store.points(run)]}
+    html = html_for_output("bench-kernel sweep", data, [], generated_at=WHEN)
+    assert "sweep sweep_gemm.py:sweep on NVIDIA H200 (run 1)" in html and 'data-plot="sweep"' in html
+    assert "<dt>run started</dt>" in html

@@ -33,11 +33,14 @@ def hostile_trace(tmp_path: Path) -> Path:
     return p
 
 
+MISSING = ("does not exist (expected a --json results file, a trace, or a stored run: an id, 'latest' or "
+           "'latest~N', optionally ':PROVIDER')")
+
+
 def test_missing_input(run_cli, tmp_path):
     r = run_cli("report", str(tmp_path / "nope.json"), "-o", str(tmp_path / "r.html"))
     assert r.exit_code == 1
-    assert _err(r) == (f"bench-kernel: error: report input '{tmp_path / 'nope.json'}' does not exist (expected a "
-                       f"--json results file, a trace, or a stored run id / 'latest')\n")
+    assert _err(r) == f"bench-kernel: error: report input '{tmp_path / 'nope.json'}' {MISSING}\n"
     assert not (tmp_path / "r.html").exists()
 
 
@@ -56,8 +59,8 @@ def test_results_file_with_records_that_are_not_results(run_cli, tmp_path):
     p.write_text('{"results": [{"foo": 1}]}')
     r = run_cli("report", str(p), "-o", str(tmp_path / "r.html"))
     assert r.exit_code == 1
-    assert _err(r) == ("bench-kernel: error: 'bad.json' is not a bench-kernel results file (a result without 'name' "
-                       "or 'measurements'); expected the --json output of 'bench-kernel run' or 'bench-kernel sweep'\n")
+    assert _err(r) == (f"bench-kernel: error: '{p}' is not a bench-kernel results file (KeyError: 'name'); "
+                       f"expected the --json output of 'bench-kernel run' or 'bench-kernel sweep'\n")
 
 
 def test_truncated_results_file(run_cli, tmp_path):
@@ -66,7 +69,8 @@ def test_truncated_results_file(run_cli, tmp_path):
     r = run_cli("report", str(p), "-o", str(tmp_path / "r.html"))
     assert r.exit_code == 1
     assert _err(r) == (f"bench-kernel: error: '{p}' is not a bench-kernel results file (invalid JSON at line 1: "
-                       f"Expecting property name enclosed in double quotes; truncated?)\n")
+                       f"Expecting property name enclosed in double quotes; truncated?); expected the --json output "
+                       f"of 'bench-kernel run' or 'bench-kernel sweep'\n")
 
 
 @pytest.mark.parametrize("gz", [False, True])
@@ -89,11 +93,35 @@ def test_a_trace_without_kernels(run_cli, tmp_path):
     assert _err(r).startswith(f"bench-kernel: error: {p}: ") and "kernel" in r.stderr
 
 
-def test_a_stored_run_id_that_is_no_file(run_cli, tmp_path):
-    r = run_cli("report", "12345", "-o", str(tmp_path / "r.html"))
+def test_an_unknown_run_id_names_the_database_and_what_it_holds(run_cli, tmp_path):
+    from _report_helpers import store_sweeps
+
+    db = tmp_path / "results.db"
+    store_sweeps(db)
+    r = run_cli("report", "12345", "--db", str(db), "-o", str(tmp_path / "r.html"))
     assert r.exit_code == 1
-    assert _err(r) == ("bench-kernel: error: report input '12345' does not exist (expected a --json results file, "
-                       "a trace, or a stored run id / 'latest')\n")
+    assert _err(r) == (f"bench-kernel: error: no run 12345 in '{db}' (it holds runs 1..2; see "
+                       f"'bench-kernel history')\n")
+    r = run_cli("report", "1:cublas", "--db", str(db), "-o", str(tmp_path / "r.html"))
+    assert r.exit_code == 2
+    assert _err(r) == "bench-kernel: error: provider 'cublas' is not in run 1; its providers: torch, triton\n"
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_database_that_is_not_one(run_cli, tmp_path):
+    junk = tmp_path / "junk.db"
+    junk.write_text("not sqlite")
+    r = run_cli("report", "latest", "--db", str(junk), "-o", str(tmp_path / "r.html"))
+    assert r.exit_code == 1
+    assert _err(r) == (f"bench-kernel: error: '{junk}' is not a SQLite database; bench-kernel leaves it untouched: "
+                       f"give another --db\n")
+    assert junk.read_text() == "not sqlite"
+
+
+def test_a_threshold_out_of_range(run_cli, tmp_path):
+    r = run_cli("report", str(EAGER), "--threshold", "1.5", "-o", str(tmp_path / "r.html"))
+    assert r.exit_code == 2
+    assert _err(r) == "bench-kernel: error: --threshold must be a fraction in [0, 1) (0.03 = 3%), got 1.5\n"
 
 
 @pytest.mark.parametrize("name", ["r.pdf", "r.json", "r"])

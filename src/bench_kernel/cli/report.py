@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from bench_kernel.cli._common import dumps
+from bench_kernel.cli._common import db_option, dumps
 from bench_kernel.errors import UsageError
 
 __all__ = ["command"]
@@ -40,15 +40,21 @@ def _write_atomic(path: Path, text: str) -> None:
 @click.option("--title", default=None, help="The report's title (default: 'bench-kernel report').")
 @click.option("--top", type=click.IntRange(min=1), default=25, show_default=True,
               help="Kernels listed per trace (the longest by total time).")
+@click.option("--threshold", type=float, default=0.03, show_default=True,
+              help="Comparison: a ratio within this fraction of 1 is 'same' even when significant.")
+@db_option
 @click.option("--json", "as_json", is_flag=True, help="Print what was written (path, size, inputs) as JSON.")
-def command(inputs: tuple[str, ...], output_path: Path, title: str | None, top: int, as_json: bool) -> None:
-    """Write a self-contained HTML report of INPUT...: --json result files of run or sweep, and
-    Kineto traces (.json, .json.gz).
+def command(inputs: tuple[str, ...], output_path: Path, title: str | None, top: int, threshold: float,
+            db_path: str | None, as_json: bool) -> None:
+    """Write a self-contained HTML report of INPUT...: stored runs (12, latest, latest~1, 12:torch),
+    --json result files of run or sweep, and Kineto traces (.json, .json.gz).
 
     Sections, as the inputs allow: a summary (device, driver, versions, date, commit, what to
-    distrust), the results table (click a header to sort), roofline plots (inline SVG), the
-    per-kernel breakdown of each case, and per trace its kernel inventory, phases and layers.
-    The file needs no network to view: send it, attach it, print it to PDF.
+    distrust), the results table (click a header to sort), sweep and roofline plots (inline SVG),
+    each later results input compared with the first (medians, B/A with its 95% CI, verdicts in
+    colour, as 'bench-kernel compare'), the per-kernel breakdown of each case, and per trace its
+    kernel inventory, phases and layers. The file needs no network to view: send it, attach it,
+    print it to PDF.
     """
     from bench_kernel.report import REPORT_FORMATS, TraceInput, load_inputs, render_report
 
@@ -56,12 +62,14 @@ def command(inputs: tuple[str, ...], output_path: Path, title: str | None, top: 
         raise UsageError(f"-o {str(output_path)!r}: the report is HTML, so the file must end in "
                          f"{' or '.join(REPORT_FORMATS)} (got {output_path.suffix or 'no extension'!r}); "
                          f"for a PDF, open the HTML in a browser and print it")
+    if not 0 <= threshold < 1:
+        raise UsageError(f"--threshold must be a fraction in [0, 1) (0.03 = 3%), got {threshold!r}")
     if output_path.is_dir():
         raise UsageError(f"-o {str(output_path)!r} is a directory; give a file name ending in .html")
     if not output_path.parent.is_dir():
         raise UsageError(f"-o {str(output_path)!r}: the folder {str(output_path.parent)!r} does not exist")
-    loaded = load_inputs(inputs, top=top)
-    html = render_report(loaded, title=title)
+    loaded = load_inputs(inputs, top=top, db_path=db_path)
+    html = render_report(loaded, title=title, threshold=threshold)
     _write_atomic(output_path, html)
     if as_json:
         click.echo(dumps({"output": str(output_path), "bytes": len(html.encode("utf-8")),

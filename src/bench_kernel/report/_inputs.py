@@ -1,18 +1,19 @@
-"""What ``bench-kernel report`` reads: result files (``run --json``, ``sweep --json``) and traces.
+"""What ``bench-kernel report`` reads: stored runs (ids, ``latest``), result files (``run --json``,
+``sweep --json``) and traces.
 
-Each INPUT becomes one record the page renders: :class:`ResultsInput` (the results as their
-stable JSON, exactly what the file or the store holds: nothing is re-measured or re-placed) or
-:class:`TraceInput` (a trace's inventory, phases and layers). A file is told apart by its first
-JSON key, without reading a whole trace twice.
+Each INPUT becomes one record the page renders: :class:`ResultsInput` (a run's points as the
+results store holds them: nothing is re-measured, re-placed or re-derived) or :class:`TraceInput`
+(a trace's inventory, phases and layers). A file is told apart by its first JSON key, without
+reading a whole trace twice.
 """
 
 from __future__ import annotations
 
 import gzip
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -25,27 +26,37 @@ TOP_KERNELS = 25
 #: First keys of what ``run --json`` / ``sweep --json`` write.
 _RESULT_KEYS = ("results", "points", "run")
 _FIRST_KEY = re.compile(rb'^\s*\{\s*"([^"]{1,64})"')
+#: A stored run as an input: an id, latest, latest~N, each optionally with :PROVIDER.
+_RUN_REF = re.compile(r"(\d+|latest(~\d+)?)(:.+)?")
 _PEEK_BYTES = 1 << 16
 
 
 @dataclass(frozen=True)
 class ResultsInput:
-    """Measured results from one source, as their JSON records.
+    """Measured results from one source: a stored run, a results file, or one provider of either.
 
-    ``points``: one dict per (provider, point) with ``provider``, ``params``, ``status``
-    (``ok``/``mismatch``/``unsupported``/``error``), ``error`` and ``result`` (a
-    ``BenchResult.to_dict()``: medians, samples, kernels, roofline, env, notes).
+    ``points`` are the store's records (``bench_kernel.results.PointResult``: provider, params,
+    status, error, the ``BenchResult`` with raw samples, the stored roofline); ``records`` the
+    same as the JSON they are stored as, which the tables read.
     """
 
     label: str
     source: str
-    points: tuple[dict[str, Any], ...]
-    #: the stored run (``RunInfo.to_dict()``) when the source is a sweep or a stored run
-    run: dict[str, Any] | None = None
+    points: tuple[Any, ...]
+    #: the stored run (``bench_kernel.results.RunInfo``) of a sweep or a stored run, else None
+    run: Any = None
     #: when the results were made (ISO 8601), and what that date is: "run started" (a stored or
     #: sweep run), "file modified" (a ``run --json`` file carries no date), "measured" (just now)
     written_at: str | None = None
     dated_by: str = "file modified"
+    #: set when the reference picked one provider (``12:torch``)
+    provider: str | None = None
+
+    @cached_property
+    def records(self) -> tuple[dict[str, Any], ...]:
+        """Each point as stored: ``provider``, ``params``, ``status``, ``error``, ``result``
+        (``BenchResult.to_dict()`` with its roofline)."""
+        return tuple(p.to_dict() for p in self.points)
 
 
 @dataclass(frozen=True)
@@ -64,10 +75,11 @@ class TraceInput:
     missing: dict[str, str] = field(default_factory=dict)
 
 
-def _status(result: dict[str, Any]) -> str:
-    if result.get("correct") is False:
-        return "mismatch"
-    return "ok" if result.get("time_us") is not None else "error"
+def _results(label: str, source: str, run: Any, points: Any, written_at: str | None,
+             dated_by: str, provider: str | None = None) -> ResultsInput:
+    started = run.created_at if run is not None and run.created_at else None
+    return ResultsInput(label, source, tuple(points), run, started or written_at,
+                        "run started" if started else dated_by, provider)
 
 
 def results_from_output(data: Any, label: str, source: str, written_at: str | None = None,
@@ -76,28 +88,10 @@ def results_from_output(data: Any, label: str, source: str, written_at: str | No
 
     Raises ``InputError`` naming ``label`` when ``data`` is not such output.
     """
-    def bad(why: str) -> InputError:
-        return InputError(f"{label!r} is not a bench-kernel results file ({why}); expected the --json output "
-                          f"of 'bench-kernel run' or 'bench-kernel sweep'")
+    from bench_kernel.results import points_from_output
 
-    if not isinstance(data, dict):
-        raise bad(f"a JSON {type(data).__name__}, not an object")
-    if isinstance(data.get("points"), list):
-        points = data["points"]
-        if not all(isinstance(p, dict) and isinstance(p.get("result"), dict) and "provider" in p for p in points):
-            raise bad("a point without 'provider' or 'result'")
-        run = data.get("run") if isinstance(data.get("run"), dict) else None
-        started = (run or {}).get("created_at")
-        return ResultsInput(label, source, tuple(points), run, started or written_at,
-                            "run started" if started else dated_by)
-    if isinstance(data.get("results"), list):
-        results = data["results"]
-        if not all(isinstance(r, dict) and "name" in r and isinstance(r.get("measurements"), dict) for r in results):
-            raise bad("a result without 'name' or 'measurements'")
-        points = tuple({"provider": r["name"], "params": dict(r.get("params") or {}), "status": _status(r),
-                        "error": None, "result": r} for r in results)
-        return ResultsInput(label, source, points, None, written_at, dated_by)
-    raise bad(f"no 'results' or 'points' list; its keys: {', '.join(map(str, list(data)[:6])) or 'none'}")
+    run, points = points_from_output(data, label)
+    return _results(label, source, run, points, written_at, dated_by)
 
 
 def _peek(path: Path) -> tuple[bool, bytes]:
@@ -124,14 +118,19 @@ def _mtime(path: Path) -> str:
 
 
 def _results_file(path: Path) -> ResultsInput:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(f"{str(path)!r} is not a bench-kernel results file (not UTF-8 text)") from None
-    except json.JSONDecodeError as e:
-        raise InputError(f"{str(path)!r} is not a bench-kernel results file (invalid JSON at line {e.lineno}: "
-                         f"{e.msg}; truncated?)") from None
-    return results_from_output(data, path.name, str(path), _mtime(path))
+    from bench_kernel.results import load_results_file
+
+    run, points = load_results_file(path)
+    return _results(path.name, str(path), run, points, _mtime(path), "file modified")
+
+
+def _stored(ref: str, open_db: Callable[[], Any]) -> ResultsInput:
+    """``ref`` through the results store (``12``, ``latest~1``, ``12:torch``, ``file.json:torch``)."""
+    from bench_kernel.results import resolve_ref
+
+    side = resolve_ref(ref, open_db)
+    source = f"{ref} in {open_db().path}" if _RUN_REF.fullmatch(ref) else ref
+    return _results(side.label, source, side.run, side.points, None, "file modified", side.provider)
 
 
 def _trace(path: Path, top: int) -> TraceInput:
@@ -175,17 +174,33 @@ def _load_file(path: Path, top: int) -> ResultsInput | TraceInput:
 
 
 def load_inputs(refs: Sequence[str], *, top: int = TOP_KERNELS,
-                open_run: Callable[[str], ResultsInput] | None = None) -> list[ResultsInput | TraceInput]:
+                db_path: str | None = None) -> list[ResultsInput | TraceInput]:
     """Resolve each reference: an existing file or folder (results or trace), else a stored run
-    through ``open_run`` (ids, ``latest``). ``InputError`` names the first that is neither."""
+    in the results database ``db_path`` (opened only if a reference needs it): an id,
+    ``latest``, ``latest~N``, optionally ``:PROVIDER``. ``InputError`` names the first that is
+    none of these; ``StoreError`` a run that is not stored."""
+    opened: list[Any] = []
+
+    def open_db() -> Any:
+        if not opened:
+            from bench_kernel.results import open_store
+
+            opened.append(open_store(db_path))
+        return opened[0]
+
     out: list[ResultsInput | TraceInput] = []
-    for ref in refs:
-        path = Path(ref)
-        if path.exists():
-            out.append(_load_file(path, top))
-        elif open_run is not None and re.fullmatch(r"\d+|latest(~\d+)?", ref):
-            out.append(open_run(ref))
-        else:
-            raise InputError(f"report input {ref!r} does not exist (expected a --json results file, a trace, "
-                             f"or a stored run id / 'latest')")
+    try:
+        for ref in refs:
+            path = Path(ref)
+            head = ref.rpartition(":")[0]
+            if path.exists():
+                out.append(_load_file(path, top))
+            elif _RUN_REF.fullmatch(ref) or (head and Path(head).is_file()):
+                out.append(_stored(ref, open_db))
+            else:
+                raise InputError(f"report input {ref!r} does not exist (expected a --json results file, a trace, "
+                                 f"or a stored run: an id, 'latest' or 'latest~N', optionally ':PROVIDER')")
+    finally:
+        for store in opened:
+            store.close()
     return out

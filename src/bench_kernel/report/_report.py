@@ -7,10 +7,12 @@ from datetime import datetime, timezone
 from typing import Any, Sequence
 
 from bench_kernel.errors import InputError
+from bench_kernel.results import DEFAULT_THRESHOLD
 from bench_kernel.report._html import Markup, el, join
 from bench_kernel.report._html_page import Section, page
 from bench_kernel.report._html_table import html_table
 from bench_kernel.report._inputs import ResultsInput, TraceInput, results_from_output
+from bench_kernel.report._report_compare import comparison_section, is_sweep, sweep_plots, sweep_tables
 from bench_kernel.report._report_results import kernels_section, results_section, roofline_plots
 from bench_kernel.report._report_summary import summary_section
 from bench_kernel.report._report_trace import trace_section
@@ -39,21 +41,38 @@ def _notes(notes: Sequence[str]) -> Markup | None:
     return el("ul", {"class": "muted"}, *(el("li", None, n) for n in notes)) if notes else None
 
 
+def _results_body(results: Sequence[ResultsInput]) -> Markup:
+    parts = []
+    for inp in results:
+        if len(results) > 1 or is_sweep(inp):
+            parts.append(el("h3", None, inp.label))
+        if is_sweep(inp):
+            parts.append(sweep_tables(inp))
+        parts.append(results_section([inp], caption=len(results) == 1 and not is_sweep(inp)))
+    return join(parts)
+
+
 def render_report(inputs: Sequence[ResultsInput | TraceInput], *, title: str | None = None,
-                  generated_at: str | None = None) -> str:
+                  generated_at: str | None = None, threshold: float = DEFAULT_THRESHOLD) -> str:
     """The whole HTML document for ``inputs`` (see ``load_inputs``).
 
-    generated_at: the date printed in the page (ISO 8601; default now): fixed in tests so the
-        same inputs give the same bytes.
+    threshold: of the comparison of each later results input against the first (see
+        ``bench_kernel.results.compare``). generated_at: the date printed in the page (ISO 8601;
+        default now): fixed in tests so the same inputs give the same bytes.
     """
     results = [i for i in inputs if isinstance(i, ResultsInput)]
     traces = [i for i in inputs if isinstance(i, TraceInput)]
     sections = [Section("summary", "Summary", summary_section(inputs))]
     if results:
-        sections.append(Section("results", "Results", results_section(results)))
-        plots, plot_notes = roofline_plots(results)
-        if plots or plot_notes:
-            sections.append(Section("plots", "Plots", join([*plots, _notes(plot_notes)])))
+        sections.append(Section("results", "Results", _results_body(results)))
+        roofs, roof_notes = roofline_plots(results)
+        sweeps, sweep_notes = sweep_plots(results)
+        if roofs or sweeps or roof_notes or sweep_notes:
+            notes = list(dict.fromkeys(roof_notes + sweep_notes))
+            sections.append(Section("plots", "Plots", join([*sweeps, *roofs, _notes(notes)])))
+        compared = comparison_section(results, threshold)
+        if compared is not None:
+            sections.append(Section("comparison", "Comparison", compared))
         kernels = kernels_section(results)
         if kernels is not None:
             sections.append(Section("kernels", "Per-kernel breakdown", kernels))

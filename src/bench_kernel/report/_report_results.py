@@ -14,6 +14,8 @@ from bench_kernel.report._table import Column, Table, format_value
 __all__ = ["results_section", "roofline_plots", "kernels_section", "params_text", "point_label"]
 
 METHOD_ORDER = ("graph", "events", "kernel", "host")
+#: Per-kernel tables shown per input (a sweep of 20 points x 4 providers would make 80).
+KERNEL_TABLES = 12
 
 
 def params_text(params: dict[str, Any]) -> str:
@@ -41,7 +43,7 @@ def _ci_title(m: dict[str, Any]) -> str | None:
 
 
 def _results_table(inp: ResultsInput) -> tuple[Table, dict[str, Any]]:
-    pts = inp.points
+    pts = inp.records
     res = [p["result"] for p in pts]
     methods = [m for m in METHOD_ORDER if any(m in r.get("measurements", {}) for r in res)]
     cols = [Column("case", "case"), Column("params", "params")]
@@ -84,15 +86,10 @@ def _results_table(inp: ResultsInput) -> tuple[Table, dict[str, Any]]:
     return Table(cols, rows, title=f"{len(pts)} case(s) from {inp.label}", notes=notes), titles
 
 
-def results_section(inputs: Sequence[ResultsInput]) -> Markup:
+def results_section(inputs: Sequence[ResultsInput], caption: bool = True) -> Markup:
     """One sortable table per input: per case the median of each method, throughput, roofline."""
-    parts = []
-    for inp in inputs:
-        table, titles = _results_table(inp)
-        if len(inputs) > 1:
-            parts.append(el("h3", None, inp.label))
-        parts.append(html_table(table, titles=titles, caption=len(inputs) == 1))
-    return join(parts)
+    return join(html_table(table, titles=titles, caption=caption)
+                for table, titles in (_results_table(inp) for inp in inputs))
 
 
 def _placed(inputs: Sequence[ResultsInput]) -> tuple[dict[tuple[str, str], list[tuple[str, Any]]], list[str]]:
@@ -101,7 +98,7 @@ def _placed(inputs: Sequence[ResultsInput]) -> tuple[dict[tuple[str, str], list[
     groups: dict[tuple[str, str], list[tuple[str, Any]]] = {}
     problems = []
     for inp in inputs:
-        for p in inp.points:
+        for p in inp.records:
             roof = p["result"].get("roofline")
             if not roof or p["status"] != "ok":
                 continue
@@ -164,10 +161,14 @@ def _share_cell(row: dict[str, Any]) -> Markup:
 
 def kernels_section(inputs: Sequence[ResultsInput]) -> Markup | None:
     """Per case measured by the ``kernel`` method: every kernel of one call, its time and share;
-    the full kernel name on hover."""
-    parts = []
+    the full kernel name on hover. At most :data:`KERNEL_TABLES` cases per input (a sweep has
+    dozens): the rest are named in a note."""
+    parts: list[Any] = []
     for inp in inputs:
-        for p in inp.points:
-            if p["result"].get("kernels"):
-                parts.append(html_table(_kernel_table(p), hover={"short": "name"}, cells={"share_pct": _share_cell}))
+        with_kernels = [p for p in inp.records if p["result"].get("kernels")]
+        for p in with_kernels[:KERNEL_TABLES]:
+            parts.append(html_table(_kernel_table(p), hover={"short": "name"}, cells={"share_pct": _share_cell}))
+        if len(with_kernels) > KERNEL_TABLES:
+            parts.append(el("p", {"class": "muted"}, f"{inp.label}: the breakdown of {len(with_kernels) - KERNEL_TABLES} "
+                                                     f"more case(s) is in the results file or the store"))
     return join(parts) if parts else None
