@@ -279,3 +279,25 @@ def test_a_sweep_with_html_output_is_the_report(two_sweeps):
     html = html_for_output("bench-kernel sweep", data, [], generated_at=WHEN)
     assert "sweep sweep_gemm.py:sweep on NVIDIA H200 (run 1)" in html and 'data-plot="sweep"' in html
     assert "<dt>run started</dt>" in html
+
+
+def test_facts_of_several_inputs_sit_side_by_side_and_a_differing_driver_is_marked(tmp_path):
+    from dataclasses import replace
+
+    a = write_run_json(tmp_path / "a.json", h200_results()[:1])
+    newer = [replace(r, env=dict(r.env, driver="580.159.04")) for r in h200_results()[:1]]
+    b = write_run_json(tmp_path / "b.json", newer)
+    html = render_report(load_inputs([str(a), str(b)]), generated_at=WHEN)
+    table = html[html.index('<table class="facts">'):]
+    assert re.search(r'<tr class="differs"><th scope="row">driver</th><td class="name">570.86.15</td>'
+                     r'<td class="name">580.159.04</td></tr>', table)
+    assert '<tr><th scope="row">device</th>' in table  # the same device: not marked
+
+
+def test_the_page_styles_and_script_hold_no_control_characters():
+    # A CSS escape written as "\\2260" in Python source once became an octal escape (a control
+    # character and a stray "0") and drew a box instead of the "≠" mark.
+    from bench_kernel.report._html_page import CSS
+
+    for text in (CSS, SORT_JS):
+        assert [c for c in text if not (c.isprintable() or c in "\n")] == []

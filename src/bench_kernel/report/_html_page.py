@@ -51,7 +51,7 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.2rem 1r
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 table.facts th[scope="row"] { background: none; color: var(--muted); font-weight: normal; }
-table.facts tr.differs th[scope="row"]::after { content: " \2260"; color: var(--warn-line); font-weight: 600; }
+table.facts tr.differs th[scope="row"]::after { content: " \\2260"; color: var(--warn-line); font-weight: 600; }
 table.facts tr.differs td { background: var(--warn-bg); }
 .notes { background: var(--warn-bg); border-left: 4px solid var(--warn-line); padding: 0.5rem 1rem; margin: 0.75rem 0; }
 .notes h3 { margin: 0.2rem 0 0.3rem; font-size: 0.95rem; }

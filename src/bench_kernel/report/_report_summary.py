@@ -3,6 +3,7 @@ and the notes that say what to distrust, gathered in one place at the top."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Sequence
 
 from bench_kernel.report._html import Markup, el, join
@@ -23,6 +24,10 @@ def _env(inp: ResultsInput) -> dict[str, Any]:
     if inp.run is not None and inp.run.env:
         return dict(inp.run.env)
     return dict(inp.records[0]["result"].get("env") or {}) if inp.records else {}
+
+
+#: Facts that should agree between inputs that are compared: a differing one is marked.
+_COMPARED = {label for _, label in _ENV_FACTS} | {"L2", "memory", "git commit"}
 
 
 def _state(env: dict[str, Any]) -> str | None:
@@ -55,7 +60,8 @@ def _facts_table(labels: Sequence[str], columns: Sequence[Pairs]) -> Markup:
     rows = []
     for key in order:
         values = [col.get(key) for col in by_col]
-        differs = len({str(v) for v in values}) > 1 and key not in ("source", "run", "run started", "file modified")
+        shown = {re.sub(r"<[^>]+>", "", str(v)) for v in values if v is not None}
+        differs = key in _COMPARED and len(shown) > 1
         rows.append(el("tr", {"class": "differs" if differs else None}, el("th", {"scope": "row"}, key),
                        *(el("td", {"class": "name"}, "" if v is None else v) for v in values)))
     head = el("tr", None, el("th", None, ""), *(el("th", {"scope": "col"}, label) for label in labels))
@@ -78,7 +84,9 @@ def _results_facts(inp: ResultsInput) -> Pairs:
     pairs.append(("clocks", _state(env)))
     commit = run.get("git_commit") or env.get("git_commit")
     if commit:
-        pairs.append(("git commit", f"{commit}{' (uncommitted changes)' if run.get('git_dirty') else ''}"))
+        # Short as git shows it (runs store the full hash, run --json the short one); full on hover.
+        short = el("span", {"title": commit if len(commit) > 7 else None}, commit[:7])
+        pairs.append(("git commit", join([short, " (uncommitted changes)" if run.get("git_dirty") else None])))
     if run.get("command"):
         pairs.append(("command", el("code", None, " ".join(run["command"]))))
     pairs.append(("cases", len(inp.records)))
