@@ -301,3 +301,12 @@ def test_the_page_styles_and_script_hold_no_control_characters():
 
     for text in (CSS, SORT_JS):
         assert [c for c in text if not (c.isprintable() or c in "\n")] == []
+
+
+def test_compare_with_an_html_path_writes_its_table_with_coloured_verdicts(run_cli, two_sweeps, tmp_path):
+    out = tmp_path / "cmp.html"
+    r = run_cli("compare", "1", "2", "--db", str(two_sweeps), "-o", str(out))
+    assert r.exit_code == 1  # the regression still gates
+    html = out.read_text()
+    assert html.count('<span class="verdict verdict-same">same</span>') == 5
+    assert html.count('<span class="verdict verdict-slower">slower</span>') == 1

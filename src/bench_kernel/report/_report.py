@@ -10,7 +10,7 @@ from bench_kernel.errors import InputError
 from bench_kernel.results import DEFAULT_THRESHOLD
 from bench_kernel.report._html import Markup, el, join
 from bench_kernel.report._html_page import Section, page
-from bench_kernel.report._html_table import html_table
+from bench_kernel.report._html_table import html_table, verdict_badge
 from bench_kernel.report._inputs import ResultsInput, TraceInput, results_from_output
 from bench_kernel.report._report_compare import comparison_section, is_sweep, sweep_plots, sweep_tables
 from bench_kernel.report._report_results import kernels_section, results_section, roofline_plots
@@ -86,6 +86,13 @@ def render_report(inputs: Sequence[ResultsInput | TraceInput], *, title: str | N
     return page(title or "bench-kernel report", subtitle, sections, footer)
 
 
+def _verdicts(table: Table) -> dict[str, Any]:
+    """A ``verdict`` column (``compare``) is drawn as coloured badges."""
+    if any(c.key == "verdict" for c in table.columns):
+        return {"verdict": lambda row: verdict_badge(str(row.get("verdict") or ""))}
+    return {}
+
+
 def html_for_output(command: str, data: Any, tables: Sequence[Table], *, generated_at: str | None = None) -> str:
     """The report for what a table command printed (``bench-kernel run ... -o out.html``):
     measured results get the full report; any other command its tables, sortable."""
@@ -97,7 +104,8 @@ def html_for_output(command: str, data: Any, tables: Sequence[Table], *, generat
         if inp is not None:
             return render_report([inp], title=f"bench-kernel report: {command}", generated_at=generated_at)
     when = generated_at or _now()
-    sections = [Section(f"table-{i}", t.title or f"Table {i}", html_table(t, hover={"short": "name"}, caption=False))
+    sections = [Section(f"table-{i}", t.title or f"Table {i}",
+                        html_table(t, hover={"short": "name"}, caption=False, cells=_verdicts(t)))
                 for i, t in enumerate(tables, 1)]
     return page(f"bench-kernel: {command}", f"generated {when}", sections,
                 f"Made by bench-kernel {_version()} on {when}. One self-contained file: it opens without network.")
