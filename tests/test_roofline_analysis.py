@@ -97,6 +97,19 @@ def test_measured_roof_from_the_cache_has_its_own_key(tmp_path):
     assert (ev.launch_us, ev.bound) == (4.1, "launch")
 
 
+def test_from_dict_reads_back_what_to_dict_wrote_including_the_measured_roof():
+    # A stored placement is read back, not recomputed (the report shows what was found then).
+    save_calibration(make_calibration(dram_tbps=4.0, matmul_tflops={"bf16": 791.52}))
+    from bench_kernel.roofline import RooflineResult
+
+    r = analyze(H200_100US_FLOPS, H200_20US_BYTES, 200.0, device="H200", name="gemm")
+    back = RooflineResult.from_dict(r.to_dict())
+    assert back == r
+    assert back.measured.roof == r.measured.roof and back.spec.roof.source == "spec"
+    plain = analyze(1e9, 1e9, 10.0, device="H200", calibration=False)
+    assert RooflineResult.from_dict(plain.to_dict()) == plain
+
+
 def test_calibration_false_or_missing_dtype_gives_no_measured_roof():
     save_calibration(make_calibration())
     assert "measured" not in analyze(1e9, 1e9, 10.0, device="H200", calibration=False).to_dict()

@@ -46,7 +46,7 @@ def print_error(message: object) -> None:
 class Output:
     """Where and how a command's result goes."""
 
-    fmt: str  # "table" | "json" | "csv" | "md"
+    fmt: str  # "table" | "json" | "csv" | "md" | "html"
     path: Path | None
 
 
@@ -73,7 +73,8 @@ def output_options(csv: bool = True, md: bool = True) -> Callable:
                 raise UsageError(f"choose one output format, got --{' --'.join(chosen)}")
             fmt = chosen[0] if chosen else None
             if fmt is None and output_path is not None:
-                fmt = {".json": "json", ".csv": "csv", ".md": "md"}.get(output_path.suffix.lower())
+                fmt = {".json": "json", ".csv": "csv", ".md": "md", ".html": "html",
+                       ".htm": "html"}.get(output_path.suffix.lower())
             return f(*args, output=Output(fmt or "table", output_path), **kwargs)
 
         wrapper.__name__ = f.__name__
@@ -129,6 +130,11 @@ def emit(output: Output, *, data: Any, tables: list[Table] | Table | None = None
         body = "\n".join(to_csv(t) for t in tables)
     elif output.fmt == "md":
         body = "\n".join(to_markdown(t) for t in tables)
+    elif output.fmt == "html":  # -o x.html: the HTML report of this command's output
+        from bench_kernel.report import html_for_output
+
+        ctx = click.get_current_context(silent=True)
+        body = html_for_output(ctx.command_path if ctx else "bench-kernel", data, tables)
     else:
         body = None
 

@@ -1,14 +1,18 @@
-"""Renderers: tables (rich, CSV, Markdown), JSON, plots, and the progress bar of long commands."""
+"""Renderers: tables (rich, CSV, Markdown), JSON, plots, the progress bar of long commands, and the
+self-contained HTML report."""
 
 from bench_kernel.report._bench import results_table
 from bench_kernel.report._compare import comparison_table
 from bench_kernel.report._history import history_table, plot_history, runs_table
+from bench_kernel.report._inputs import ResultsInput, TraceInput, load_inputs, results_from_output
 from bench_kernel.report._progress import ProgressBar
+from bench_kernel.report._report import REPORT_FORMATS, html_for_output, render_report
 from bench_kernel.report._sweep import PLOT_FORMATS, best_table, plot_sweep, sweep_table
 from bench_kernel.report._table import Column, Table, format_value, render_rich, to_csv, to_markdown
 
 __all__ = [
-    "PLOT_FORMATS", "Column", "ProgressBar", "Table", "best_table", "comparison_table", "format_value",
-    "history_table", "plot_history", "plot_sweep", "render_rich", "results_table", "runs_table", "sweep_table",
-    "to_csv", "to_markdown",
+    "PLOT_FORMATS", "REPORT_FORMATS", "Column", "ProgressBar", "ResultsInput", "Table", "TraceInput", "best_table",
+    "comparison_table", "format_value", "history_table", "html_for_output", "load_inputs", "plot_history",
+    "plot_sweep", "render_report", "render_rich", "results_from_output", "results_table", "runs_table",
+    "sweep_table", "to_csv", "to_markdown",
 ]

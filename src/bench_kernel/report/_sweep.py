@@ -16,7 +16,7 @@ from bench_kernel.report._table import Column, Table
 if TYPE_CHECKING:  # the records are only read here; importing them would load numpy for every command
     from bench_kernel.results import Best, PointResult, RunInfo
 
-__all__ = ["sweep_table", "best_table", "plot_sweep", "PLOT_FORMATS"]
+__all__ = ["sweep_table", "best_table", "plot_sweep", "sweep_figure", "PLOT_FORMATS"]
 
 PLOT_FORMATS = (".png", ".svg")
 #: What a cell shows for a point that has no time.
@@ -170,12 +170,10 @@ def _spans_decades(values: list[float]) -> bool:
     return len(pos) == len(values) and len(pos) > 1 and max(pos) / min(pos) >= 100
 
 
-def plot_sweep(run: RunInfo, points: Sequence[PointResult], x_axis: str, path: str | Path) -> Path:
+def sweep_figure(run: RunInfo, points: Sequence[PointResult], x_axis: str) -> Any:
     """One line per provider (and per value of the other varying axes) of time over ``x_axis``;
-    log axes where the values span two decades or more; the device and date in the title."""
-    out = Path(path)
-    if out.suffix.lower() not in PLOT_FORMATS:
-        raise UsageError(f"--plot {str(out)!r}: the format comes from the extension: {', '.join(PLOT_FORMATS)}")
+    log axes where the values span two decades or more; the device and date in the title.
+    A matplotlib ``Figure`` (what :func:`plot_sweep` saves and the HTML report inlines)."""
     axes = _axes(run, [p.params for p in points])
     if x_axis not in axes:
         raise UsageError(f"--x {x_axis!r} is not an axis of this sweep; its axes: {', '.join(axes)}")
@@ -206,6 +204,15 @@ def plot_sweep(run: RunInfo, points: Sequence[PointResult], x_axis: str, path: s
     ax.set_title(f"{run.name} on {run.device or 'unknown device'}, {date}", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
+    return fig
+
+
+def plot_sweep(run: RunInfo, points: Sequence[PointResult], x_axis: str, path: str | Path) -> Path:
+    """Save :func:`sweep_figure` to ``path`` (.png or .svg)."""
+    out = Path(path)
+    if out.suffix.lower() not in PLOT_FORMATS:
+        raise UsageError(f"--plot {str(out)!r}: the format comes from the extension: {', '.join(PLOT_FORMATS)}")
+    fig = sweep_figure(run, points, x_axis)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=120)
     return out

@@ -30,7 +30,8 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
 ``compare_points(a_points, b_points, threshold=, method=, by_provider=) -> ResultsComparison``
     ``rows`` (MatchedPoint: provider, params, method, comparison), ``unmatched`` (with reasons),
     ``regressions``. ``best_per_point(points) -> list[Best]`` (fastest, runner-up, margin,
-    significant). ``load_results_file(path)`` reads ``run --json`` / ``sweep --json`` output;
+    significant). ``load_results_file(path)`` reads ``run --json`` / ``sweep --json`` output
+    (``points_from_output(data, where)`` the same output already parsed);
     ``resolve_ref("12" | "latest" | "file.json" | "12:torch", open_db) -> PointSet`` names a side.
 ``Recorder(store, name=, config=, env=, source=)`` records results that are not a sweep (``run
     --save``, a pytest session) as one run: ``save(BenchResult)``, ``save_error(...)``, ``finish()``.
@@ -38,7 +39,7 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
 """
 
 from bench_kernel.results._compare import DEFAULT_THRESHOLD, Comparison, compare
-from bench_kernel.results._files import load_results_file
+from bench_kernel.results._files import load_results_file, points_from_output
 from bench_kernel.results._match import (
     Best,
     MatchedPoint,
@@ -59,6 +60,6 @@ __all__ = [
     "DB_ENV", "DEFAULT_THRESHOLD", "POINT_STATUSES", "SCHEMA", "SCHEMA_V1", "SCHEMA_VERSION",
     "Best", "Comparison", "MatchedPoint", "PointResult", "PointSet", "Provenance", "Recorder", "ResultsComparison", "RunInfo",
     "Store", "Unmatched", "best_per_point", "compare", "compare_points", "default_db_path",
-    "file_sha256", "load_results_file", "open_store", "params_key", "provenance", "resolve_db_path", "resolve_ref",
+    "file_sha256", "load_results_file", "open_store", "params_key", "points_from_output", "provenance", "resolve_db_path", "resolve_ref",
     "status_of",
 ]

@@ -10,25 +10,17 @@ from bench_kernel.errors import InputError
 from bench_kernel.measure import BenchResult
 from bench_kernel.results._records import PointResult, RunInfo, status_of
 
-__all__ = ["load_results_file"]
+__all__ = ["load_results_file", "points_from_output"]
 
 
-def _bad(path: Path, why: str) -> InputError:
-    return InputError(f"{str(path)!r} is not a bench-kernel results file ({why}); expected the --json "
+def _bad(where: str, why: str) -> InputError:
+    return InputError(f"{where!r} is not a bench-kernel results file ({why}); expected the --json "
                       f"output of 'bench-kernel run' or 'bench-kernel sweep'")
 
 
-def load_results_file(path: str | Path) -> tuple[RunInfo | None, list[PointResult]]:
-    """The run (for a sweep file) and its points; a ``run --json`` file gives one point per case."""
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"results file {str(p)!r} does not exist")
-    try:
-        data: Any = json.loads(p.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise _bad(p, "not UTF-8 text") from None
-    except json.JSONDecodeError as e:
-        raise _bad(p, f"invalid JSON at line {e.lineno}") from None
+def points_from_output(data: Any, where: str) -> tuple[RunInfo | None, list[PointResult]]:
+    """The run and points of ``run --json`` / ``sweep --json`` output already parsed (what a
+    command is about to print, for ``-o x.html``); ``where`` names it in the InputError."""
     try:
         if isinstance(data, dict) and isinstance(data.get("points"), list):
             run = RunInfo.from_dict(data["run"]) if isinstance(data.get("run"), dict) else None
@@ -39,6 +31,20 @@ def load_results_file(path: str | Path) -> tuple[RunInfo | None, list[PointResul
                 r = BenchResult.from_dict(d)
                 points.append(PointResult(r.name, dict(r.params), status_of(r), r, roofline=d.get("roofline")))
             return None, points
-    except (KeyError, TypeError, ValueError) as e:
-        raise _bad(p, f"{type(e).__name__}: {e}") from None
-    raise _bad(p, "no 'results' or 'points' list")
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise _bad(where, f"{type(e).__name__}: {e}") from None
+    raise _bad(where, "no 'results' or 'points' list")
+
+
+def load_results_file(path: str | Path) -> tuple[RunInfo | None, list[PointResult]]:
+    """The run (for a sweep file) and its points; a ``run --json`` file gives one point per case."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"results file {str(p)!r} does not exist")
+    try:
+        data: Any = json.loads(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise _bad(str(p), "not UTF-8 text") from None
+    except json.JSONDecodeError as e:
+        raise _bad(str(p), f"invalid JSON at line {e.lineno}: {e.msg}; truncated?") from None
+    return points_from_output(data, str(p))

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from bench_kernel.roofline._analysis import Roof, RoofAnalysis, RooflineResult, analyze, measured_roof, spec_roof
 from bench_kernel.roofline._count import Counts, count
-from bench_kernel.roofline._plot import plot_roofline
+from bench_kernel.roofline._plot import build_figure, plot_roofline
 
 __all__ = [
     "Counts",
     "Roof",
     "analyze",
+    "build_figure",
     "RoofAnalysis",
     "RooflineResult",
     "count",

@@ -60,6 +60,13 @@ class RoofAnalysis:
     bound: str
     """``"memory"``, ``"compute"`` or ``"launch"`` (see :func:`analyze`)."""
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], source: str) -> "RoofAnalysis":
+        """What :meth:`to_dict` wrote (``source`` given apart: the flat JSON of a result omits it)."""
+        return cls(Roof(source, float(d["peak_tflops"]), float(d["peak_tbps"])), float(d["memory_us"]),
+                   float(d["compute_us"]), float(d["floor_us"]), float(d["pct_of_roof"]), float(d["headroom"]),
+                   str(d["bound"]))
+
     def to_dict(self) -> dict[str, Any]:
         return {"source": self.roof.source, "peak_tflops": self.roof.peak_tflops,
                 "peak_tbps": self.roof.peak_tbps, "ridge_intensity": self.roof.ridge_intensity,
@@ -131,6 +138,20 @@ class RooflineResult:
             measured.pop("source")
             out["measured"] = measured
         return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "RooflineResult":
+        """The placement as :meth:`to_dict` wrote it (a stored result): read back, not recomputed,
+        so a report shows what was found then even if the peak table has changed since.
+        KeyError/TypeError/ValueError for a dict that is not one."""
+        measured = d.get("measured")
+        return cls(device=str(d["device"]), dtype=str(d["dtype"]), flops=float(d["flops"]), bytes=float(d["bytes"]),
+                   time_us=float(d["time_us"]), arithmetic_intensity=float(d["arithmetic_intensity"]),
+                   achieved_tflops=float(d["achieved_tflops"]), achieved_tbps=float(d["achieved_tbps"]),
+                   spec=RoofAnalysis.from_dict(d, "spec"),
+                   measured=RoofAnalysis.from_dict(measured, "measured") if measured else None,
+                   launch_us=d.get("launch_us"), launch_source=d.get("launch_source"), name=d.get("name"),
+                   notes=tuple(d.get("notes") or ()))
 
 
 def _number(name: str, value: Any, *, allow_zero: bool) -> float:

@@ -1,0 +1,80 @@
+"""``bench-kernel report INPUT... -o report.html``: one self-contained HTML report."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+from pathlib import Path
+
+import click
+
+from bench_kernel.cli._common import db_option, dumps
+from bench_kernel.errors import UsageError
+
+__all__ = ["command"]
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder: an existing file
+    is replaced whole or not at all (``-o`` never destroys a file on failure) and keeps its mode;
+    a new one gets 0o666 through the umask, like any file."""
+    mode = stat.S_IMODE(path.stat().st_mode) if path.is_file() else None
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+@click.command("report")
+@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
+@click.option("-o", "--output", "output_path", required=True, type=click.Path(path_type=Path),
+              help="The HTML file to write (.html or .htm).")
+@click.option("--title", default=None, help="The report's title (default: 'bench-kernel report').")
+@click.option("--top", type=click.IntRange(min=1), default=25, show_default=True,
+              help="Kernels listed per trace (the longest by total time).")
+@click.option("--threshold", type=float, default=0.03, show_default=True,
+              help="Comparison: a ratio within this fraction of 1 is 'same' even when significant.")
+@db_option
+@click.option("--json", "as_json", is_flag=True, help="Print what was written (path, size, inputs) as JSON.")
+def command(inputs: tuple[str, ...], output_path: Path, title: str | None, top: int, threshold: float,
+            db_path: str | None, as_json: bool) -> None:
+    """Write a self-contained HTML report of INPUT...: stored runs (12, latest, latest~1, 12:torch),
+    --json result files of run or sweep, and Kineto traces (.json, .json.gz).
+
+    Sections, as the inputs allow: a summary (device, driver, versions, date, commit, what to
+    distrust), the results table (click a header to sort), sweep and roofline plots (inline SVG),
+    each later results input compared with the first (medians, B/A with its 95% CI, verdicts in
+    colour, as 'bench-kernel compare'), the per-kernel breakdown of each case, and per trace its
+    kernel inventory, phases and layers. The file needs no network to view: send it, attach it,
+    print it to PDF.
+    """
+    from bench_kernel.report import REPORT_FORMATS, TraceInput, load_inputs, render_report
+
+    if output_path.suffix.lower() not in REPORT_FORMATS:
+        raise UsageError(f"-o {str(output_path)!r}: the report is HTML, so the file must end in "
+                         f"{' or '.join(REPORT_FORMATS)} (got {output_path.suffix or 'no extension'!r}); "
+                         f"for a PDF, open the HTML in a browser and print it")
+    if not 0 <= threshold < 1:
+        raise UsageError(f"--threshold must be a fraction in [0, 1) (0.03 = 3%), got {threshold!r}")
+    if output_path.is_dir():
+        raise UsageError(f"-o {str(output_path)!r} is a directory; give a file name ending in .html")
+    if not output_path.parent.is_dir():
+        raise UsageError(f"-o {str(output_path)!r}: the folder {str(output_path.parent)!r} does not exist")
+    loaded = load_inputs(inputs, top=top, db_path=db_path)
+    html = render_report(loaded, title=title, threshold=threshold)
+    _write_atomic(output_path, html)
+    if as_json:
+        click.echo(dumps({"output": str(output_path), "bytes": len(html.encode("utf-8")),
+                          "inputs": [{"label": i.label, "source": i.source, "kind": "trace" if isinstance(i, TraceInput) else "results"}
+                                     for i in loaded]}))
+    else:
+        click.echo(f"report: {output_path} ({len(html.encode('utf-8')) / 1024:.0f} KiB, "
+                   f"{len(loaded)} input(s))", err=True)

@@ -1,0 +1,93 @@
+"""bench-kernel's pytest plugin (entry point ``pytest11``): the ``kernel_bench`` fixture.
+
+    def test_gemm(kernel_bench):
+        r = kernel_bench(torch.matmul, make_inputs=lambda: (a, b), flops=2 * m * n * k)
+        assert r.median_us < 50          # the primary method's median, microseconds
+
+Options: ``--kernel-bench-baseline RUN|FILE`` compares every measurement with the same point of
+a stored run (an id, ``latest``) or a ``--json`` results file, with ``compare``'s statistics; a
+significant regression fails the test with both medians, the ratio and its CI.
+``--kernel-bench-save`` stores the session's measurements as a new run (``--kernel-bench-db``
+picks the database). A table of every measurement ends the session.
+
+Installed with bench-kernel, so it loads in every pytest session: this module imports only
+pytest and the standard library; the measuring code loads on the fixture's first call.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bench_kernel.pytest_plugin._fixture import KernelBench, KernelBenchResult, SessionState
+
+__all__ = ["KernelBench", "KernelBenchResult", "kernel_bench"]
+
+_STATE = pytest.StashKey[SessionState]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("kernel-bench", "kernel performance tests (bench-kernel's kernel_bench fixture)")
+    group.addoption("--kernel-bench-baseline", metavar="RUN|FILE", default=None,
+                    help="Compare every kernel_bench measurement with this stored run (id, 'latest') or --json "
+                         "results file; a significant regression fails the test.")
+    group.addoption("--kernel-bench-save", action="store_true", default=False,
+                    help="Store this session's kernel_bench measurements as a new run.")
+    group.addoption("--kernel-bench-db", metavar="PATH", default=None,
+                    help="Results database for --kernel-bench-save and a stored baseline (default: "
+                         "$BENCH_KERNEL_DB or the user data dir).")
+    group.addoption("--kernel-bench-threshold", type=float, default=0.03, metavar="FRACTION",
+                    help="A slowdown within this fraction is never a regression (default 0.03 = 3%%).")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    threshold = config.getoption("kernel_bench_threshold")
+    if not 0 <= threshold < 1:
+        raise pytest.UsageError(f"--kernel-bench-threshold must be a fraction in [0, 1) (0.03 = 3%), "
+                                f"got {threshold!r}")
+    config.stash[_STATE] = SessionState(baseline_ref=config.getoption("kernel_bench_baseline"),
+                                        save=config.getoption("kernel_bench_save"),
+                                        db_path=config.getoption("kernel_bench_db"), threshold=threshold,
+                                        run_name=f"pytest {config.rootpath.name}",
+                                        command=("pytest", *config.invocation_params.args))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    state = session.config.stash.get(_STATE, None)
+    if state is None or not (state.save or state.baseline_ref):
+        return  # nothing to open: the measuring code stays unloaded
+    from bench_kernel.errors import BenchKernelError
+
+    try:
+        state.open()
+    except BenchKernelError as e:  # a baseline that is not there, a database that is not one
+        raise pytest.UsageError(f"kernel_bench: {e}") from None
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    state = session.config.stash.get(_STATE, None)
+    if state is not None:
+        state.saved_run = state.close(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
+
+
+@pytest.fixture
+def kernel_bench(request: pytest.FixtureRequest) -> KernelBench:
+    """Time a callable as ``bench_kernel.bench`` does: ``kernel_bench(fn, make_inputs=..., flops=...)``
+    returns a :class:`KernelBenchResult` (``.median_us``: the primary method's median)."""
+    return KernelBench(request.config.stash[_STATE], request.node.nodeid)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
+                            config: pytest.Config) -> None:
+    state = config.stash.get(_STATE, None)
+    if state is None or not state.records:
+        return
+    from bench_kernel.pytest_plugin._summary import render_summary, summary_table
+
+    terminalreporter.write_sep("=", "kernel_bench summary")
+    label = state.baseline.label if state.baseline is not None else None
+    table = summary_table(state.records, label)
+    terminalreporter.write(render_summary(table, config.get_terminal_writer().fullwidth))
+    run = state.saved_run
+    if run is not None:
+        terminalreporter.write_line(f"kernel_bench: stored {run.n_points} measurement(s) as run {run.id} in "
+                                    f"{state.store.path}")

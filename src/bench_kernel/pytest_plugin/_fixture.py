@@ -1,0 +1,202 @@
+"""What the ``kernel_bench`` fixture does per call, and the session's record of every call.
+
+Importing this module costs nothing: torch, numpy and the measuring code load on the first
+call of the fixture, so a test suite that never uses it pays only for the option parsing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+__all__ = ["KernelBench", "KernelBenchResult", "SessionState", "GPU_METHODS", "DEFAULT_METHODS"]
+
+#: The fixture's default methods, as ``bench()``'s: all of them need a GPU.
+DEFAULT_METHODS = ("graph", "events", "kernel")
+GPU_METHODS = frozenset(DEFAULT_METHODS)
+
+
+@dataclass(frozen=True)
+class KernelBenchResult:
+    """One ``kernel_bench(...)`` call: the measured ``result`` and, with a baseline, the comparison.
+
+    ``median_us`` is the median per-call time of the PRIMARY method, in microseconds: graph,
+    else kernel, else events, else host (``BenchResult.primary_method``) -- the same number
+    ``bench-kernel run`` shows first and ``compare`` compares.
+    """
+
+    name: str
+    params: dict[str, Any]
+    result: Any  # bench_kernel.measure.BenchResult
+    #: ``bench_kernel.results.Comparison`` against the baseline (None: no baseline, or not in it)
+    comparison: Any = None
+    #: why there is no comparison though a baseline was given ("not in run 12")
+    baseline_note: str | None = None
+
+    @property
+    def method(self) -> str:
+        """The primary method, whose median ``median_us`` is."""
+        return self.result.primary_method
+
+    @property
+    def median_us(self) -> float:
+        """Median microseconds per call of the primary method."""
+        return self.result.time_us
+
+    @property
+    def ci95_us(self) -> tuple[float, float]:
+        """95% confidence interval of that median, microseconds."""
+        return self.result.measurements[self.method].samples.ci95_us
+
+    @property
+    def achieved_tflops(self) -> float | None:
+        return self.result.achieved_tflops
+
+    @property
+    def achieved_tbps(self) -> float | None:
+        return self.result.achieved_tbps
+
+
+@dataclass
+class SessionState:
+    """The options of this pytest session, its baseline and store, and what its tests measured."""
+
+    baseline_ref: str | None = None
+    save: bool = False
+    db_path: str | None = None
+    threshold: float = 0.03
+    records: list[tuple[str, KernelBenchResult]] = field(default_factory=list)  # (nodeid, result)
+    #: the baseline's points (``bench_kernel.results.PointSet``), resolved when the session starts
+    baseline: Any = None
+    #: the store measurements are saved to (``--kernel-bench-save``), and the run once one exists
+    store: Any = None
+    recorder: Any = None
+    #: the stored run once the session has finished (``RunInfo``), for the summary
+    saved_run: Any = None
+    #: what starts the stored run: (name, command) of this session
+    run_name: str = "pytest"
+    command: tuple[str, ...] = ()
+
+    def seen(self, name: str, params: dict[str, Any]) -> bool:
+        return any(r.name == name and r.params == params for _, r in self.records)
+
+    def open(self) -> None:
+        """Resolve the baseline and open the store before any test runs: a wrong ``RUN|FILE`` or
+        an unusable database is one usage error, not a failure in every test."""
+        from bench_kernel.results import open_store, resolve_ref
+
+        if self.save:
+            self.store = open_store(self.db_path)
+        if self.baseline_ref is not None:
+            opened: list[Any] = []
+
+            def open_db() -> Any:
+                if self.store is not None:
+                    return self.store
+                opened.append(open_store(self.db_path))
+                return opened[-1]
+
+            try:
+                self.baseline = resolve_ref(self.baseline_ref, open_db)
+            finally:
+                for store in opened:
+                    store.close()
+
+    def compare(self, name: str, params: dict[str, Any], result: Any) -> tuple[Any, str | None]:
+        """(Comparison, None) against the baseline's same point, or (None, why there is none).
+        The statistics are ``bench-kernel compare``'s: ``compare_points`` on the stored samples."""
+        from bench_kernel.results import PointResult, compare_points, params_key, status_of
+
+        key = params_key(params)
+        base = [p for p in self.baseline.points if p.provider == name and params_key(p.params) == key]
+        if not base:
+            return None, f"not in {self.baseline.label}"
+        this = PointResult(name, dict(params), status_of(result), result)
+        rc = compare_points(base, [this], threshold=self.threshold, a_label=self.baseline.label, b_label="this run")
+        if rc.rows:
+            return rc.rows[0].comparison, None
+        return None, rc.unmatched[0].reason
+
+    def store_result(self, result: Any) -> None:
+        """Commit ``result`` to this session's stored run (started at the first measurement)."""
+        if self.store is None:
+            return
+        if self.recorder is None:
+            from bench_kernel.measure import capture_env
+            from bench_kernel.results import Recorder
+
+            self.recorder = Recorder(self.store, name=self.run_name, env=capture_env(),
+                                     config={"threshold": self.threshold, "baseline": self.baseline_ref},
+                                     command=self.command)
+        self.recorder.save(result)
+
+    def close(self, interrupted: bool) -> Any:
+        """Finish the stored run (``interrupted`` on Ctrl-C) and close the store; the run or None."""
+        run = None
+        if self.recorder is not None:
+            run = self.recorder.finish("interrupted" if interrupted else "done")
+        if self.store is not None:
+            self.store.close()
+        return run
+
+
+class KernelBench:
+    """The ``kernel_bench`` fixture: ``kernel_bench(fn, make_inputs=..., flops=...)`` times ``fn``
+    as ``bench_kernel.bench`` does and returns a :class:`KernelBenchResult`.
+
+    Without a GPU a call that asks for a GPU method (the default methods all do) skips the test
+    with the reason; ``methods=("host",)`` runs anywhere. A wrong result (``reference``) or a
+    significant regression against ``--kernel-bench-baseline`` fails the test.
+    """
+
+    def __init__(self, state: SessionState, nodeid: str) -> None:
+        self._state = state
+        self._nodeid = nodeid
+
+    def __call__(self, fn: Callable[..., Any], *, make_inputs: Callable[[], Any] | None = None,
+                 methods: Sequence[str] = DEFAULT_METHODS, cache: str = "cold", precision: float = 0.01,
+                 max_time_s: float = 0.5, reference: Callable[..., Any] | None = None,
+                 flops: float | None = None, bytes: float | None = None, name: str | None = None,
+                 params: dict[str, Any] | None = None, device_index: int = 0) -> KernelBenchResult:
+        """Time ``fn``; the arguments are ``bench_kernel.bench``'s. ``name`` defaults to the test's
+        node id; (name, params) must differ between the calls of one session (they key the baseline)."""
+        import pytest
+
+        from bench_kernel.gpu import has_gpu
+        from bench_kernel.measure import validate_options
+        from bench_kernel.orchestrate import bench
+
+        methods = validate_options(methods, cache, precision, max_time_s)
+        name = name or self._nodeid
+        params = dict(params or {})
+        if self._state.seen(name, params):
+            pytest.fail(f"kernel_bench: {name!r} with params {params} was already measured in this session; "
+                        f"pass name= or params= to tell the calls apart (they key the baseline)", pytrace=False)
+        wanted = [m for m in methods if m in GPU_METHODS]
+        if wanted and not has_gpu():
+            pytest.skip(f"kernel_bench: {', '.join(wanted)} need a CUDA/HIP GPU and none is visible "
+                        f"(methods=('host',) times on the host)")
+        result = bench(fn, make_inputs=make_inputs, methods=methods, cache=cache, precision=precision,
+                       max_time_s=max_time_s, reference=reference, flops=flops, bytes=bytes, name=name,
+                       params=params, device_index=device_index)
+        if result.correct is False:
+            pytest.fail(f"kernel_bench: {name}: {result.notes[-1]}", pytrace=False)
+        if result.time_us is None:
+            pytest.fail(f"kernel_bench: {name}: no method measured: {'; '.join(result.notes)}", pytrace=False)
+        comparison, why = self._state.compare(name, params, result) if self._state.baseline else (None, None)
+        record = KernelBenchResult(name, params, result, comparison, why)
+        self._state.records.append((self._nodeid, record))
+        self._state.store_result(result)  # stored before a regression fails the test: it is data too
+        if comparison is not None and comparison.verdict == "slower":
+            c = comparison
+            pytest.fail(f"kernel_bench: {name}: slower than the baseline {self._state.baseline.label}: median "
+                        f"{_us(c.b_median_us)} vs {_us(c.a_median_us)} ({record.method}), ratio {c.ratio:.3f} "
+                        f"(95% CI {c.ci95_low:.3f}-{c.ci95_high:.3f}), beyond the {c.threshold:.0%} threshold",
+                        pytrace=False)
+        return record
+
+
+def _us(value: float) -> str:
+    from bench_kernel.units import format_duration_us
+
+    return format_duration_us(value)

@@ -1,0 +1,64 @@
+"""The table printed at the end of a pytest session: one row per ``kernel_bench`` call."""
+
+from __future__ import annotations
+
+import io
+from typing import Any, Sequence
+
+from bench_kernel.pytest_plugin._fixture import KernelBenchResult
+
+__all__ = ["summary_table", "render_summary"]
+
+
+def summary_table(records: Sequence[tuple[str, KernelBenchResult]], baseline: str | None) -> Any:
+    """A ``report.Table``: test, method, median and its CI's half-width, throughput (without a
+    baseline), and against the baseline its median, the ratio with its 95% CI and the verdict."""
+    from bench_kernel.report import Column, Table
+
+    cols = [Column("test", "test"), Column("method", "method"), Column("median_us", "median", "duration_us")]
+    if not baseline:  # the comparison takes the width the CI and throughput would
+        cols.append(Column("ci_pct", "±CI", "text", justify="right"))
+        if any(r.achieved_tflops is not None for _, r in records):
+            cols.append(Column("tflops", "TFLOP/s", "tflops"))
+        if any(r.achieved_tbps is not None for _, r in records):
+            cols.append(Column("tbps", "TB/s", "tbps"))
+    else:
+        cols += [Column("base_us", "baseline", "duration_us"), Column("ratio", "ratio (95% CI)", "text", justify="right"),
+                 Column("verdict", "verdict")]
+    rows = []
+    for nodeid, r in records:
+        lo, hi = r.ci95_us
+        params = " ".join(f"{k}={v}" for k, v in r.params.items())
+        label = r.name if r.name == nodeid else f"{r.name} ({nodeid})"
+        row = {"test": f"{label} {params}".strip(), "method": r.method, "median_us": r.median_us,
+               "ci_pct": f"±{(hi - lo) / 2 / r.median_us:.1%}", "tflops": r.achieved_tflops,
+               "tbps": r.achieved_tbps}
+        c = r.comparison
+        if c is not None:
+            ci = "" if c.note else f" ({c.ci95_low:.2f}–{c.ci95_high:.2f})"
+            row.update(base_us=c.a_median_us, ratio=f"{c.ratio:.2f}x{ci}", verdict=c.verdict)
+        elif baseline:
+            row.update(verdict=r.baseline_note or "-")
+        rows.append(row)
+    if baseline:
+        notes = [f"baseline {baseline}: ratio = this median / the baseline's, 95% CI by bootstrap (the "
+                 f"statistics of 'bench-kernel compare')"]
+    else:
+        notes = ["median: the primary method's; ±CI: half-width of its 95% confidence interval"]
+    return Table(cols, rows, title=f"kernel_bench: {len(records)} measurement(s)", notes=notes)
+
+
+#: The summary may be wider than the terminal rather than fold test ids mid-name (a folded id
+#: cannot be searched for or pasted); it is only as wide as its content needs.
+MIN_WIDTH = 160
+
+
+def render_summary(table: Any, width: int) -> str:
+    """The table as plain text (no colour), at its natural width up to ``max(width, MIN_WIDTH)``."""
+    from rich.console import Console
+
+    from bench_kernel.report import render_rich
+
+    buf = io.StringIO()
+    render_rich(table, Console(file=buf, width=max(width, MIN_WIDTH), color_system=None, soft_wrap=False))
+    return buf.getvalue()

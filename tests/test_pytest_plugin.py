@@ -1,0 +1,188 @@
+"""The pytest plugin, run for real with ``pytester``: a suite of user tests in a temporary folder
+that asks for ``kernel_bench`` (found through the ``pytest11`` entry point, no ``-p``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib.metadata import entry_points
+
+import pytest
+
+from bench_kernel.gpu import has_gpu
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _measuring_code_loaded_once():
+    # pytester's in-process runs drop the modules they imported afterwards; loaded here first,
+    # torch, the measuring code and hypothesis (its plugin imports it at the end of every
+    # session) are kept instead of re-imported by every inner session (2-3 s each).
+    import bench_kernel.orchestrate  # noqa: F401
+    import hypothesis  # noqa: F401
+    import torch  # noqa: F401
+
+#: A host-timed test that passes anywhere: fast bounds so the inner session takes a second.
+HOST_TEST = """
+def work():
+    return sum(range(3000))
+
+def test_sum(kernel_bench):
+    r = kernel_bench(work, methods=("host",), max_time_s=0.05, precision=0.05, bytes=8 * 3000)
+    assert r.method == "host"
+    assert 0 < r.ci95_us[0] <= r.median_us <= r.ci95_us[1]
+    assert r.median_us < 1e6
+"""
+
+
+def test_the_plugin_is_registered_as_a_pytest11_entry_point():
+    found = [e for e in entry_points(group="pytest11") if e.name == "bench_kernel"]
+    assert [e.value for e in found] == ["bench_kernel.pytest_plugin"]
+
+
+def test_importing_the_plugin_loads_neither_torch_numpy_nor_the_measuring_code():
+    code = ("import sys, bench_kernel.pytest_plugin\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'numpy', 'rich')"
+            " or m.startswith(('bench_kernel.measure', 'bench_kernel.orchestrate', 'bench_kernel.results'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_a_host_method_test_passes_and_the_session_ends_with_the_summary_table(pytester):
+    pytester.makepyfile(test_k=HOST_TEST)
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*= kernel_bench summary =*", "*kernel_bench: 1 measurement(s)*",
+                                 "*test_k.py::test_sum*host*µs*±*%*"])
+
+
+def test_the_median_is_the_primary_methods_and_a_failing_bound_fails_the_test(pytester):
+    pytester.makepyfile(test_k="""
+        def test_too_slow(kernel_bench):
+            r = kernel_bench(lambda: sum(range(3000)), methods=("host",), max_time_s=0.05, precision=0.05)
+            assert r.median_us == r.result.median_us("host") == r.result.time_us
+            assert r.median_us < 0, f"median {r.median_us} us"
+    """)
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*AssertionError: median * us*"])
+
+
+@pytest.mark.skipif(has_gpu(), reason="checks the behaviour without a GPU")
+def test_without_a_gpu_gpu_methods_skip_with_the_reason_and_host_tests_run(pytester):
+    pytester.makepyfile(test_k=HOST_TEST + """
+def test_default_methods(kernel_bench):
+    kernel_bench(work)
+
+def test_graph_and_host(kernel_bench):
+    kernel_bench(work, methods=("graph", "host"))
+""")
+    result = pytester.runpytest("-rs")
+    result.assert_outcomes(passed=1, skipped=2)
+    result.stdout.fnmatch_lines([
+        "SKIPPED * kernel_bench: graph, events, kernel need a CUDA/HIP GPU and none is visible "
+        "(methods=('host',) times on the host)",
+        "SKIPPED * kernel_bench: graph need a CUDA/HIP GPU and none is visible*"])
+
+
+def test_a_wrong_result_fails_the_test_and_is_not_timed(pytester):
+    pytester.makepyfile(test_k="""
+        def test_wrong(kernel_bench):
+            kernel_bench(lambda x: x + 1, make_inputs=lambda: (1.0,), reference=lambda x: x + 2,
+                         methods=("host",), max_time_s=0.05)
+    """)
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*kernel_bench: *test_wrong: wrong result, not timed*"])
+    assert "kernel_bench summary" not in result.stdout.str()
+
+
+def test_the_same_name_and_params_twice_is_refused(pytester):
+    pytester.makepyfile(test_k="""
+        def test_twice(kernel_bench):
+            for n in (1, 2):
+                kernel_bench(lambda: None, methods=("host",), max_time_s=0.02, params={"n": n})
+            kernel_bench(lambda: None, methods=("host",), max_time_s=0.02, params={"n": 1})
+    """)
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*with params {'n': 1} was already measured in this session*"])
+    result.stdout.fnmatch_lines(["*kernel_bench: 2 measurement(s)*"])
+
+
+def test_a_bad_threshold_is_a_usage_error(pytester):
+    pytester.makepyfile(test_k=HOST_TEST)
+    result = pytester.runpytest("--kernel-bench-threshold", "1.5")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--kernel-bench-threshold must be a fraction in [[]0, 1) (0.03 = 3%), got 1.5*"])
+
+
+def _baseline_file(path, median_us: float, name: str = "test_k.py::test_sum") -> str:
+    """A ``run --json`` file (real records) holding ``name`` timed on the host at ``median_us``."""
+    import json
+
+    from _results_helpers import gpu_like_samples, result
+
+    r = result(name, {}, gpu_like_samples(seed=1, n=60, median_us=median_us, sigma=0.01))
+    path.write_text(json.dumps({"results": [r.to_dict()]}))
+    return str(path)
+
+
+def test_a_significant_regression_against_a_baseline_file_fails_with_both_medians(pytester):
+    # The baseline says this test took 1 us; summing 3000 ints takes tens: a certain regression.
+    pytester.makepyfile(test_k=HOST_TEST)
+    base = _baseline_file(pytester.path / "base.json", median_us=1.0)
+    result = pytester.runpytest("--kernel-bench-baseline", base)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*kernel_bench: test_k.py::test_sum: slower than the baseline base.json: median * µs vs 1 µs (host), "
+        "ratio *.* (95% CI *-*), beyond the 3% threshold*"])
+    result.stdout.fnmatch_lines(["*test_k.py::test_sum*host*µs*1 µs*x (*–*)*slower*"])
+
+
+def test_a_faster_run_passes_and_a_test_not_in_the_baseline_says_so(pytester):
+    pytester.makepyfile(test_k=HOST_TEST + """
+def test_new(kernel_bench):
+    kernel_bench(work, methods=("host",), max_time_s=0.05, precision=0.05, name="new")
+""")
+    base = _baseline_file(pytester.path / "base.json", median_us=100_000.0)  # 100 ms: surely slower
+    result = pytester.runpytest("--kernel-bench-baseline", base)
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*test_k.py::test_sum*100 ms*faster*", "*new (test_k.py::test_new)*not in base.json*"])
+
+
+def test_save_then_compare_round_trips_through_the_store(pytester):
+    pytester.makepyfile(test_k=HOST_TEST)
+    db = str(pytester.path / "results.db")
+    first = pytester.runpytest("--kernel-bench-save", "--kernel-bench-db", db)
+    first.assert_outcomes(passed=1)
+    first.stdout.fnmatch_lines([f"kernel_bench: stored 1 measurement(s) as run 1 in {db}"])
+    from bench_kernel.results import open_store
+
+    with open_store(db) as store:
+        run = store.run("latest")
+        (point,) = store.points(run)
+    assert (run.kind, run.status, run.name) == ("run", "done", f"pytest {pytester.path.name}")
+    assert run.command[:3] == ("pytest", "--kernel-bench-save", "--kernel-bench-db")
+    assert (point.provider, point.status) == ("test_k.py::test_sum", "ok") and point.result.measurements["host"].ok
+    # Against that run, with a threshold wide enough that host noise cannot make it "slower".
+    second = pytester.runpytest("--kernel-bench-baseline", "latest", "--kernel-bench-db", db,
+                                "--kernel-bench-threshold", "0.9")
+    second.assert_outcomes(passed=1)
+    base_median = point.median_us
+    from bench_kernel.units import format_duration_us
+
+    second.stdout.fnmatch_lines([f"*test_k.py::test_sum*host*{format_duration_us(base_median)}*x (*–*)*same*",
+                                 "*baseline run 1: ratio = this median / the baseline's*"])
+
+
+def test_a_baseline_that_is_not_there_is_a_usage_error_before_any_test(pytester):
+    pytester.makepyfile(test_k=HOST_TEST)
+    db = str(pytester.path / "empty.db")
+    result = pytester.runpytest("--kernel-bench-baseline", "7", "--kernel-bench-db", db)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: kernel_bench: no run 7 in '{db}' (it holds no runs; see 'bench-kernel history')"])
+    result = pytester.runpytest("--kernel-bench-baseline", "nope.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: kernel_bench: 'nope.json' is neither a results file nor a stored run*"])
