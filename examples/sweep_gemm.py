@@ -6,9 +6,11 @@ On a GPU: M in {1, 16, 128, 1024, 8192}, N = K = 4096, bf16. Without one there i
 the Triton providers say "unsupported" at every point, and torch.matmul runs small float32
 GEMMs (M in {1, 16, 128}, N = K = 256) with the host clock, so the sweep still shows its table.
 
-``SWEEP_GEMM_SLOW=<provider>`` makes that provider do ~10% more work per call (an extra GEMM
-over a tenth of K, result discarded): how ``benchmarks/gpu/sweep_gemm.sh`` proves that
-``bench-kernel compare`` catches a real regression.
+``SWEEP_GEMM_SLOW=<provider>`` makes that provider ~10% slower at every point: after each call it
+spins for a tenth of the call's own time (a ``torch.cuda._sleep`` kernel sized from a quick timing
+in the factory; on the CPU a busy wait). That is how ``benchmarks/gpu/sweep_gemm.sh`` proves that
+``bench-kernel compare`` catches a real 10% regression (an extra GEMM was tried first: at small M
+its launch alone made the provider 1.6-2.6x slower, not 10%).
 """
 
 from __future__ import annotations
@@ -81,15 +83,45 @@ def _triton_matmul(config: tuple[int, int, int, int, int]):
     return matmul
 
 
-def _slowed(fn, name: str):
-    """``fn`` plus an extra GEMM over K/10 (result discarded) when SWEEP_GEMM_SLOW names it."""
+def _call_us(fn, inputs) -> float:
+    """Median time of one call of ``fn(*inputs)``, microseconds (warm; events on a GPU)."""
+    import statistics
+    import time
+
+    for _ in range(5):
+        fn(*inputs)
+    if GPU:
+        from bench_kernel.gpu import time_each_us
+
+        torch.cuda.synchronize()
+        return statistics.median(time_each_us(lambda: fn(*inputs), 20))
+    t0 = time.perf_counter()
+    for _ in range(20):
+        fn(*inputs)
+    return (time.perf_counter() - t0) / 20 * 1e6
+
+
+def _slowed(fn, name: str, inputs):
+    """``fn`` made ~10% slower when SWEEP_GEMM_SLOW names it: it spins a tenth of its own time after."""
     if SLOW != name:
         return fn
+    extra_us = 0.1 * _call_us(fn, inputs)
+    if GPU:
+        from bench_kernel.gpu import sleep_us
 
-    def slow(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-        k10 = max(a.shape[1] // 10, 16)
-        torch.matmul(a[:, :k10], b[:k10, :])
-        return fn(a, b)
+        def slow(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+            out = fn(a, b)
+            sleep_us(extra_us)
+            return out
+    else:
+        import time
+
+        def slow(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+            out = fn(a, b)
+            end = time.perf_counter() + extra_us * 1e-6
+            while time.perf_counter() < end:
+                pass
+            return out
 
     return slow
 
@@ -98,10 +130,13 @@ def _case(name: str, fn, point: dict) -> dict:
     m, n, k = point["M"], point["N"], point["K"]
     dev, dt = ("cuda", torch.bfloat16) if GPU else ("cpu", torch.float32)
     size = torch.empty((), dtype=dt).element_size()
+
+    def make_inputs():
+        return (torch.randn(m, k, device=dev, dtype=dt), torch.randn(k, n, device=dev, dtype=dt) / k**0.5)
+
     return {
-        "fn": _slowed(fn, name),
-        "make_inputs": lambda: (torch.randn(m, k, device=dev, dtype=dt),
-                                torch.randn(k, n, device=dev, dtype=dt) / k**0.5),
+        "fn": _slowed(fn, name, make_inputs() if SLOW == name else None),
+        "make_inputs": make_inputs,
         "flops": 2.0 * m * n * k,
         "bytes": float(size * (m * k + k * n + m * n)),
     }

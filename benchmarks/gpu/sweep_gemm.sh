@@ -5,7 +5,7 @@
 #
 # 1. bench-kernel sweep examples/sweep_gemm.py --best --plot   (run 1: torch vs 3 Triton tiles)
 # 2. the same sweep again                                      (run 2)
-# 3. SWEEP_GEMM_SLOW=torch: torch does ~10% more work          (run 3)
+# 3. SWEEP_GEMM_SLOW=torch: torch made ~10% slower             (run 3)
 # 4. compare 1 2 (must be all "same", exit 0), compare 2 3 (must catch torch, exit 1),
 #    compare 3 2 (faster, exit 0)
 # 5. with 2+ GPUs: --gpus all (run 4), compare 1 4, and the wall-time speed-up (issue 15)
