@@ -36,6 +36,7 @@ _COMMANDS: dict[str, str] = {
     "compare": "bench_kernel.cli.compare:command",
     "history": "bench_kernel.cli.history:command",
     "timeline": "bench_kernel.cli.timeline:command",
+    "ops": "bench_kernel.cli.ops:command",
 }
 
 

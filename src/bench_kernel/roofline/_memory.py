@@ -148,12 +148,13 @@ def cat(call: OpCall) -> Work:
     parts = call.value("list")
     if not isinstance(parts, list) or not parts:
         raise FormulaError("its tensor list is not recorded")
-    dtype = next((t.dtype for t in parts if t.dtype), None) or call.dtype_hint
+    recorded = next((t.dtype for t in parts if t.dtype), None)
+    dtype = recorded or call.dtype_hint  # a hint sizes the elements; it is not shown as the dtype
     if dtype is None:
         return work(call, 0, None, None, reason="a tensor list's dtype is not recorded: bytes not counted")
     total = sum(t.numel for t in parts)
     read = sum(touched_bytes(t, dtype) or 0 for t in parts)
-    return work(call, 0, read + (nbytes(TensorArg((total,), dtype)) or 0), dtype)
+    return work(call, 0, read + (nbytes(TensorArg((total,), dtype)) or 0), recorded)
 
 
 def _rows(call: OpCall, table: TensorArg, index: TensorArg, out_elems: int) -> Work:
