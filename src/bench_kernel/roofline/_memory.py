@@ -191,6 +191,24 @@ def gather(call: OpCall) -> Work:
     return _rows(call, table, index, index.numel)
 
 
+@formula("index")
+def index(call: OpCall) -> Work:
+    """Advanced indexing ``x[i, j]``: 0 FLOPs; reads the indices and the rows they pick. The
+    index tensors are a list of optional tensors, which traces do not record; a boolean mask picks
+    a number of elements only the data knows."""
+    table, indices = call.tensor("table"), call.value("index")
+    assert table is not None
+    if not isinstance(indices, list) or not indices:
+        return work(call, 0, None, call.dtype(table), reason="its index tensors (a list of optional tensors) are "
+                    "not recorded: bytes not counted")
+    if any(t.dtype in ("bool", "uint8") for t in indices):
+        return work(call, 0, None, call.dtype(table), reason="a boolean mask selects as many elements as the data "
+                    "says: bytes not counted")
+    picked = math.prod(broadcast(*(t.shape for t in indices)))
+    return _rows(call, table, TensorArg((sum(t.numel for t in indices),), "int64"),
+                 picked * math.prod(table.shape[len(indices):]))
+
+
 @formula("topk")
 def topk(call: OpCall) -> Work:
     """``k`` comparisons per input element; writes values and int64 indices."""

@@ -48,6 +48,7 @@ FORMULA_ROLES: dict[str, frozenset[str]] = {
     "embedding": frozenset({"table", "index"}),
     "index_select": frozenset({"table", "dim", "index"}),
     "gather": frozenset({"table", "index"}),
+    "index": frozenset({"table", "index"}),
     "topk": frozenset({"x", "k", "dim"}),
     "sort": frozenset({"x", "dim"}),
     "kv_cache": frozenset({"src", "cache"}),
