@@ -34,6 +34,8 @@ def test_gemm_family_by_hand():
     assert lin.flops == 2 * 1024 * 4096 * 1024 and lin.bytes == 2 * (1024 * 1024 + 4096 * 1024 + 1024 * 4096)
     assert op_work("aten::matmul", (T(7, 5), T(5))).flops == 2 * 7 * 5  # matrix x vector
     assert op_work("aten::matmul", (T(3, 1, 7, 5), T(4, 5, 6))).flops == 2 * 12 * 7 * 5 * 6  # broadcast batch
+    # mm.out as a trace records it: the out= buffer is a third argument, written and not read.
+    assert op_work("aten::mm", (T(64, 32), T(32, 48), T(64, 48))).bytes == mm.bytes
 
 
 def test_scaled_fp8_gemm_runs_at_the_fp8_rate_and_writes_its_out_dtype():

@@ -116,6 +116,11 @@ class OpCall:
         """
         out_pos, inout = set(self.row.positions("out")), set(self.row.positions("inout"))
         skipped = set(skip)
+        new = list(new)
+        given = self._out_argument(new)
+        if given is not None:  # an out= variant (mm.out): its output is the last argument, written only
+            out_pos.add(given)
+            new = new[1:]
         total = 0
         for i, t in self.tensors():
             if i in skipped:
@@ -133,6 +138,24 @@ class OpCall:
                 return None
             total += nbytes(TensorArg((n,), d)) or 0
         return total
+
+
+    def _out_argument(self, new: list[tuple[int, str | None]]) -> int | None:
+        """Position of an ``out=`` tensor holding the first new output, if the call was an out variant.
+
+        Traces record ``out=`` as one more argument after the op's own: a tensor past every position
+        the row names, of as many elements as the output.
+        """
+        if not new or not self.args:
+            return None
+        last = len(self.args) - 1
+        named = [p for v in self.row.args.values() if not isinstance(v, str)
+                 for p in (v if isinstance(v, tuple) else (v,))]
+        t = self.args[last]
+        # Only rows that name their arguments can tell an extra one: an elementwise op has any number.
+        if named and isinstance(t, TensorArg) and last > max(named) and t.numel == new[0][0]:
+            return last
+        return None
 
 
 def _int_list(v: Any) -> bool:
