@@ -148,32 +148,28 @@ def _shape_text(dims: Any, types: Any) -> str:
     return ", ".join(parts)
 
 
-class _Calls:
-    """Op calls with their kernels: (source trace, op index) -> [kernel time, kernels, first kernel]."""
-
-    def __init__(self) -> None:
-        self.calls: dict[tuple[int, int, int], list[Any]] = {}
-
-    def add(self, key: tuple[int, int, int], dur_us: float, kernel: int) -> None:
-        entry = self.calls.setdefault(key, [0.0, 0, kernel])
-        entry[0] += dur_us
-        entry[1] += 1
+#: An op call: (source trace: 0 the trace, 1 the capture; op row; graph launch) -> [us, kernels, first kernel]
+_Calls = dict[tuple[int, int, int], list[Any]]
 
 
 def _collect(trace: Trace, capture: Trace | None) -> tuple[_Calls, float, int, list[str]]:
     """The op calls of ``trace`` (and of its graph replays through ``capture``), the unlinked time."""
     K, ko = trace.kernels, trace.kernel_op
-    calls = _Calls()
     linked = ko >= 0
-    for i in np.flatnonzero(linked).tolist():
-        calls.add((0, int(ko[i]), 0), float(K.dur_us[i]), i)
+    idx = np.flatnonzero(linked)
+    op_rows, first, inverse, counts = np.unique(ko[idx], return_index=True, return_inverse=True, return_counts=True)
+    us = np.bincount(inverse, weights=K.dur_us[idx], minlength=len(op_rows))
+    calls: _Calls = {(0, int(k), 0): [float(t), int(n), int(idx[f])]
+                     for k, t, n, f in zip(op_rows.tolist(), us.tolist(), counts.tolist(), first.tolist())}
     rest = ~linked
     notes = []
     if capture is not None and trace.graph_launched.any():
         att = attribute(trace, capture)
         for a in att.kernels:
             if a.op_index is not None and rest[a.kernel_index]:
-                calls.add((1, a.op_index, a.launch), float(K.dur_us[a.kernel_index]), a.kernel_index)
+                entry = calls.setdefault((1, a.op_index, a.launch), [0.0, 0, a.kernel_index])
+                entry[0] += float(K.dur_us[a.kernel_index])
+                entry[1] += 1
                 rest[a.kernel_index] = False
         notes.append(f"graph replays: {att.matched} of {att.replayed_kernels} replayed kernels matched to the "
                      f"capture's launches ({att.match_rate:.0%}); their shapes come from {capture.path.name}")
@@ -211,20 +207,21 @@ def ops(trace: Trace, *, device: str | None = None, by: str = "op", capture: Tra
     spec, device_source, notes = _resolve_device(trace, device)
     calls, unlinked_us, unlinked, more = _collect(trace, capture)
     notes += more
-    works: dict[Any, Work | None] = {}
+    works: dict[tuple, Work | None] = {}
     groups: dict[tuple[str, str | None], list[Any]] = defaultdict(list)
-    for (src, k, _), (us, n, first) in calls.calls.items():
+    for (src, k, _), (us, n, first) in calls.items():
         t = sources[src]
         o = t.ops
         cols = (o.input_dims[k], o.input_types[k], o.concrete_inputs[k], o.input_strides[k])
         name = t.names[int(o.name[k])]
-        key = (name, cols)
-        try:
-            work = works[key] if key in works else works.setdefault(key, op_work(name, from_trace(*cols)))
-        except TypeError:  # an unhashable recorded value (a JSON object): count without the cache
-            work = op_work(name, from_trace(*cols))
+        # The loader shares one object per distinct recorded value, so identities are a cheap key.
+        key = (src, int(o.name[k]), *map(id, cols))
+        work = works[key] if key in works else works.setdefault(key, op_work(name, from_trace(*cols)))
         if work is not None and work.bytes is None and work.reason and "tensor list" in work.reason:
-            work = op_work(name, from_trace(*cols), dtype_hint=_hint(trace, first))
+            hinted = key + (int(trace.kernels.name[first]),)
+            if hinted not in works:
+                works[hinted] = op_work(name, from_trace(*cols), dtype_hint=_hint(trace, first))
+            work = works[hinted]
         groups[(name, _shape_text(cols[0], cols[1]) if by == "shape" else None)].append((us, n, work))
     rows = [_row(name, shapes, members, spec) for (name, shapes), members in groups.items()]
     rows.sort(key=lambda r: -r.kernel_us)
