@@ -22,7 +22,7 @@ def test_gemm_and_sdpa_counts_on_the_gpu():
     c = count(torch.nn.functional.scaled_dot_product_attention, q, k, v)
     assert c.flops == 4 * 2 * 4 * 256 * 256 * 64  # the same formula as on the CPU, whichever backend runs
     assert c.bytes >= 4 * q.numel() * 2  # q, k, v read and the output written, at least
-    assert c.dtype == "bf16" and c.ops[-1].source == "bench-kernel"
+    assert c.dtype == "bf16" and all(o.source == "bench-kernel" for o in c.ops if o.flops)
 
     kv = torch.randn(2, 2, 256, 64, device="cuda", dtype=torch.bfloat16)  # GQA, causal: torch 2.11's counter raised
     c = count(lambda: torch.nn.functional.scaled_dot_product_attention(q, kv, kv, is_causal=True, enable_gqa=True))
