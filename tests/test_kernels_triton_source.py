@@ -104,6 +104,7 @@ def test_pointer_roles_follow_pointers_through_assignments_and_loops():
 
 def test_the_source_trace_files_a_found_triton_kernel_by_its_source():
     from bench_kernel.source_trace._build import build
+    from bench_kernel.source_trace._collect import Launch
     from bench_kernel.trace import Frame, KernelRecord
 
     example = str(ROOT / "examples" / "triton_add.py")
@@ -112,6 +113,6 @@ def test_the_source_trace_files_a_found_triton_kernel_by_its_source():
     rec = KernelRecord(index=0, name="add_kernel", short="add_kernel", family="other", category="other",
                        start_us=0.0, dur_us=1.0, stream=7, device=0, correlation=1, grid=(4, 1, 1), block=(128, 1, 1),
                        regs=32, smem_bytes=0, graph_launched=False, launch=None, op=None, stack=stack)
-    [site] = build("add", [(rec, 3.0, 1)], root=ROOT, doc_dir=ROOT / "examples").sites
+    [site] = build("add", [Launch(rec, 0)], 1, root=ROOT, doc_dir=ROOT / "examples").sites
     assert (site.family, site.category) == ("triton", "elementwise")
-    assert site.source is not None and site.source.function == "add_kernel"
+    assert site.source.kind == "triton" and site.source.links[0].symbol == "add_kernel"

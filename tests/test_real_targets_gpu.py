@@ -116,9 +116,11 @@ def test_profile_records_a_trace_ops_can_read(target, run_cli, tmp_path):
     pytest.importorskip("bench_kernel.cli.profile", reason="bench-kernel profile is not on this branch yet")
     from bench_kernel.trace import load_trace, ops
 
-    _cases(target)  # skips where the machine lacks what the target needs
-    out = tmp_path / "trace.json.gz"
-    r = run_cli("profile", str(REAL / target), "-o", str(out))
-    assert r.exit_code == 0, r.stderr
-    report = ops(load_trace(out, shapes=True))
-    assert report.rows and report.total_kernel_us > 0
+    for case in _cases(target):  # skips where the machine lacks what the target needs
+        out = tmp_path / f"{case.label}.json.gz"
+        r = run_cli("profile", str(REAL / target), "--case", case.label, "--steps", "2", "-o", str(out))
+        assert r.exit_code == 0, r.stderr
+        report = ops(load_trace(out, shapes=True))
+        assert report.rows and report.total_kernel_us > 0 and report.device is not None
+        if case.label.startswith("sdpa"):  # the attention op is counted from the trace too
+            assert any(r.formula == "attention" and r.flops for r in report.rows), [r.op for r in report.rows]
