@@ -106,8 +106,9 @@ def test_malformed_shapes_give_a_reason_not_a_number(run_cli, tmp_path, dims, ty
 
 def test_huge_but_valid_shapes_are_counted_exactly(run_cli, tmp_path):
     path = _trace(tmp_path / "t.json", [_mm([[2**40, 2**20], [2**20, 2]])])
-    rows, _ = _rows(run_cli, path)
+    rows, data = _rows(run_cli, path)
     assert rows["aten::mm"]["flops"] == 2 * 2**40 * 2**20 * 2  # exact, not rounded through a float count
+    assert "(!) above 100% of the roof: aten::mm; each row's notes name the likely causes" in data["notes"]
     assert rows["aten::mm"]["pct_of_roof"] > 100  # an impossible time for such work is flagged ...
     assert any(n.startswith("(!) above the roof:") for n in rows["aten::mm"]["notes"])  # ... and explained
 

@@ -234,8 +234,10 @@ def ops(trace: Trace, *, device: str | None = None, by: str = "op", capture: Tra
     if uncounted:
         notes.append(f"no FLOPs/bytes for {len(uncounted)} ops ({', '.join(uncounted[:6])}"
                      f"{' ...' if len(uncounted) > 6 else ''}): no formula, or their arguments cannot tell")
-    if any(r.pct_of_roof is not None and r.pct_of_roof > 100 for r in rows):
-        notes.append(f"{OVER_ROOF_MARK}: above 100% of the roof; the row's notes name the likely causes")
+    over = [r.op for r in rows if r.pct_of_roof is not None and r.pct_of_roof > 100]
+    if over:
+        notes.append(f"{OVER_ROOF_MARK} above 100% of the roof: {', '.join(over[:6])}{' ...' if len(over) > 6 else ''}; "
+                     f"each row's notes name the likely causes")
     return OpsReport(str(trace.path), spec.name if spec else None, device_source, by, tuple(rows), total,
                      unlinked, unlinked_us, counted / total if total else 0.0, tuple(notes))
 
@@ -272,7 +274,8 @@ def _row(name: str, shapes: str | None, members: list[tuple[float, int, Work | N
             notes.append(verdict)
     return OpsRow(name, shapes, dtype, len(members), kernels, us, counted_us, flops, nbytes,
                   (flops / counted_us / 1e6) if flops is not None else None, nbytes / counted_us / 1e6,
-                  (flops / nbytes) if flops is not None else None, pct, bound, formula, tuple(notes + reasons[:1]))
+                  (flops / nbytes) if flops is not None else None, pct, bound, formula,
+                  tuple(notes + (reasons[:1] if done else [])))
 
 
 def _judge(flops: float, nbytes: float, us: float, spec: Any, dtype: str | None, use: list,
