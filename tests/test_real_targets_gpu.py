@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.gpu
+# slow: compiles, autotunes and builds HF models (minutes); benchmarks/gpu/real_targets.sh runs it on its own.
+pytestmark = [pytest.mark.gpu, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "examples" / "real"
 TARGETS = ["compiled.py:cases", "triton_matmul.py:cases", "scaled_mm.py:cases", "sdpa.py:cases",
