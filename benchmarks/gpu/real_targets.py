@@ -95,6 +95,12 @@ def _ops_of_hf_llama(out: Path) -> str:
     return to_markdown(ops_table(report))
 
 
+def _write(out: Path, md: list[str], raw: dict) -> None:
+    """Written after every target: a device call cut short keeps what was measured."""
+    (out / "real-targets-h200.md").write_text("\n".join(md) + "\n")
+    (out / "real-targets-h200.json").write_text(json.dumps(raw, indent=1, default=str) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     out = Path(args[0] if args else "out")
@@ -126,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         md += [f"## {target}", ""]
         if skipped:
             md += [f"not run: {skipped}", ""]
+            _write(out, md, raw)
             continue
         if results:
             md += [to_markdown(results_table(results))]
@@ -138,8 +145,7 @@ def main(argv: list[str] | None = None) -> int:
             md.append(f"| {c['case']} | {'yes' if c['same_kernels'] else 'NO'} | {'yes' if c['counted'] else 'NO'} | "
                       f"{c['dtype']} | {pct} | {'yes' if c['under_roof'] else 'NO'} | {c['graph']} |")
         md.append("")
-    (out / "real-targets-h200.md").write_text("\n".join(md) + "\n")
-    (out / "real-targets-h200.json").write_text(json.dumps(raw, indent=1, default=str) + "\n")
+        _write(out, md, raw)
     if gpu:
         try:
             (out / "ops-hf-llama-h200.md").write_text(_ops_of_hf_llama(out))
