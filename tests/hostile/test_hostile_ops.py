@@ -125,6 +125,8 @@ def test_names_are_data_not_markup(run_cli, tmp_path):
     path = _trace(tmp_path / "t.json", [_mm([[4, 8], [8, 2]], name="[bold red]evil[/bold red]::op[/]")])
     r = run_cli("ops", str(path), "--md")
     assert r.exit_code == 0 and "| [bold red]evil[/bold red]::op[/] |" in r.stdout
+    r = run_cli("ops", str(path))  # the terminal table too
+    assert r.exit_code == 0 and "│ [bold red]evil[/bold red]::op[/] │" in r.stdout
 
 
 @pytest.mark.parametrize("device, args, source, note", [
