@@ -107,7 +107,7 @@ def render(results: list[Any], spec: Any, cal: Any, env: dict[str, str], stem: s
              f"- Machine: {env['device_name']}, torch {env['torch']}, CUDA/HIP {env['runtime']}, "
              f"Python {env['python']}, {env['platform']}",
              "- Command: `PYTHONPATH=src python3 benchmarks/roofline_report.py`",
-             "- Counts: `bench_kernel.count` (FlopCounterMode + minimal bytes: inputs read once, outputs "
+             "- Counts: `bench_kernel.count` (the op table's formulas + minimal bytes: inputs read once, outputs "
              "written once). Time: per call from a replayed CUDA graph of back-to-back calls (median "
              "of 10 replays); launch overhead = events time - graph time. Same inputs every call: warm "
              "cache, but every case except the tiny add moves far more than L2.",

@@ -36,6 +36,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "analyze_roofline": ("bench_kernel.roofline", "analyze"),
     "count": ("bench_kernel.roofline", "count"),
     "plot_roofline": ("bench_kernel.roofline", "plot_roofline"),
+    "op_work": ("bench_kernel.roofline", "op_work"),
+    "Work": ("bench_kernel.roofline", "Work"),
     "document_call": ("bench_kernel.source_trace", "document_call"),
     "document_trace": ("bench_kernel.source_trace", "document_trace"),
     "SourceTrace": ("bench_kernel.source_trace", "SourceTrace"),
@@ -55,6 +57,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Comparison": ("bench_kernel.results", "Comparison"),
     "timeline": ("bench_kernel.trace", "timeline"),
     "TimelineReport": ("bench_kernel.trace", "TimelineReport"),
+    "ops": ("bench_kernel.trace", "ops"),
+    "OpsReport": ("bench_kernel.trace", "OpsReport"),
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

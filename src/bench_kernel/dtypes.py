@@ -78,7 +78,13 @@ def lookup(dtype: Any) -> str | None:
     """The canonical name of ``dtype`` (a torch dtype, a string, a C++ type), or None if unknown."""
     if dtype is None:
         return None
-    return _tables()[1].get(_key(str(dtype)))
+    return _lookup_text(str(dtype))
+
+
+@lru_cache(maxsize=4096)
+def _lookup_text(text: str) -> str | None:
+    # Cached: the trace and counting paths ask for the same few spellings millions of times.
+    return _tables()[1].get(_key(text))
 
 
 def canonical(dtype: Any) -> str:

@@ -37,6 +37,7 @@ _COMMANDS: dict[str, str] = {
     "history": "bench_kernel.cli.history:command",
     "timeline": "bench_kernel.cli.timeline:command",
     "report": "bench_kernel.cli.report:command",
+    "ops": "bench_kernel.cli.ops:command",
 }
 
 

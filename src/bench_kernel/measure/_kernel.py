@@ -28,6 +28,9 @@ from bench_kernel.measure._stopping import StoppingRule
 __all__ = ["KernelMethod", "DeviceActivity", "CpuEvent", "attribute", "breakdown"]
 
 CALL_MARK, FLUSH_MARK = "bk::call", "bk::flush"
+#: Families whose kernels are classified by their loaded Triton source when it can be found
+#: (a hand-written Triton kernel is named after its Python function: "other" by name).
+_BY_SOURCE = ("triton", "inductor", "other")
 #: Calls per profiler session: enough device time (us) that the session's cost is amortised.
 SESSION_TARGET_US = 20_000.0
 MIN_CALLS, MAX_CALLS = 10, 200
@@ -124,7 +127,7 @@ def breakdown(per_call: Sequence[Sequence[DeviceActivity]]) -> list[KernelStat]:
 
     The shares sum to 1 and the us-per-call figures to the mean per-call sum (asserted).
     """
-    from bench_kernel.kernels import decode
+    from bench_kernel.kernels import decode, triton_category
 
     n = len(per_call)
     if n == 0:
@@ -140,8 +143,11 @@ def breakdown(per_call: Sequence[Sequence[DeviceActivity]]) -> list[KernelStat]:
     for key in sorted(total_ns, key=lambda k: -total_ns[k]):
         name, kind = key
         d = decode(name) if kind == "kernel" else None
+        category = d.category if d else kind
+        if d is not None and d.family in _BY_SOURCE:  # a Triton kernel's source says what it does
+            category = triton_category(name, live=True)
         stats.append(KernelStat(
-            name=name, short=d.short if d else name, category=d.category if d else kind, kind=kind,
+            name=name, short=d.short if d else name, category=category, kind=kind,
             count_per_call=count[key] / n, us_per_call=total_ns[key] / n / 1e3,
             share=total_ns[key] / grand if grand else 0.0))
     assert math.isclose(sum(s.us_per_call for s in stats), grand / n / 1e3, rel_tol=1e-9, abs_tol=1e-9)

@@ -14,7 +14,7 @@ tasks, because each worker imports it again by its path.
 
 from bench_kernel.errors import Unsupported
 from bench_kernel.orchestrate._bench import bench, bench_case, bench_many
-from bench_kernel.orchestrate._count import count_work, infer_dtype
+from bench_kernel.orchestrate._count import CaseWork, count_work, infer_dtype
 from bench_kernel.orchestrate._profile import (DEFAULT_STEPS, ProfileSummary, check_profile_options, profile,
                                              summarize_profile)
 from bench_kernel.orchestrate._roofline import place, plot_results, resolve_device
@@ -23,8 +23,8 @@ from bench_kernel.orchestrate._sweep import Progress, SweepResult, parse_gpus, r
 from bench_kernel.orchestrate._unit import SweepOptions, run_unit
 
 __all__ = [
-    "DEFAULT_SPEC_NAME", "DEFAULT_STEPS", "ProfileSummary", "Progress", "SweepOptions", "SweepResult", "SweepSpec",
-    "Unsupported", "bench", "bench_case", "bench_many", "check_profile_options", "count_work", "infer_dtype",
-    "load_spec", "parse_gpus", "place", "plot_results", "profile", "resolve_device", "run_sweep", "run_unit",
-    "summarize_profile", "sweep",
+    "DEFAULT_SPEC_NAME", "DEFAULT_STEPS", "CaseWork", "ProfileSummary", "Progress", "SweepOptions", "SweepResult",
+    "SweepSpec", "Unsupported", "bench", "bench_case", "bench_many", "check_profile_options", "count_work",
+    "infer_dtype", "load_spec", "parse_gpus", "place", "plot_results", "profile", "resolve_device", "run_sweep",
+    "run_unit", "summarize_profile", "sweep",
 ]

@@ -2,17 +2,19 @@
 
 ``bench_kernel.measure`` only measures; this layer adds the device's roofs: resolve the device
 first (a wrong name fails before anything runs), measure, count the work the case does not state
-(after timing: counting must not change the code under test), place the result.
+(after timing, on the eager twin of compiled code: counting must not change the code under test;
+a counting failure is a note, never a lost case), place and judge the result.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Sequence
 
+from bench_kernel.errors import BenchKernelError
 from bench_kernel.gpu import has_gpu
 from bench_kernel.measure import DEFAULT_METHODS, BenchResult, Case, as_case, guard
 from bench_kernel.measure import bench_case as measure_case
-from bench_kernel.orchestrate._count import count_work, infer_dtype
+from bench_kernel.orchestrate._count import CaseWork, count_work, infer_dtype
 from bench_kernel.orchestrate._roofline import place, resolve_device
 
 __all__ = ["bench", "bench_case", "bench_many"]
@@ -31,10 +33,21 @@ def bench_case(case: Case, *, methods: Sequence[str] = DEFAULT_METHODS, cache: s
         return result
     if progress:
         progress(f"{case.label}: counting FLOPs and bytes")
-    inputs = guard(case.label, "make_inputs", case.make_inputs) if case.make_inputs else None
-    counted, notes = count_work(case, inputs)
-    result = result.with_work(flops=counted.flops, bytes=counted.bytes, notes=notes)
-    return place(result, spec, infer_dtype(case, inputs))
+    try:
+        inputs = guard(case.label, "make_inputs", case.make_inputs) if case.make_inputs else None
+    except BenchKernelError as e:  # a counting failure never loses the timed case
+        result = result.with_work(flops=case.flops, bytes=case.bytes, notes=[f"counting failed: {e}"])
+        given = ("given" if case.flops is not None else None, "given" if case.bytes is not None else None)
+        return place(result, spec, CaseWork(case, *infer_dtype(case, None), *given))
+    work = count_work(case, inputs)
+    result = result.with_work(flops=work.case.flops, bytes=work.case.bytes, notes=work.notes)
+    return place(result, spec, work, warm_cache=cache == "warm" or _warm_rotation(result))
+
+
+def _warm_rotation(result: BenchResult) -> bool:
+    """True when the primary method's inputs stayed warm in L2 although a cold cache was asked for."""
+    m = result.measurements.get(result.primary_method or "")
+    return m is not None and m.cache == "warm"
 
 
 def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | None = None,

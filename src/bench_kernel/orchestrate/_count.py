@@ -1,46 +1,115 @@
-"""The work of one call (FLOPs, bytes) and its dtype, for cases that do not state them.
+"""The work of one call (FLOPs, bytes) and its dtype, for placing a result under its roofs.
 
-Given counts win; missing ones come from ``bench_kernel.roofline.count`` on a fresh input set,
-AFTER timing, so counting (which runs the callable under a dispatch mode) can never change the
-code that was timed (a ``torch.compile``d function falls back to eager under such a mode).
+``bench_kernel.roofline.count`` runs the callable once on a fresh input set, AFTER timing, on its
+eager twin (a ``torch.compile``d function keeps its compiled code), so counting never changes the
+code that was timed. It runs even when the case states its FLOPs and bytes: the dtype comes from the
+ops that ran (a closure ``lambda: a @ b`` has no inputs to look at; judging its bf16 GEMM against
+the fp32 roof printed 1188%). Stated counts win over counted ones; a counting failure is a note,
+never a lost case.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
+from bench_kernel.errors import BenchKernelError
 from bench_kernel.measure import Case, call_with, guard, iter_tensors
 
-__all__ = ["count_work", "infer_dtype"]
+__all__ = ["CaseWork", "count_work", "infer_dtype"]
+
+#: Stated and counted FLOPs further apart than this factor get a note.
+DISAGREE_FACTOR = 1.25
 
 
-def infer_dtype(case: Case, inputs: Any) -> str:
-    """The case's ``params["dtype"]``, else the floating dtype holding most input bytes."""
+@dataclass(frozen=True)
+class CaseWork:
+    """What the roofline of one case is judged with, and where each part came from."""
+
+    case: Case
+    """The case with FLOPs/bytes filled in where it did not state them."""
+    dtype: str
+    dtype_source: str
+    """``params`` (the case's ``params["dtype"]``), ``ops`` (the dtype carrying most of the counted
+    FLOPs or bytes), ``inputs`` (the heaviest floating input) or ``default`` (fp32)."""
+    flops_source: str | None
+    """``given``, ``counted`` or None (unknown)."""
+    bytes_source: str | None
+    counts: Any = None
+    """The ``bench_kernel.roofline.Counts`` of the counting pass, None when it did not run or failed."""
+    notes: tuple[str, ...] = ()
+
+    @property
+    def causal(self) -> bool:
+        return bool(self.counts is not None and self.counts.causal)
+
+    @property
+    def estimated(self) -> bool:
+        return bool(self.counts is not None and self.counts.estimated and self.bytes_source == "counted")
+
+
+def infer_dtype(case: Case, inputs: Any, counted: str | None = None) -> tuple[str, str]:
+    """(dtype, source): the case's ``params["dtype"]``, else the dtype the counted ops ran in, else
+    the floating dtype holding most input bytes, else fp32."""
     if case.params.get("dtype"):
-        return str(case.params["dtype"])
+        return str(case.params["dtype"]), "params"
+    if counted:
+        return counted, "ops"
     weight: Counter[str] = Counter()
     for t in iter_tensors(inputs):
         if t.dtype.is_floating_point:
             weight[str(t.dtype)] += t.numel() * t.element_size()
-    return weight.most_common(1)[0][0] if weight else "fp32"
+    return (weight.most_common(1)[0][0], "inputs") if weight else ("fp32", "default")
 
 
-def count_work(case: Case, inputs: Any) -> tuple[Case, list[str]]:
-    """``case`` with FLOPs/bytes filled in by counting one call on ``inputs`` where not given,
-    and the notes that say so."""
-    if case.flops is not None and case.bytes is not None:
-        return case, []
+def _formula_note(counts: Any) -> str:
+    """Which formula counted which op: ours, torch's, none (the promise to say which was used)."""
+    by_source: dict[str, list[str]] = {}
+    for o in counts.ops:
+        if o.flops or o.source == "torch.utils.flop_counter":
+            by_source.setdefault(o.source, []).append(f"{o.op} x{o.calls}" if o.calls > 1 else o.op)
+    parts = [f"{src}: {', '.join(ops[:6])}{' ...' if len(ops) > 6 else ''}" for src, ops in by_source.items()]
+    return f"FLOPs counted: {counts.flops:.4g} ({'; '.join(parts) or 'no op with FLOPs ran'})"
+
+
+def _uncounted_note(counts: Any) -> str | None:
+    ops = counts.uncounted
+    if not ops:
+        return None
+    shown = ", ".join(ops[:8]) + (f" and {len(ops) - 8} more" if len(ops) > 8 else "")
+    return f"no FLOP formula for {shown} (counted as 0 FLOPs)"
+
+
+def count_work(case: Case, inputs: Any) -> CaseWork:
+    """Count one call of ``case`` on ``inputs`` and decide its FLOPs, bytes and dtype (module docstring)."""
+    if case.params.get("dtype") and case.flops is not None and case.bytes is not None:
+        return CaseWork(case, str(case.params["dtype"]), "params", "given", "given")
     from bench_kernel.roofline import count
 
-    counts = guard(case.label, "counting", lambda: call_with(lambda *a, **k: count(case.fn, *a, **k), inputs))
-    notes = []
+    notes: list[str] = []
+    counts = None
+    try:
+        counts = guard(case.label, "counting", lambda: call_with(lambda *a, **k: count(case.fn, *a, **k), inputs))
+    except BenchKernelError as e:
+        notes.append(f"counting failed, FLOPs/bytes not counted (the case was timed anyway): {e}")
+    dtype, dtype_source = infer_dtype(case, inputs, counts.dtype if counts is not None else None)
+    if dtype_source in ("inputs", "default"):
+        notes.append(f"dtype {dtype} taken from the {'inputs' if dtype_source == 'inputs' else 'default'}: "
+                     f"no counted op said which dtype the work runs in")
     flops, nbytes = case.flops, case.bytes
-    if flops is None:
-        flops = float(counts.flops)
-        notes.append(f"FLOPs counted by torch's FlopCounterMode: {counts.flops:.4g}")
-    if nbytes is None:
-        nbytes = float(counts.bytes)
-        notes.append(f"bytes counted as each distinct tensor read once and written once: {counts.bytes:.4g}")
-    return replace(case, flops=flops, bytes=nbytes), notes
+    flops_source = "given" if flops is not None else None
+    bytes_source = "given" if nbytes is not None else None
+    if counts is not None:
+        notes += [n for n in (_formula_note(counts), _uncounted_note(counts)) if n]
+        notes += list(counts.notes)
+        if flops is None:
+            flops, flops_source = float(counts.flops), "counted"
+        elif counts.flops and not (1 / DISAGREE_FACTOR <= flops / counts.flops <= DISAGREE_FACTOR):
+            notes.append(f"the case states {flops:.4g} FLOPs; its ops count {counts.flops:.4g}")
+        if nbytes is None:
+            nbytes, bytes_source = float(counts.bytes), "counted"
+            notes.append(f"bytes counted as each distinct tensor read once and written once: {counts.bytes:.4g}"
+                         + (" (partly estimated: Triton launches)" if counts.triton_kernels else ""))
+    return CaseWork(replace(case, flops=flops, bytes=nbytes), dtype, dtype_source, flops_source, bytes_source,
+                    counts, tuple(notes))

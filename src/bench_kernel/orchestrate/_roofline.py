@@ -6,8 +6,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench_kernel.errors import DeviceError
+from bench_kernel.errors import DeviceError, UsageError
 from bench_kernel.measure import BenchResult
+from bench_kernel.orchestrate._count import CaseWork
 
 __all__ = ["resolve_device", "place", "plot_results"]
 
@@ -26,21 +27,29 @@ def resolve_device(name: str | None, gpu: bool) -> Any:
     return detect_device()
 
 
-def place(result: BenchResult, spec: Any, dtype: str) -> BenchResult:
-    """``result`` with its ``roofline`` filled in (a note says why when it cannot be)."""
-    from bench_kernel.roofline import analyze
+def place(result: BenchResult, spec: Any, work: CaseWork, *, warm_cache: bool = False) -> BenchResult:
+    """``result`` with its ``roofline`` filled in (a note says why when it cannot be), judged: a
+    result above 100% of its roof gets a note naming the likely causes (``roofline.over_roof``).
+
+    ``work``: the case's counted work and where its dtype, FLOPs and bytes came from.
+    ``warm_cache``: the inputs were warm in L2 while timed.
+    """
+    from bench_kernel.roofline import analyze, over_roof
 
     t = result.time_us
     if t is None or not result.bytes:
         return replace(result, notes=result.notes + ("roofline: no time or no bytes to place",))
     method = result.primary_method
     try:
-        r = analyze(result.flops or 0.0, result.bytes, t, device=spec, dtype=dtype, name=result.name,
+        r = analyze(result.flops or 0.0, result.bytes, t, device=spec, dtype=work.dtype, name=result.name,
                     events_us=result.median_us("events"), graph_us=result.median_us("graph"),
                     timed_with=method if method in ("graph", "events") else "graph")
-    except DeviceError as e:
+    except (DeviceError, UsageError) as e:  # UsageError: a dtype without a peak rate (int32, ...)
         return replace(result, notes=result.notes + (f"roofline: {e}",))
-    return replace(result, roofline=r)
+    verdict = over_roof(r, spec, dtype_source=work.dtype_source, flops_source=work.flops_source,
+                        bytes_source=work.bytes_source, causal=work.causal, estimated=work.estimated,
+                        warm_cache=warm_cache)
+    return replace(result, roofline=r, notes=result.notes + ((verdict,) if verdict else ()))
 
 
 def plot_results(results: list[BenchResult], path: str) -> list[str]:

@@ -5,6 +5,7 @@ from bench_kernel.report._bench import results_table
 from bench_kernel.report._compare import comparison_table
 from bench_kernel.report._history import history_table, plot_history, runs_table
 from bench_kernel.report._inputs import ResultsInput, TraceInput, load_inputs, results_from_output
+from bench_kernel.report._ops import ops_table
 from bench_kernel.report._progress import ProgressBar
 from bench_kernel.report._report import REPORT_FORMATS, html_for_output, render_report
 from bench_kernel.report._sweep import PLOT_FORMATS, best_table, plot_sweep, sweep_table
@@ -12,7 +13,7 @@ from bench_kernel.report._table import Column, Table, format_value, render_rich,
 
 __all__ = [
     "PLOT_FORMATS", "REPORT_FORMATS", "Column", "ProgressBar", "ResultsInput", "Table", "TraceInput", "best_table",
-    "comparison_table", "format_value", "history_table", "html_for_output", "load_inputs", "plot_history",
+    "comparison_table", "format_value", "history_table", "html_for_output", "load_inputs", "ops_table", "plot_history",
     "plot_sweep", "render_report", "render_rich", "results_from_output", "results_table", "runs_table",
     "sweep_table", "to_csv", "to_markdown",
 ]

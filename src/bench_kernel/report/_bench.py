@@ -24,7 +24,7 @@ def results_table(results: Sequence) -> Table:
     ]
     cols += [c for c, get in optional if any(get(r) is not None for r in results)]
     if any(r.roofline is not None for r in results):
-        cols += [Column("intensity", "FLOP/B", "float"), Column("pct_of_roof", "% roof", "pct"),
+        cols += [Column("intensity", "FLOP/B", "float"), Column("pct_of_roof", "% roof", "roof_pct"),
                  Column("bound", "bound")]
     rows, notes = [], []
     for r in results:

@@ -18,7 +18,8 @@ from bench_kernel.units import format_bytes, format_duration_us
 __all__ = ["Column", "Table", "format_value", "to_csv", "to_markdown", "render_rich"]
 
 #: hint -> how a raw value is shown. Durations are microseconds everywhere inside the tool.
-HINTS = ("text", "int", "float", "duration_us", "pct", "ratio", "tflops", "tbps", "bytes")
+HINTS = ("text", "int", "float", "duration_us", "pct", "roof_pct", "ratio", "tflops", "tbps", "bytes")
+
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,12 @@ def format_value(value: Any, hint: str) -> str:
         return format_duration_us(float(value))
     if hint == "pct":
         return f"{value:.1f}%"
+    if hint == "roof_pct":
+        # No implementation beats its roof: above 100% something is wrong, and the notes say what
+        # (bench_kernel.roofline.over_roof, whose notes start with the same mark).
+        from bench_kernel.roofline import OVER_ROOF_MARK
+
+        return f"{value:.1f}%" + (f" {OVER_ROOF_MARK}" if value > 100.0 else "")
     if hint == "ratio":
         return f"{value:.2f}x"
     if hint == "tflops":

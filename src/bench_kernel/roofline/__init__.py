@@ -2,17 +2,31 @@
 
 CONTRACT (used by ``bench-kernel run --roofline`` and the CLI):
 ``analyze(flops, bytes, time_us, device=, dtype=) -> RooflineResult``,
-``count(fn, *inputs) -> Counts`` and ``plot_roofline(points, device, dtype, path, measured=None)``.
+``count(fn, *inputs) -> Counts`` (live), ``op_work(op, args) -> Work`` (one op from its shapes: the
+formulas both share; ``from_trace`` turns a trace's recorded arguments into ``args``),
+``over_roof(result, device, ...)`` (why a result is above its roof) and
+``plot_roofline(points, device, dtype, path, measured=None)``.
 """
 
 from __future__ import annotations
 
 from bench_kernel.roofline._analysis import Roof, RoofAnalysis, RooflineResult, analyze, measured_roof, spec_roof
-from bench_kernel.roofline._count import Counts, count
+from bench_kernel.roofline._count import Counts, OpCount, count
+from bench_kernel.roofline._formulas import Work, op_work
+from bench_kernel.roofline._judge import OVER_ROOF_MARK, over_roof
+from bench_kernel.roofline._opargs import UNKNOWN, TensorArg, from_trace
 from bench_kernel.roofline._plot import build_figure, plot_roofline
 
 __all__ = [
+    "OVER_ROOF_MARK",
+    "UNKNOWN",
     "Counts",
+    "OpCount",
+    "TensorArg",
+    "Work",
+    "from_trace",
+    "op_work",
+    "over_roof",
     "Roof",
     "analyze",
     "build_figure",

@@ -258,8 +258,9 @@ def analyze(flops: float, bytes: float, time_us: float, *, device: str | DeviceS
     spec_a = _analyse(spec_roof(spec, dt), f, b, t, launch_us)
     meas_a = _analyse(m_roof, f, b, t, launch_us) if m_roof is not None else None
     if spec_a.pct_of_roof > 100.0:
-        notes.append("faster than the spec roof: the FLOP/byte counts overstate the work, or the data "
-                     "was served from cache (warm L2) rather than DRAM")
+        notes.append("faster than the spec roof: the counts overstate the work (a wrong dtype, FLOPs "
+                     "over-counted, sparse or causal work), the data was served from cache rather than DRAM, "
+                     "or the roof is too low for this SKU/clock")
     if f == 0:
         notes.append("0 FLOPs: pure data movement, judged against the memory roof only")
     return RooflineResult(

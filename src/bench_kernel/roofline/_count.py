@@ -1,56 +1,113 @@
-"""FLOPs and minimal bytes of one call of a torch callable, counted while it runs.
+"""FLOPs, minimal bytes and the dtype of one call of a torch callable, counted while it runs.
 
-FLOPs: ``torch.utils.flop_counter.FlopCounterMode`` (matmul, conv, attention) plus the rules of
-``ops.json`` for what it leaves out (the CPU SDPA op, pointwise arithmetic, sums).
+One dispatch mode sees every aten (and custom) op the call runs:
 
-Bytes -- the rule: a dispatch mode records, for every aten op, the tensors it reads and writes, by
-storage. Each distinct view of a storage counts once as read and once as written, whatever the
-number of ops touching it, capped at the storage size. So every input is read once, every output
-written once, and an intermediate produced and consumed inside the call is written once and read
-once: what an *unfused* run must move at least, with perfect caching between ops and none across
-the call. A fused kernel can beat it (its intermediates never reach memory); compare such a kernel
-with the count of the unfused reference, and say so. View ops and ops in ``no_traffic`` move
-nothing; a stride-0 (broadcast) dimension adds no bytes; in-place ops read and write their target,
-except ``write_only_self`` ops (``zero_``, ``copy_``, ...) and ``out=`` buffers, which are only
-written. Partial writes (``index_put_``, ``scatter_``) count the whole target: an over-estimate.
+- FLOPs: the op's formula from the op table (``_formulas.op_work``, the same formulas ``ops``
+  applies to traces). Only for an op the table has no formula for does ``torch.utils.flop_counter``
+  count it (its GEMM and convolution formulas are right; its attention ones count causal attention
+  in full and raise on grouped-query shapes, so ours replace them). :attr:`Counts.ops` says which
+  formula counted each op.
+- dtype: the dtype carrying most FLOPs (most bytes when nothing computes), from the ops that
+  actually ran -- a zero-argument closure has no inputs to look at. An fp32 GEMM or convolution
+  that torch lets run as TF32 counts as ``tf32``.
+- Bytes -- the rule: for every op, the tensors it reads and writes, by storage. Each distinct view of
+  a storage counts once as read and once as written, whatever the number of ops touching it, capped
+  at the storage size: every input read once, every output written once, an intermediate written
+  once and read once -- what an *unfused* run must move at least, with perfect caching between ops
+  and none across the call. A fused kernel can beat it; compare it with this count of its unfused
+  reference, and say so. View ops and ``no_traffic`` ops move nothing; a stride-0 dimension adds no
+  bytes; in-place ops read and write their target, except ``write_only_self`` ops and ``out=``
+  buffers, which are only written. Partial writes (``index_put_``) count the whole target.
+- Triton kernels launch without the dispatcher: while counting, each launch's tensor arguments are
+  recorded as read (``tl.load``) or written (``tl.store``) as the kernel's source says -- an
+  estimate (:attr:`Counts.estimated`), since a kernel may read a tensor partly or several times.
+
+Counting never changes the code under test: it runs under ``torch.compiler.set_stance("force_eager")``,
+so a ``torch.compile``d function runs its eager twin for the count and keeps its compiled code (a
+dispatch mode around a compiled function otherwise makes Dynamo fall back to eager for good).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Callable
+from typing import Any, Callable, Iterator, Mapping
 
-from bench_kernel.errors import InputError
+from bench_kernel.dtypes import lookup, peak_class
+from bench_kernel.errors import InputError, UsageError
+from bench_kernel.roofline._formulas import Work, op_work
+from bench_kernel.roofline._opargs import TensorArg
+from bench_kernel.roofline._optable import op_table
 
-__all__ = ["Counts", "count", "op_tables"]
+__all__ = ["Counts", "OpCount", "count", "op_tables"]
 
-_RULE_KINDS = ("output", "input", "attention")
+_GEMM_FORMULAS = {"gemm", "matmul", "linear", "grouped_gemm"}
+_CONV_FORMULAS = {"conv", "conv_backward"}
+#: Small integer tensors an attention op reads (cu_seqlens) are read back so lengths are exact.
+_MAX_VALUES = 4097
+
+
+@dataclass(frozen=True)
+class OpCount:
+    """One op name's share of a counted call."""
+
+    op: str
+    calls: int
+    flops: int
+    source: str
+    """``bench-kernel`` (op table), ``torch.utils.flop_counter``, ``triton launch`` or ``none``."""
+    formula: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"op": self.op, "calls": self.calls, "flops": self.flops, "source": self.source,
+                "formula": self.formula}
 
 
 @dataclass(frozen=True)
 class Counts:
-    """FLOPs and minimal bytes of one call (see the module docstring for the byte rule)."""
+    """FLOPs, minimal bytes and dtype of one call (see the module docstring for the rules)."""
 
     flops: int
     bytes: int
     """``read_bytes + write_bytes``."""
     read_bytes: int
     write_bytes: int
+    dtype: str | None = None
+    """Canonical dtype carrying most FLOPs (most bytes when there are none); None when no tensor ran."""
+    flops_by_dtype: Mapping[str, int] = field(default_factory=dict)
+    ops: tuple[OpCount, ...] = ()
+    notes: tuple[str, ...] = ()
+    """Caveats of single ops (causal attention counted as half, variable lengths bounded, ...)."""
+    causal: bool = False
+    """Causal attention ran and was counted as the visible pairs only."""
+    estimated: bool = False
+    """Some FLOPs or bytes are estimates or bounds (Triton launches, unrecorded lengths)."""
 
-    def to_dict(self) -> dict[str, int]:
+    @property
+    def triton_kernels(self) -> tuple[str, ...]:
+        return tuple(o.op for o in self.ops if o.source == "triton launch")
+
+    @property
+    def uncounted(self) -> tuple[str, ...]:
+        """Ops that ran with no FLOP formula (counted as 0 FLOPs)."""
+        return tuple(o.op for o in self.ops if o.source == "none")
+
+    def to_dict(self) -> dict[str, Any]:
         return {"flops": self.flops, "bytes": self.bytes, "read_bytes": self.read_bytes,
-                "write_bytes": self.write_bytes}
+                "write_bytes": self.write_bytes, "dtype": self.dtype, "flops_by_dtype": dict(self.flops_by_dtype),
+                "ops": [o.to_dict() for o in self.ops], "notes": list(self.notes), "causal": self.causal,
+                "estimated": self.estimated}
 
 
 @dataclass(frozen=True)
 class OpTables:
     no_traffic: frozenset[str]
     write_only_self: frozenset[str]
-    flop_rules: dict[str, tuple[str, int]]
 
 
 def _parse_op_tables(data: bytes, origin: str) -> OpTables:
@@ -62,16 +119,9 @@ def _parse_op_tables(data: bytes, origin: str) -> OpTables:
         for key, names in lists.items():
             if not (isinstance(names, list) and all(isinstance(n, str) and n for n in names)):
                 raise ValueError(f"{key} must be a list of op names")
-        rules: dict[str, tuple[str, int]] = {}
-        for op, rule in raw["flop_rules"].items():
-            if not (isinstance(rule, list) and len(rule) == 2 and rule[0] in _RULE_KINDS
-                    and isinstance(rule[1], int) and rule[1] > 0):
-                raise ValueError(f"flop_rules[{op!r}] = {rule!r}: expected [kind, k] with kind in "
-                                 f"{_RULE_KINDS} and k a positive integer")
-            rules[op] = (rule[0], rule[1])
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise InputError(f"{origin}: {e}") from None
-    return OpTables(frozenset(lists["no_traffic"]), frozenset(lists["write_only_self"]), rules)
+    return OpTables(frozenset(lists["no_traffic"]), frozenset(lists["write_only_self"]))
 
 
 @lru_cache(maxsize=1)
@@ -90,36 +140,6 @@ def aten_packet(torch: Any, name: str) -> Any:
                          f"{name!r}; fix or remove that entry") from None
 
 
-def _numel(shape: Any) -> int:
-    if isinstance(shape, (list, tuple)) and shape and not isinstance(shape[0], int):
-        shape = shape[0]  # a multi-output op: the first output
-    return math.prod(shape) if shape is not None else 0
-
-
-def _flop_formula(kind: str, k: int) -> Callable[..., int]:
-    # Called by FlopCounterMode with every tensor replaced by its shape (shape_wrapper).
-    if kind == "output":
-        return lambda *args, out_shape=None, **kw: k * _numel(out_shape)
-    if kind == "input":
-        return lambda *args, out_shape=None, **kw: k * _numel(args[0])
-
-    def attention(q: Any, key: Any, v: Any, *args: Any, out_shape: Any = None, **kw: Any) -> int:
-        b, h, lq, d_qk = q
-        return k * 2 * b * h * lq * key[-2] * (d_qk + v[-1])
-    return attention
-
-
-def _custom_flop_mapping(torch: Any) -> dict[Any, Callable[..., int]]:
-    from torch.utils.flop_counter import flop_registry
-
-    mapping = {}
-    for name, (kind, k) in op_tables().flop_rules.items():
-        packet = aten_packet(torch, name)
-        if packet not in flop_registry:  # torch's own formula wins
-            mapping[packet] = _flop_formula(kind, k)
-    return mapping
-
-
 def _tensors(tree: Any, torch: Any) -> list[Any]:
     from torch.utils._pytree import tree_leaves
 
@@ -130,7 +150,10 @@ def _touched_bytes(t: Any) -> int:
     # A stride-0 dimension (broadcast / expand) revisits the same elements: it adds no bytes.
     if t.numel() == 0:
         return 0
-    elems = math.prod(size for size, stride in zip(t.shape, t.stride()) if stride != 0)
+    try:
+        elems = math.prod(size for size, stride in zip(t.shape, t.stride()) if stride != 0)
+    except (RuntimeError, NotImplementedError):  # sparse / opaque tensors have no strides
+        elems = t.numel()
     return elems * t.element_size()
 
 
@@ -140,6 +163,7 @@ class _Ledger:
     def __init__(self) -> None:
         self.views: dict[int, dict[tuple, int]] = {}
         self.capacity: dict[int, int] = {}
+        self.dtype: dict[int, str] = {}
         self._alive: list[Any] = []  # keep storages alive: a freed storage's address could be reused
 
     def record(self, t: Any) -> None:
@@ -150,20 +174,131 @@ class _Ledger:
         except (RuntimeError, NotImplementedError, AttributeError):  # sparse / opaque tensors
             key, capacity = id(t), _touched_bytes(t)
             self._alive.append(t)
-        view = (t.storage_offset(), tuple(t.shape), tuple(t.stride()), t.element_size())
+        try:
+            view = (t.storage_offset(), tuple(t.shape), tuple(t.stride()), t.element_size())
+        except (RuntimeError, NotImplementedError):
+            view = (0, tuple(t.shape), (), t.element_size())
         self.views.setdefault(key, {})[view] = _touched_bytes(t)
         self.capacity[key] = capacity
+        self.dtype[key] = lookup(t.dtype) or "?"
 
     def total(self) -> int:
         return sum(min(sum(v.values()), self.capacity[k]) for k, v in self.views.items())
 
+    def by_dtype(self) -> Counter[str]:
+        out: Counter[str] = Counter()
+        for k, v in self.views.items():
+            out[self.dtype[k]] += min(sum(v.values()), self.capacity[k])
+        return out
 
-def _byte_counter(torch: Any) -> Any:
+
+def _neutral(value: Any, torch: Any, with_values: bool) -> Any:
+    """An argument in the formulas' neutral form (``_opargs``)."""
+    if isinstance(value, torch.Tensor):
+        try:
+            strides = tuple(value.stride())
+        except (RuntimeError, NotImplementedError):
+            strides = None
+        values = None
+        if (with_values and value.dim() == 1 and not value.dtype.is_floating_point and value.numel() <= _MAX_VALUES
+                and value.device.type != "meta"):
+            values = tuple(int(x) for x in value.tolist())
+        return TensorArg(tuple(int(s) for s in value.shape), lookup(value.dtype), strides, values)
+    if isinstance(value, (list, tuple)):
+        if any(isinstance(v, torch.Tensor) for v in value):
+            return [_neutral(v, torch, with_values) for v in value if isinstance(v, torch.Tensor)]
+        return [_neutral(v, torch, with_values) for v in value]
+    if isinstance(value, torch.dtype):
+        return lookup(value)
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    if isinstance(value, (torch.SymInt, torch.SymFloat)):
+        return int(value) if isinstance(value, torch.SymInt) else float(value)
+    return None  # devices, layouts, memory formats: nothing a formula reads
+
+
+def _schema_args(func: Any, args: tuple, kwargs: dict, torch: Any, with_values: bool) -> tuple[Any, ...]:
+    """Every schema argument in order (keyword-only ones too): the order traces record them in."""
+    out = []
+    for i, a in enumerate(func._schema.arguments):
+        if i < len(args) and not a.kwarg_only:
+            v = args[i]
+        elif a.name in kwargs:
+            v = kwargs[a.name]
+        else:
+            v = a.default_value if a.has_default_value() else None
+        out.append(_neutral(v, torch, with_values))
+    return tuple(out)
+
+
+class _Tally:
+    """What the counter learned, op by op."""
+
+    def __init__(self) -> None:
+        self.flops_by_dtype: Counter[str] = Counter()
+        self.per_op: dict[str, list[Any]] = {}  # op -> [calls, flops, source, formula]
+        self.notes: dict[str, None] = {}
+        self.causal = False
+        self.estimated = False
+
+    def add(self, op: str, flops: int, source: str, formula: str | None, dtype: str | None) -> None:
+        entry = self.per_op.setdefault(op, [0, 0, source, formula])
+        entry[0] += 1
+        entry[1] += flops
+        if flops and dtype:
+            self.flops_by_dtype[dtype] += flops
+
+    def note(self, text: str) -> None:
+        self.notes.setdefault(text, None)
+
+
+def _tf32(work: Work, func_args: tuple, torch: Any) -> str | None:
+    """``tf32`` for an fp32 GEMM/convolution on a GPU that torch lets run on TF32 tensor cores."""
+    if work.dtype != "fp32" or not any(getattr(t, "is_cuda", False) for t in _tensors(func_args, torch)):
+        return work.dtype
+    if work.formula in _GEMM_FORMULAS and torch.backends.cuda.matmul.allow_tf32:
+        return "tf32"
+    if work.formula in _CONV_FORMULAS and torch.backends.cudnn.allow_tf32:
+        return "tf32"
+    return work.dtype
+
+
+def _count_flops(func: Any, args: tuple, kwargs: dict, out: Any, torch: Any, tally: _Tally) -> None:
+    packet = func._overloadpacket
+    op = f"{func.namespace}::{packet.__name__}"
+    row = op_table().get(op)
+    with_values = row is not None and row.formula.startswith("attention")
+    work = op_work(op, _schema_args(func, args, kwargs, torch, with_values))
+    if work is not None and work.flops is not None:
+        tally.add(op, work.flops, "bench-kernel", work.formula, _tf32(work, (args, kwargs), torch))
+        for n in work.notes:
+            tally.note(f"{op}: {n}")
+        tally.causal |= work.causal
+        tally.estimated |= work.estimate
+        return
+    from torch.utils.flop_counter import flop_registry
+
+    if packet in flop_registry:
+        try:
+            flops = int(flop_registry[packet](*args, **kwargs, out_val=out))
+        except Exception as e:  # noqa: BLE001 - torch's formula may assert on shapes it does not know
+            tally.add(op, 0, "none", None, None)
+            tally.note(f"{op}: not counted: torch.utils.flop_counter raised {type(e).__name__}: {e}")
+            return
+        dtype = next((lookup(t.dtype) for t in _tensors((args, kwargs), torch) if t.is_floating_point()), None)
+        tally.add(op, flops, "torch.utils.flop_counter", None, dtype)
+        return
+    tally.add(op, 0, "none", work.formula if work else None, None)
+    if work is not None and work.reason:
+        tally.note(f"{op}: FLOPs not counted: {work.reason}")
+
+
+def _counter_mode(torch: Any, tally: _Tally) -> Any:
     from torch.utils._python_dispatch import TorchDispatchMode
 
     tables = op_tables()
 
-    class ByteCounter(TorchDispatchMode):
+    class Counter_(TorchDispatchMode):
         def __init__(self) -> None:
             super().__init__()
             self.reads, self.writes = _Ledger(), _Ledger()
@@ -174,6 +309,7 @@ def _byte_counter(torch: Any) -> Any:
             name = func._overloadpacket.__name__
             if func.is_view or name in tables.no_traffic:
                 return out
+            _count_flops(func, args, kwargs, out, torch, tally)
             schema = func._schema
             written = _tensors(out, torch)
             not_read: set[int] = set()
@@ -193,24 +329,55 @@ def _byte_counter(torch: Any) -> Any:
                 self.writes.record(t)
             return out
 
-    return ByteCounter()
+    return Counter_()
+
+
+@contextlib.contextmanager
+def _eager_twin(torch: Any) -> Iterator[None]:
+    """Run ``torch.compile``d code eagerly for the count, leaving its compiled code in place."""
+    set_stance = getattr(getattr(torch, "compiler", None), "set_stance", None)
+    if set_stance is None:  # torch < 2.6: no stance; nothing compiled can be kept safe
+        yield
+        return
+    with set_stance("force_eager"):
+        yield
+
+
+def _dominant(tally: _Tally, reads: _Ledger, writes: _Ledger) -> str | None:
+    """The dtype carrying most FLOPs, else most bytes; one with a peak rate wins over one without."""
+    computing = [d for d, _ in tally.flops_by_dtype.most_common() if _has_peak(d)]
+    if computing:
+        return computing[0]
+    moved = reads.by_dtype() + writes.by_dtype()
+    with_peak = [d for d, _ in moved.most_common() if _has_peak(d)]
+    return with_peak[0] if with_peak else (moved.most_common(1)[0][0] if moved else None)
+
+
+def _has_peak(dtype: str) -> bool:
+    try:
+        peak_class(dtype)
+        return True
+    except UsageError:
+        return False
 
 
 def count(fn: Callable[..., Any], *inputs: Any, **kwargs: Any) -> Counts:
-    """Run ``fn(*inputs, **kwargs)`` once and count its FLOPs and minimal bytes (module docstring).
+    """Run ``fn(*inputs, **kwargs)`` once and count its FLOPs, minimal bytes and dtype (module docstring).
 
     Runs on whatever device the inputs live on; pass ``device="meta"`` tensors to count shapes too
-    large to run (nothing is computed or allocated). Counts are for that one call.
+    large to run (nothing is computed or allocated). Counts are for that one call. A
+    ``torch.compile``d ``fn`` is counted on its eager twin and keeps its compiled code.
     """
     import torch
-    from torch.utils.flop_counter import FlopCounterMode
 
-    flop_mode = FlopCounterMode(display=False, custom_mapping=_custom_flop_mapping(torch))
-    byte_mode = _byte_counter(torch)
-    # The byte counter is entered last so it sees each op before FlopCounterMode may decompose it:
-    # bytes are those of the op as the device runs it, not of its decomposition.
-    with flop_mode, byte_mode:
+    from bench_kernel.roofline._triton_launch import record_triton_launches
+
+    tally = _Tally()
+    mode = _counter_mode(torch, tally)
+    with _eager_twin(torch), record_triton_launches(mode.reads, mode.writes, tally), mode:
         fn(*inputs, **kwargs)
-    reads, writes = byte_mode.reads.total(), byte_mode.writes.total()
-    return Counts(flops=int(flop_mode.get_total_flops()), bytes=reads + writes,
-                  read_bytes=reads, write_bytes=writes)
+    reads, writes = mode.reads.total(), mode.writes.total()
+    ops = tuple(OpCount(op, e[0], e[1], e[2], e[3]) for op, e in tally.per_op.items())
+    return Counts(flops=sum(o.flops for o in ops), bytes=reads + writes, read_bytes=reads, write_bytes=writes,
+                  dtype=_dominant(tally, mode.reads, mode.writes), flops_by_dtype=dict(tally.flops_by_dtype),
+                  ops=ops, notes=tuple(tally.notes), causal=tally.causal, estimated=tally.estimated)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from bench_kernel.errors import UsageError
-from bench_kernel.kernels import decode
+from bench_kernel.kernels import decode, triton_source_category
 from bench_kernel.source_trace._collect import Launch, SiteStats, collect, site_module_type
 from bench_kernel.source_trace._group import common_prefix_len, group_paths
 from bench_kernel.source_trace._model import KernelSite, ModuleNode, Overview, SourceTrace
@@ -114,6 +114,16 @@ def build(subject: str, launches: Sequence[Launch], n_calls: int, *, root: Path,
 
 
 def _with_source(site: KernelSite, stats: SiteStats, ctx: SourceContext) -> KernelSite:
+    """``site`` with its source; a Triton or Inductor kernel is then filed by what its code does."""
     from dataclasses import replace
 
-    return replace(site, source=kernel_source(site, stats.first, ctx))
+    source = kernel_source(site, stats.first, ctx)
+    category = site.category
+    if source is not None and source.kind in ("triton", "inductor"):
+        path = next((x.abs_path for x in source.links if x.role == "kernel" and x.abs_path), None)
+        try:
+            text = Path(path).read_text(encoding="utf-8", errors="replace") if path else None
+        except OSError:
+            text = None
+        category = (triton_source_category(text, site.name) if text else None) or category
+    return replace(site, source=source, category=category)

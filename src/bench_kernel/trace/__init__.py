@@ -1,5 +1,6 @@
 """Kineto/Chrome traces: a fast loader, links (kernel <- launch <- op <- Python frame), and the
-analyses behind ``inventory``, ``layers``, ``phases``, ``attribute`` and ``diff``.
+analyses behind ``inventory``, ``layers``, ``phases``, ``attribute``, ``diff`` and ``ops`` (per-op
+performance from recorded shapes, with the roofline package's counting formulas).
 
 Nothing here imports torch: traces are analysed on any machine. Times are microseconds.
 
@@ -29,6 +30,7 @@ from bench_kernel.trace._inventory import Inventory, InventoryRow, MemoryOpRow, 
 from bench_kernel.trace._layers import LayerPosition, LayerReport, LeftOut, layers
 from bench_kernel.trace._load import find_rank_files, load_trace
 from bench_kernel.trace._match import kernel_regex
+from bench_kernel.trace._ops import OpsReport, OpsRow, ops
 from bench_kernel.trace._phases import PhaseReport, PhaseSummary, phases
 from bench_kernel.trace._records import MODULE_PREFIX, Frame, KernelRecord, LaunchRecord, OpRecord, Step, parse_frame
 from bench_kernel.trace._steps import find_steps, kernel_steps
@@ -65,6 +67,8 @@ __all__ = [
     "LeftOut",
     "MemoryOpRow",
     "OpRecord",
+    "OpsReport",
+    "OpsRow",
     "PhaseReport",
     "PhaseSummary",
     "Step",
@@ -81,6 +85,7 @@ __all__ = [
     "layers",
     "load_step_rules",
     "load_trace",
+    "ops",
     "parse_frame",
     "phases",
 ]

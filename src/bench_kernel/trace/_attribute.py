@@ -63,6 +63,8 @@ class AttributedKernel:
     """Python frames of the reference launch, outermost first (empty when unmatched)."""
     confidence: float
     """0..1: how well the alignment around the match agrees with it (module docstring; 0 when unmatched)."""
+    op_index: int | None = None
+    """Row of the reference trace's ``ops`` (its shapes, for ``ops --capture``), None when unmatched."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -229,6 +231,7 @@ def attribute(graph: Trace, reference: Trace) -> Attribution:
         for pos, i in enumerate(idx.tolist()):
             e = pairs.get(pos)
             op = module = None
+            k = -1
             stack: tuple[Frame, ...] = ()
             if e is not None and e.launch >= 0:
                 k = reference.launch_op(e.launch)
@@ -238,7 +241,8 @@ def attribute(graph: Trace, reference: Trace) -> Attribution:
                 module = mods[-1] if mods else None
             d = graph.decoded(int(graph.kernels.name[i]))
             out.append(AttributedKernel(g, pos, i, d.name, d.short, float(graph.kernels.dur_us[i]), e is not None,
-                                        op, module, stack, sure.get(pos, 0.0) if e is not None else 0.0))
+                                        op, module, stack, sure.get(pos, 0.0) if e is not None else 0.0,
+                                        k if k >= 0 else None))
             matched += e is not None
     total = len(out)
     unsure = sum(k.matched and k.confidence < UNSURE_BELOW for k in out)

@@ -46,6 +46,7 @@ _MEMOP_CATS = {"gpu_memcpy": 0, "gpu_memset": 1, "Memcpy": 0, "Memset": 1}
 # Lenient on purpose: real traces disagree on types (MI300 runtime events write "bytes": "128"), so
 # every scalar is accepted here and coerced when the column is built; a bad value becomes -1.
 _PY_TYPE = {"int": int | float | str | None, "int3": Any, "str": Any}
+_NO_RAW = msgspec.Raw(b"")
 
 
 def _event_type(shapes: bool) -> type:
@@ -53,6 +54,9 @@ def _event_type(shapes: bool) -> type:
     spec = []
     for f in arg_fields():
         if f.group == "shapes" and not shapes:
+            continue
+        if f.group == "shapes":  # kept as raw JSON text: decoded once per distinct value (_Builder.shape_values)
+            spec.append((f.field, msgspec.Raw, msgspec.field(default=_NO_RAW, name=f.key)))
             continue
         typ = _PY_TYPE.get(f.type, Any)
         spec.append((f.field, typ, msgspec.field(default=None, name=f.key)))
@@ -126,6 +130,7 @@ class _Builder:
         self.parts: dict[str, dict[str, list]] = {k: {} for k in
                                                   ("kernel", "launch", "op", "annotation", "memop", "python", "comm")}
         self.counts: dict[str, int] = {}
+        self.shape_cache: dict[bytes, Any] = {}
 
     def intern(self, names: list) -> np.ndarray:
         """Ids of ``names`` (None -> -1), adding new names to the table."""
@@ -134,6 +139,28 @@ class _Builder:
             if n is not None and n not in table:
                 table[n] = len(table)
         return np.fromiter(map(table.get, names, repeat(-1)), np.int32, len(names))
+
+    def shape_values(self, raws: list) -> np.ndarray:
+        """An object column of recorded shapes/types/scalars (lists as tuples), from raw JSON.
+
+        The same few values repeat across a trace's ops (every layer, every step): each distinct
+        text is decoded once and its value shared, which keeps a 1 GB trace's shapes in memory and
+        time bounded (decoding every op's lists one by one took ~5x the rest of the load).
+        """
+        cache = self.shape_cache
+        out = np.empty(len(raws), dtype=object)
+        values = []
+        for r in map(bytes, raws):
+            v = cache.get(r, cache)
+            if v is cache:
+                try:
+                    v = _freeze(msgspec.json.decode(r)) if r else None
+                except msgspec.DecodeError:
+                    v = None
+                cache[r] = v
+            values.append(v)
+        out[:] = values
+        return out
 
     def put(self, table: str, **cols: Any) -> None:
         store = self.parts[table]
@@ -181,8 +208,8 @@ class _Builder:
         cols = dict(self.common(evs), pid=_ints(_field(evs, "pid")), tid=_ints(_field(evs, "tid")),
                     external_id=_ints(_field(a, "external_id")))
         if self.shapes:
-            cols["input_dims"] = _objects(_field(a, "input_dims"))
-            cols["input_types"] = _objects(_field(a, "input_types"))
+            for key in ("input_dims", "input_types", "concrete_inputs", "input_strides"):
+                cols[key] = self.shape_values(_field(a, key))
         self.put("op", **cols)
 
     def _comms(self, evs: list, a: list, on_kernel: bool) -> None:
@@ -229,12 +256,6 @@ class _Builder:
 _TABLE_OF = {"kernel": "kernel", "Kernel": "kernel", "cpu_op": "op", "Operator": "op", "python_function": "python",
              **{c: "launch" for c in _RUNTIME_CATS}, **{c: "annotation" for c in _ANNOTATION_CATS},
              **{c: "memop" for c in _MEMOP_CATS}}
-
-
-def _objects(values: list) -> np.ndarray:
-    out = np.empty(len(values), dtype=object)
-    out[:] = [_freeze(v) for v in values]
-    return out
 
 
 def _freeze(v: Any) -> Any:
@@ -330,7 +351,8 @@ def load_trace(path: str | Path, rank: int | None = None, *, links: bool = True,
                                                      api_id=_I, kernel_name=_N))
     op_spec = dict(_BASE, pid=_I, tid=_I, external_id=_I)
     if shapes:
-        op_spec.update(input_dims=(object, ()), input_types=(object, ()))
+        op_spec.update(input_dims=(object, ()), input_types=(object, ()), concrete_inputs=(object, ()),
+                       input_strides=(object, ()))
     ops = _build(b, OpTable, "op", op_spec)
     annotations = _build(b, AnnotationTable, "annotation", dict(_BASE, pid=_I, tid=_I, gpu=(np.bool_, ())))
     memops = _build(b, MemopTable, "memop", dict(_BASE, stream=_I, device=_I, correlation=_I, bytes=_I,

@@ -84,6 +84,10 @@ class OpRecord:
     """``Input Dims`` as recorded (with ``record_shapes``), or ``None`` when not recorded/loaded."""
     input_types: tuple | None
     """``Input type`` (dtypes such as ``c10::BFloat16``), or ``None``."""
+    concrete_inputs: tuple | None = None
+    """``Concrete Inputs``: scalar arguments as text (``"True"``, ``"0.125"``), or ``None``."""
+    input_strides: tuple | None = None
+    """``Input Strides``, or ``None``."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -98,6 +98,9 @@ class OpTable(_OnHost):
     external_id: np.ndarray
     input_dims: np.ndarray | None = None
     input_types: np.ndarray | None = None
+    concrete_inputs: np.ndarray | None = None
+    """``Concrete Inputs``: the scalar arguments as text (``"True"``, ``"0.125"``, ``"[1, -1]"``)."""
+    input_strides: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -336,10 +339,10 @@ class Trace:
     def op(self, k: int) -> OpRecord:
         """The CPU op at index ``k`` of :attr:`ops` (shapes only if loaded with ``shapes=True``)."""
         o = self.ops
-        dims = o.input_dims[k] if o.input_dims is not None else None
-        types = o.input_types[k] if o.input_types is not None else None
+        dims, types, concrete, strides = (None if col is None else col[k] for col in (
+            o.input_dims, o.input_types, o.concrete_inputs, o.input_strides))
         return OpRecord(self.names[o.name[k]], float(o.start_us[k]), float(o.dur_us[k]), int(o.pid[k]),
-                        int(o.tid[k]), _opt(o.external_id[k]), dims, types)
+                        int(o.tid[k]), _opt(o.external_id[k]), dims, types, concrete, strides)
 
     @cached_property
     def _modules(self) -> tuple[IntervalForest, np.ndarray]:

@@ -1,0 +1,41 @@
+"""``bench-kernel ops TRACE``: per-op FLOPs, bytes, TFLOP/s, TB/s and bound from recorded shapes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from bench_kernel.cli._common import Output, emit, output_options
+from bench_kernel.cli._trace_args import rank_option, trace_argument
+
+__all__ = ["command"]
+
+
+@click.command("ops")
+@trace_argument()
+@click.option("--device", "device_name", default=None,
+              help="Peak-table device for the roofs when the trace names none (see 'bench-kernel devices').")
+@click.option("--by", type=click.Choice(["op", "shape"]), default="op", show_default=True,
+              help="One row per op, or per op with one set of shapes and dtypes.")
+@click.option("--capture", type=click.Path(path_type=Path), default=None, metavar="TRACE",
+              help="The capture trace of a CUDA/HIP-graph trace: replayed kernels take its ops' shapes.")
+@click.option("--top", type=click.IntRange(min=1), default=None, help="Show only the N longest rows.")
+@rank_option
+@output_options()
+def command(trace: Path, device_name: str | None, by: str, capture: Path | None, top: int | None,
+            rank: int | None, output: Output) -> None:
+    """How fast each op of a Kineto trace ran against the device's roof (needs record_shapes=True)."""
+    from bench_kernel.hardware import get_device
+    from bench_kernel.report import ops_table
+    from bench_kernel.trace import load_trace, ops
+
+    if device_name is not None:
+        get_device(device_name)  # a wrong name fails before a large trace is read
+    t = load_trace(trace, rank, shapes=True)
+    cap = load_trace(capture, shapes=True) if capture is not None else None
+    report = ops(t, device=device_name, by=by, capture=cap)
+    table = ops_table(report, top)
+    data = {**report.to_dict(), "rows": [r.to_dict() for r in report.rows[:top] if top] or
+            [r.to_dict() for r in report.rows]}
+    emit(output, data=data, tables=table)
