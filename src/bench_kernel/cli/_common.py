@@ -106,11 +106,13 @@ def check_output_path(path: Path | None, inputs: Iterable[Path] = (), option: st
         raise OutputError(f"cannot write {path}: folder {parent} does not exist")
 
 
-def output_options(csv: bool = True, md: bool = True, outputs: tuple[str, ...] = ()) -> Callable:
+def output_options(csv: bool = True, md: bool = True, outputs: tuple[str, ...] = (),
+                   inputs: Callable[[dict[str, Any]], list[Path]] | None = None) -> Callable:
     """Add ``--json`` [``--csv``] [``--md``] and ``-o/--output FILE``; pass ``output: Output``.
 
     Every other ``Path`` argument of the command is an input that ``-o`` may not overwrite,
-    except the ones named in ``outputs`` (e.g. ``plot_path``).
+    except the ones named in ``outputs`` (e.g. ``plot_path``); ``inputs(kwargs)`` names more
+    (the file of a ``path.py:func`` TARGET).
     """
 
     def deco(f: Callable) -> Callable:
@@ -134,12 +136,12 @@ def output_options(csv: bool = True, md: bool = True, outputs: tuple[str, ...] =
                 raise UsageError(f"choose one output format, got --{' --'.join(chosen)}")
             if output_path is not None and str(output_path) == "-":
                 output_path = None
+            given = [p for k, v in kwargs.items() if k not in outputs
+                     for p in (v if isinstance(v, (tuple, list)) else (v,)) if isinstance(p, Path)]
+            check_output_path(output_path, given + (inputs(kwargs) if inputs else []))
             fmt = chosen[0] if chosen else None
             if fmt is None and output_path is not None:
                 fmt = _format_for(output_path)
-            inputs = [p for k, v in kwargs.items() if k not in outputs
-                      for p in (v if isinstance(v, (tuple, list)) else (v,)) if isinstance(p, Path)]
-            check_output_path(output_path, inputs)
             return f(*args, output=Output(fmt or "table", output_path), **kwargs)
 
         wrapper.__name__ = f.__name__

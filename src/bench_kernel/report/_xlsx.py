@@ -46,10 +46,10 @@ def _cell(value: Any) -> Any:
 
 
 def _sheet_name(title: str | None, index: int, taken: set[str]) -> str:
-    base = _SHEET_BAD.sub(" ", printable(title or "")).strip().strip("'")[:28] or f"Table {index + 1}"
+    base = " ".join(_SHEET_BAD.sub(" ", printable(title or "")).split()).strip("'")[:31] or f"Table {index + 1}"
     name, n = base, 2
     while name.lower() in taken:
-        name = f"{base[:27 - len(str(n))]} ({n})"
+        name = f"{base[:28 - len(str(n))]} ({n})"
         n += 1
     taken.add(name.lower())
     return name
