@@ -63,6 +63,7 @@ def test_the_same_file_by_another_path_or_a_link_is_refused(run_cli, trace_copy,
     ("run", "{target}:cases", "--plot", "{target}"),
     ("source-trace", "{target}:cases", "-o", "{target}"),
     ("source-trace", "--trace", "{t}", "-o", "{t}"),
+    ("profile", "{target}:cases", "-o", "{target}"),
 ])
 def test_every_writer_refuses_to_overwrite_an_input(run_cli, trace_copy, tmp_path, argv):
     steps, rules, target = tmp_path / "steps.json", tmp_path / "rules.tsv", tmp_path / "target.py"

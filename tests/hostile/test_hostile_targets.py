@@ -155,6 +155,13 @@ def test_prints_go_to_stderr_in_process_too(run_cli, printing):
     assert r.exit_code == 0 and r.stdout.splitlines()[1].startswith("p,")
 
 
+def test_profile_json_stays_parseable_when_the_target_prints(run_cli, printing, tmp_path):
+    r = run_cli("profile", f"{printing}:cases", "--steps", "1", "--json", "-o", str(tmp_path / "t.json.gz"))
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout)["steps"] == 1
+    assert "fn says hi" in r.stderr
+
+
 def _source_trace(printing: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "bench_kernel", "source-trace", f"{printing}:cases", "--json"],
                           capture_output=True, text=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from bench_kernel.cli._common import check_output_path, dumps, to_stdout, write_output
-from bench_kernel.cli._target import one_case
+from bench_kernel.cli._target import one_case, target_files
 from bench_kernel.cli._user_io import UserOutputToStderr
 from bench_kernel.errors import UsageError
 
@@ -57,9 +57,7 @@ def command(target: str | None, trace_path: Path | None, kernel: str | None, mod
         raise UsageError("give exactly one of TARGET or --trace TRACE")
     if output_path is not None and str(output_path) == "-":
         output_path = None
-    target_file = (target or "").rpartition(":")[0]
-    inputs = [p for p in (trace_path, Path(target_file) if target_file.endswith(".py") else None) if p is not None]
-    check_output_path(output_path, inputs)
+    check_output_path(output_path, ([trace_path] if trace_path else []) + target_files(target))
     options = dict(kernel=kernel, module=module, top=top, flow=flow, link_style=link_style, torch_ref=torch_ref,
                    root=root, doc_path=output_path, keep_all_frames=all_frames)
     if target is None:
