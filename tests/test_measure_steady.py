@@ -8,7 +8,8 @@ import statistics
 
 import pytest
 
-from bench_kernel.measure import Measurement, Samples, Settle, StoppingRule, clock_note, settled, stability_notes, trend_note
+from bench_kernel.measure import (Measurement, Samples, Settle, StoppingRule, clock_note, graph_floor_note, settled,
+                                  stability_notes, trend_note)
 
 
 def test_settled_needs_the_last_windows_to_agree_on_time_and_clock():
@@ -85,3 +86,16 @@ def test_measurement_to_dict_has_the_clocks():
     assert d["sm_clock_mhz"] == [1500.0, None]
     assert set(d) >= {"samples_us", "sm_clock_mhz", "median_us"}
     assert not math.isnan(d["median_us"])
+
+
+def test_graph_floor_note_only_for_sub_2us_calls_well_above_their_kernels():
+    assert graph_floor_note(1.03, 0.86) == (
+        "graph: 1.03 us per call is 20% above the kernels' own 0.86 us: below ~2 us a CUDA-graph node's own cost "
+        "shows (~0.7 us per node on an H200); 'kernel' is the device time of the kernels, 'graph' the cost of "
+        "the call inside a graph")
+    assert graph_floor_note(1.03, 0.98) is None  # within 10%
+    assert graph_floor_note(12.4, 9.8) is None  # long enough for the node cost not to matter
+    assert graph_floor_note(1.03, None) is None
+    g = Measurement("graph", Samples.of([1.03] * 10))
+    k = Measurement("kernel", Samples.of([0.86] * 10))
+    assert stability_notes({"graph": g, "kernel": k}, None)[-1].startswith("graph: 1.03 us per call is 20% above")

@@ -27,8 +27,8 @@ from bench_kernel.measure._budget import calls_to_fill
 from bench_kernel.measure._runner import Runner
 from bench_kernel.measure._stats import Samples
 
-__all__ = ["Settle", "hold_until_settled", "settled", "clock_note", "trend_note", "stability_notes",
-           "STEADY_MAX_S", "STEADY_MIN_SAMPLE_S"]
+__all__ = ["Settle", "hold_until_settled", "settled", "clock_note", "trend_note", "graph_floor_note",
+           "stability_notes", "STEADY_MAX_S", "STEADY_MIN_SAMPLE_S"]
 
 #: One settling window lasts about this long (us) ...
 WINDOW_US = 100_000.0
@@ -148,12 +148,32 @@ def trend_note(method: str, samples: Samples) -> str | None:
             f"samples (the clock settling?); steady=True (--steady) holds the load until it settles")
 
 
+#: Below this per-call time (us) a CUDA-graph node's own cost shows in ``graph``: 0.72 us per node
+#: on an H200 (benchmarks/results/calibrate-h200.md); benchmarks/gpu/sub_us.py measures the cause.
+GRAPH_NODE_FLOOR_US = 2.0
+#: ... when ``graph`` reads this much above the kernels' own device time (fraction).
+GRAPH_ABOVE_KERNEL = 0.10
+
+
+def graph_floor_note(graph_us: float | None, kernel_us: float | None) -> str | None:
+    """A note when a sub-2-us call reads >10% higher under ``graph`` than its kernels' device time."""
+    if not graph_us or not kernel_us or graph_us >= GRAPH_NODE_FLOOR_US or graph_us <= kernel_us * (1 + GRAPH_ABOVE_KERNEL):
+        return None
+    return (f"graph: {graph_us:.3g} us per call is {graph_us / kernel_us - 1:.0%} above the kernels' own "
+            f"{kernel_us:.3g} us: below ~2 us a CUDA-graph node's own cost shows (~0.7 us per node on an H200); "
+            f"'kernel' is the device time of the kernels, 'graph' the cost of the call inside a graph")
+
+
 def stability_notes(measurements: dict[str, Any], max_clock_mhz: float | None) -> list[str]:
-    """:func:`clock_note` and :func:`trend_note` for every measurement that has samples."""
+    """:func:`clock_note` and :func:`trend_note` for every measurement that has samples, and
+    :func:`graph_floor_note` for the graph against the kernel method."""
     notes = []
     for method, m in measurements.items():
         if not m.ok:
             continue
         notes += [n for n in (clock_note(method, m.sm_clock_mhz, max_clock_mhz), trend_note(method, m.samples))
                   if n]
-    return notes
+    g, k = measurements.get("graph"), measurements.get("kernel")
+    floor = graph_floor_note(g.median_us if g is not None and g.ok else None,
+                             k.median_us if k is not None and k.ok else None)
+    return notes + ([floor] if floor else [])
