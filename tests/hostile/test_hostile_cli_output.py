@@ -18,7 +18,7 @@ import pytest
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "trace"
 EAGER = DATA / "eager.json"
-FORMATS = ".txt (the table as printed; also no extension), .json, .csv, .md, .xlsx"
+FORMATS = ".txt (the table as printed; also no extension), .json, .csv, .md, .xlsx, .html"
 
 
 def _cli(*argv: str, **kw) -> subprocess.CompletedProcess:
@@ -148,11 +148,10 @@ def test_dash_is_stdout(run_cli):
 # --- formats ------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name,message", [
-    ("x.html", f"cannot write {{p}}: .html is not supported yet (the HTML report is not written yet); -o takes {FORMATS}"),
     ("x.pdf", f"cannot write {{p}}: unknown output format '.pdf'; -o takes {FORMATS}"),
     ("x.xls", f"cannot write {{p}}: unknown output format '.xls'; -o takes {FORMATS}"),
 ])
-def test_unknown_or_planned_extension_is_an_error_naming_the_formats(run_cli, tmp_path, name, message):
+def test_unknown_extension_is_an_error_naming_the_formats(run_cli, tmp_path, name, message):
     p = tmp_path / name
     r = run_cli("inventory", str(EAGER), "-o", str(p))
     assert r.exit_code == 2
@@ -193,6 +192,14 @@ def test_xlsx_without_openpyxl_is_one_line(run_cli, tmp_path, monkeypatch):
     assert r.stderr == ("bench-kernel: error: writing .xlsx needs openpyxl: pip install 'bench-kernel[xlsx]' "
                         "(or pip install openpyxl)\n")
     assert not p.exists()
+
+
+def test_html_is_the_report_written_whole(run_cli, tmp_path):
+    p = tmp_path / "x.html"
+    assert run_cli("inventory", str(EAGER), "-o", str(p)).exit_code == 0
+    text = p.read_text()
+    assert text.lstrip().lower().startswith("<!doctype html") and "attn&lt;lambda, lambda&gt;" in text
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["x.html"]
 
 
 def test_flag_wins_over_extension(run_cli, tmp_path):

@@ -124,6 +124,11 @@ def command(target: str | None, methods: tuple[str, ...], cache: str, precision:
                     write_results()
                 except (BenchKernelError, OSError) as e:
                     print_error(e)
+                if saver:
+                    try:  # from this thread sqlite may refuse: the stored run then stays 'running'
+                        saver.finish("interrupted")
+                    except Exception:  # noqa: BLE001 - the results above are what must not be lost
+                        pass
                 print_error(f"case {limit.label!r} timed out after {limit.seconds:g} s in code that cannot be "
                             f"interrupted (a C call or a GPU wait); stopped the run after {len(results)} "
                             f"finished case(s), their results written")

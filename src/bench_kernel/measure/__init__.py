@@ -23,6 +23,6 @@ __all__ = [
     "CALL_MARK", "DEFAULT_METHODS", "DEFAULT_TIMEOUT_S", "GPU_METHODS", "METHODS", "BenchResult", "Case", "Expired",
     "KernelStat", "Measurement", "Method", "Samples", "Settle", "StoppingRule", "TimeLimit", "Timed", "as_case",
     "as_cases", "bench", "bench_case", "bench_many", "builtin_suite", "call_with", "capture_env", "check_writable",
-    "clock_note", "clone_inputs", "gpu_state", "graph_floor_note", "guard", "iter_tensors", "load_object", "load_target", "record_trace",
-    "settled", "stability_notes", "trend_note", "user_error", "validate_options",
+    "clock_note", "clone_inputs", "gpu_state", "graph_floor_note", "guard", "iter_tensors", "load_object",
+    "load_target", "record_trace", "settled", "stability_notes", "trend_note", "user_error", "validate_options",
 ]

@@ -51,7 +51,7 @@ def _bench_case(case: Case, spec: Any, progress: Callable[[str], None] | None, *
         return place(result, spec, CaseWork(case, *infer_dtype(case, None), *given))
     work = count_work(case, inputs)
     result = result.with_work(flops=work.case.flops, bytes=work.case.bytes, notes=work.notes)
-    return place(result, spec, work, warm_cache=cache == "warm" or _warm_rotation(result))
+    return place(result, spec, work, warm_cache=options["cache"] == "warm" or _warm_rotation(result))
 
 
 def _warm_rotation(result: BenchResult) -> bool:
