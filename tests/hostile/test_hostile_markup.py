@@ -44,6 +44,15 @@ def test_inventory_shows_the_bidi_and_cr_names_escaped(run_cli, hostile_traces):
     assert SHOWN[BIDI] in r.stdout
 
 
+@pytest.mark.parametrize("command,shown", [("timeline", []), ("ops", [f"{RANK}aten::linear"])])
+def test_timeline_and_ops_show_names_verbatim(run_cli, hostile_traces, command, shown):
+    r = run_cli(command, str(hostile_traces["eager"]))
+    _clean(r)
+    assert r.stdout.startswith("[bold red]eager.json: ")
+    for name in shown:
+        assert name in r.stdout
+
+
 def test_diff_shows_new_and_vanished_hostile_names(run_cli, hostile_traces):
     r = run_cli("diff", str(hostile_traces["plain"]), str(hostile_traces["eager"]), "--top", "50")
     _clean(r)

@@ -29,6 +29,9 @@ EAGER = str(Path(__file__).resolve().parent.parent / "data" / "trace" / "eager.j
     (("inventory", EAGER, "--top", "0"), "Invalid value for '--top': 0 is not in the range x>=1."),
     (("inventory", EAGER, "--rank", "-1"), "Invalid value for '--rank': -1 is not in the range x>=0."),
     (("diff", EAGER, EAGER, "--top", "-2"), "Invalid value for '--top': -2 is not in the range x>=1."),
+    (("timeline", EAGER, "--launch-gap-us", "nan"), "Invalid value for '--launch-gap-us': 'nan' is not a finite number"),
+    (("sweep", "spec.py", "--precision", "nan"), "Invalid value for '--precision': 'nan' is not a finite number"),
+    (("sweep", "spec.py", "--max-time", "inf"), "Invalid value for '--max-time': 'inf' is not a finite number"),
 ])
 def test_bad_numbers_and_folders_are_one_usage_line(run_cli, argv, message):
     r = run_cli(*argv)
