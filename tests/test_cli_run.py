@@ -87,7 +87,7 @@ def test_wrong_result_exits_1_with_reason(run_cli, target):
 def test_one_failing_case_of_several_reports_and_continues(run_cli, target):
     r = run_cli("run", f"{target}:mixed", "--json", "--max-time", "0.05", "-m", "host")
     assert r.exit_code == 1
-    assert "case 'boom': 'boom' raised ZeroDivisionError during warm-up" in r.stderr
+    assert "bench-kernel: error: case 'boom' raised ZeroDivisionError during warm-up" in r.stderr
     assert [x["name"] for x in json.loads(r.stdout)["results"]] == ["add"]
 
 

@@ -15,7 +15,7 @@ PAIRS = [
     # (api "module:function", cli "module", {api parameter: cli parameter})
     ("bench_kernel.orchestrate:bench", "bench_kernel.cli.run",
      {"cache": "cache", "precision": "precision", "max_time_s": "max_time_s", "device_index": "device_index",
-      "device": "device_name"}),
+      "device": "device_name", "timeout_s": "timeout_s", "steady": "steady"}),
     ("bench_kernel.trace:inventory", "bench_kernel.cli.inventory", {"by": "by", "top": "top", "per_step": "per_step"}),
     ("bench_kernel.trace:layers", "bench_kernel.cli.layers", {"anchor": "anchor", "step": "step"}),
     ("bench_kernel.trace:timeline", "bench_kernel.cli.timeline", {"launch_gap_max_us": "launch_gap_us"}),

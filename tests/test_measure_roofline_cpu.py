@@ -76,7 +76,7 @@ def test_a_counting_failure_keeps_the_timed_case(run_cli, tmp_path):
     [res] = json.loads(r.stdout)["results"]
     assert res["time_us"] > 0 and res["roofline"]["bytes"] == 8.0e3
     assert any(n.startswith("counting failed, FLOPs/bytes not counted (the case was timed anyway): "
-                            "'fragile' raised AssertionError during counting: sdpa_flop_count")
+                            "case 'fragile' raised AssertionError during counting: sdpa_flop_count")
                for n in res["notes"])
 
 

@@ -81,7 +81,7 @@ def test_module_target(tmp_path, monkeypatch):
     ("def cases():\n    return {'make_inputs': lambda: ()}\n", "cases", TargetError, "no callable 'fn'"),
     ("def cases():\n    return {'fn': print, 'flop': 1}\n", "cases", TargetError, "unknown case key(s) flop"),
     ("def cases():\n    return []\n", "cases", TargetError, "empty list"),
-    ("def cases():\n    return {'fn': print, 'bytes': -1}\n", "cases", TargetError, "non-negative"),
+    ("def cases():\n    return {'fn': print, 'bytes': -1}\n", "cases", TargetError, "'bytes' (bytes one call moves) must be a finite number > 0, got -1"),
     ("cases = 3\n", "cases", TargetError, "not a function"),
 ])
 def test_bad_targets(tmp_path, body, target_suffix, error, fragment):

@@ -20,6 +20,8 @@ __all__ = [
     "Interrupted",
     "StoreError",
     "Unsupported",
+    "TimeLimitError",
+    "OutputError",
 ]
 
 
@@ -79,3 +81,11 @@ class Interrupted(BenchKernelError):
     """The user stopped a long command (Ctrl-C); what it finished is kept (exit 130)."""
 
     exit_code = 130
+
+
+class TimeLimitError(MeasurementError):
+    """A case ran past its time limit (``timeout_s`` / ``--timeout``) and was stopped."""
+
+
+class OutputError(BenchKernelError):
+    """The result cannot be written: a missing folder, a full disk, a closed stdout, ..."""

@@ -38,13 +38,13 @@ def test_target_file_that_does_not_exist(run_cli, tmp_path):
 
 def test_callable_that_raises(run_cli, target, tmp_path):
     _one_line(run_cli("profile", f"{target}:cases", "-o", str(tmp_path / "t.json.gz")), 1,
-              "'boom' raised RuntimeError during profiling: boom at step")
+              "case 'boom' raised RuntimeError during profiling: boom at step")
     assert list(tmp_path.glob("*.json.gz")) == [] and list(tmp_path.glob(".*tmp*")) == []
 
 
 def test_make_inputs_that_raises(run_cli, target, tmp_path):
     _one_line(run_cli("profile", f"{target}:bad_inputs", "-o", str(tmp_path / "t.json.gz")), 1,
-              "'bad_inputs' raised ZeroDivisionError during make_inputs: division by zero")
+              "case 'bad_inputs' raised ZeroDivisionError during make_inputs: division by zero")
 
 
 @pytest.mark.parametrize("steps", ["0", "-1"])

@@ -65,14 +65,17 @@ def cli() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI on ``argv`` (default ``sys.argv[1:]``) and return the exit status.
 
-    0 success, 1 runtime error (bad file, failing target, ...), 2 usage error.
+    0 success, 1 runtime error (bad file, failing target, ...), 2 usage error, 130 interrupted
+    (Ctrl-C). "internal error" is reserved for bugs of bench-kernel itself.
     """
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args or os.environ.get("BENCH_KERNEL_DEBUG") == "1"
     args = [a for a in args if a != "--debug"]
     remember_argv(args)
     try:
-        rv = cli.main(args=args, prog_name="bench-kernel", standalone_mode=False)
+        # Not cli.main(): click turns Ctrl-C into a blank line and Abort (exit 1); we want 130.
+        with cli.make_context("bench-kernel", args) as ctx:
+            rv = cli.invoke(ctx)
         return rv if isinstance(rv, int) else 0
     except click.exceptions.Exit as e:
         return e.exit_code
@@ -99,14 +102,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print_error("interrupted")
         return 130
     except BrokenPipeError:
-        # `bench-kernel inventory t.json | head` closes stdout early: not an error.
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
-        except OSError:
-            pass
-        return 0
+        # `bench-kernel inventory t.json | head -0`: the reader left before the output was complete.
+        _silence_stdout()
+        print_error("stdout was closed before all the output was written (broken pipe)")
+        return 1
     except Exception as e:  # noqa: BLE001 - the promise is one line, never a traceback
         if debug:
             raise
         print_error(f"internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)")
         return 1
+
+
+def _silence_stdout() -> None:
+    # Python flushes stdout at exit; into a closed pipe that prints "Exception ignored ...".
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, AttributeError, ValueError):
+        pass
+    try:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - also for a stdout with no file descriptor
+    except OSError:
+        pass

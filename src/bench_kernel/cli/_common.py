@@ -1,21 +1,38 @@
-"""Options and output shared by every command: ``--json``, ``--csv``, ``--md``, ``-o FILE``."""
+"""Options and output shared by every command: ``--json``, ``--csv``, ``--md``, ``-o FILE``.
+
+Output never costs the user data: a file is written to a temporary file in its folder and renamed
+over the target only once complete (:func:`write_output`), an output that is also an input is
+refused before any work, and a missing folder, a full disk or a closed stdout is one clear line.
+"""
 
 from __future__ import annotations
 
+import errno
+import io
 import json
 import math
+import os
+import secrets
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import click
 
-from bench_kernel.errors import UsageError
-from bench_kernel.report import Table, render_rich, to_csv, to_markdown
+from bench_kernel.errors import OutputError, UsageError
+from bench_kernel.report import Table, printable, render_rich, to_csv, to_markdown, to_xlsx
 
 __all__ = ["Output", "output_options", "emit", "json_default", "dumps", "print_error", "remember_argv",
-           "command_line", "db_option"]
+           "command_line", "db_option", "write_output", "check_output_path", "to_stdout", "FORMATS"]
+
+#: -o FILE's extension -> format. No extension means the table as printed (like .txt). A new format
+#: adds its extension here and its renderer in _render_body.
+_BY_EXTENSION = {".json": "json", ".csv": "csv", ".md": "md", ".xlsx": "xlsx", ".html": "html", ".htm": "html",
+                 ".txt": "table"}
+#: What -o accepts, for error messages.
+FORMATS = ".txt (the table as printed; also no extension), .json, .csv, .md, .xlsx, .html"
 
 _ARGV: list[str] = []
 
@@ -35,30 +52,76 @@ def db_option(f: Callable) -> Callable:
     return click.option("--db", "db_path", default=None, metavar="PATH",
                         help="Results database (default: $BENCH_KERNEL_DB, else "
                              "~/.local/share/bench-kernel/results.db or the platform's data dir).")(f)
+#: Suffixes of files the trace loader reads from a folder of per-rank traces.
+_TRACE_SUFFIXES = (".json", ".json.gz")
 
 
 def print_error(message: object) -> None:
-    """``bench-kernel: error: <message>`` on stderr, folded to ONE line so scripts can grep it."""
-    click.echo(f"bench-kernel: error: {' '.join(str(message).split())}", err=True)
+    """``bench-kernel: error: <message>`` on stderr, folded to ONE line so scripts can grep it;
+    control characters in it (from a name) are shown escaped, never sent to the terminal."""
+    click.echo(f"bench-kernel: error: {printable(' '.join(str(message).split()))}", err=True)
 
 
 @dataclass(frozen=True)
 class Output:
-    """Where and how a command's result goes."""
+    """Where and how a command's result goes: ``path`` None is stdout."""
 
-    fmt: str  # "table" | "json" | "csv" | "md" | "html"
+    fmt: str  # "table" | "json" | "csv" | "md" | "xlsx" | "html"
     path: Path | None
 
 
-def output_options(csv: bool = True, md: bool = True) -> Callable:
-    """Add ``--json`` [``--csv``] [``--md``] and ``-o/--output FILE``; pass ``output: Output``."""
+def _format_for(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if not suffix:
+        return "table"
+    if suffix not in _BY_EXTENSION:
+        raise UsageError(f"cannot write {path}: unknown output format {suffix!r}; -o takes {FORMATS}")
+    return _BY_EXTENSION[suffix]
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check_output_path(path: Path | None, inputs: Iterable[Path] = (), option: str = "-o") -> None:
+    """Refuse, before any work, an output that would destroy an input or cannot be created.
+
+    UsageError when ``path`` is one of ``inputs`` (compared after resolving links; a folder input
+    covers the trace files in it); OutputError when its folder does not exist.
+    """
+    if path is None:
+        return
+    for inp in inputs:
+        clash = _same_file(path, inp) or (
+            inp.is_dir() and path.is_file() and Path(os.path.realpath(path)).parent == Path(os.path.realpath(inp))
+            and path.name.lower().endswith(_TRACE_SUFFIXES))
+        if clash:
+            raise UsageError(f"{option} {path} is also an input ({inp}): it would be overwritten; "
+                             f"write the output somewhere else")
+    parent = path.parent
+    if not parent.is_dir():
+        raise OutputError(f"cannot write {path}: folder {parent} does not exist")
+
+
+def output_options(csv: bool = True, md: bool = True, outputs: tuple[str, ...] = (),
+                   inputs: Callable[[dict[str, Any]], list[Path]] | None = None) -> Callable:
+    """Add ``--json`` [``--csv``] [``--md``] and ``-o/--output FILE``; pass ``output: Output``.
+
+    Every other ``Path`` argument of the command is an input that ``-o`` may not overwrite,
+    except the ones named in ``outputs`` (e.g. ``plot_path``); ``inputs(kwargs)`` names more
+    (the file of a ``path.py:func`` TARGET).
+    """
 
     def deco(f: Callable) -> Callable:
         opts = [
             click.option("--json", "as_json", is_flag=True, help="Print JSON (the stable schema)."),
             click.option(
-                "-o", "--output", "output_path", type=click.Path(dir_okay=False, path_type=Path),
-                default=None, help="Write to FILE instead of stdout (format from the flag or the extension).",
+                "-o", "--output", "output_path", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+                default=None, help=f"Write to FILE ('-' is stdout); the format comes from the flag or the "
+                                   f"extension: {FORMATS}.",
             ),
         ]
         if csv:
@@ -71,10 +134,14 @@ def output_options(csv: bool = True, md: bool = True) -> Callable:
             chosen = [n for n, on in (("json", as_json), ("csv", as_csv), ("md", as_md)) if on]
             if len(chosen) > 1:
                 raise UsageError(f"choose one output format, got --{' --'.join(chosen)}")
+            if output_path is not None and str(output_path) == "-":
+                output_path = None
+            given = [p for k, v in kwargs.items() if k not in outputs
+                     for p in (v if isinstance(v, (tuple, list)) else (v,)) if isinstance(p, Path)]
+            check_output_path(output_path, given + (inputs(kwargs) if inputs else []))
             fmt = chosen[0] if chosen else None
             if fmt is None and output_path is not None:
-                fmt = {".json": "json", ".csv": "csv", ".md": "md", ".html": "html",
-                       ".htm": "html"}.get(output_path.suffix.lower())
+                fmt = _format_for(output_path)
             return f(*args, output=Output(fmt or "table", output_path), **kwargs)
 
         wrapper.__name__ = f.__name__
@@ -114,6 +181,96 @@ def dumps(data: Any) -> str:
                       ensure_ascii=False)
 
 
+def _describe(e: OSError) -> str:
+    return e.strerror or str(e) or errno.errorcode.get(e.errno or 0, "I/O error")
+
+
+def write_output(path: Path, body: str | bytes) -> None:
+    """Write ``body`` to ``path`` so that a failure never leaves a half-written or emptied file.
+
+    A regular file (or a new one) is written to a temporary file in the same folder, then renamed
+    over ``path`` (keeping an existing file's permissions); a device or a pipe (``/dev/null``,
+    ``/dev/stdout``, a FIFO) is written directly. Any OSError becomes one OutputError line.
+    """
+    data = body.encode("utf-8") if isinstance(body, str) else body
+    target = Path(os.path.realpath(path))  # write through a symlink, not over it
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise OutputError(f"cannot write {path}: {_describe(e)}") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        try:
+            with open(target, "wb") as fh:
+                fh.write(data)
+        except OSError as e:
+            raise OutputError(f"cannot write {path}: {_describe(e)}") from None
+        return
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        # 0o666 through the umask, like any new file; an existing file keeps its own mode.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        finally:
+            if st is not None:
+                os.chmod(tmp, stat.S_IMODE(st.st_mode))
+        os.replace(tmp, target)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        kept = f"{path} was left as it was" if st is not None else "nothing was written"
+        raise OutputError(f"cannot write {path}: {_describe(e)} ({kept})") from None
+
+
+def to_stdout(body: str) -> None:
+    """Write ``body`` to stdout and flush, so a full disk fails here as one line.
+
+    BrokenPipeError (the reader closed the pipe) is left to ``main``, which says so once.
+    """
+    out = sys.stdout
+    if out is None:
+        raise OutputError("cannot write to stdout: it is closed")
+    try:
+        out.write(body)
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise OutputError(f"cannot write to stdout: {_describe(e)}") from None
+
+
+def _render_body(fmt: str, data: Any, tables: list[Table], text: str | None) -> str | bytes:
+    if fmt == "json":
+        return dumps(data) + "\n"
+    if fmt == "csv":
+        return "\n".join(to_csv(t) for t in tables)
+    if fmt == "md":
+        return "\n".join(to_markdown(t) for t in tables)
+    if fmt == "html":  # -o x.html: the HTML report of this command's output
+        from bench_kernel.report import html_for_output
+
+        ctx = click.get_current_context(silent=True)
+        return html_for_output(ctx.command_path if ctx else "bench-kernel", data, tables)
+    if fmt == "xlsx":
+        buf = io.BytesIO()
+        to_xlsx(tables, buf)
+        return buf.getvalue()
+    if fmt == "table":
+        from rich.console import Console
+
+        buf = io.StringIO()
+        _render(Console(file=buf, width=200, color_system=None), tables, text)
+        return buf.getvalue()
+    raise UsageError(f"unknown output format {fmt!r}; -o takes {FORMATS}")
+
+
 def emit(output: Output, *, data: Any, tables: list[Table] | Table | None = None,
          text: str | None = None) -> None:
     """Write a command's result: ``data`` for ``--json``, ``tables`` for the other formats.
@@ -124,41 +281,46 @@ def emit(output: Output, *, data: Any, tables: list[Table] | Table | None = None
     if isinstance(tables, Table):
         tables = [tables]
     tables = tables or []
-    if output.fmt == "json":
-        body = dumps(data) + "\n"
-    elif output.fmt == "csv":
-        body = "\n".join(to_csv(t) for t in tables)
-    elif output.fmt == "md":
-        body = "\n".join(to_markdown(t) for t in tables)
-    elif output.fmt == "html":  # -o x.html: the HTML report of this command's output
-        from bench_kernel.report import html_for_output
-
-        ctx = click.get_current_context(silent=True)
-        body = html_for_output(ctx.command_path if ctx else "bench-kernel", data, tables)
-    else:
-        body = None
-
-    if body is not None:
-        if output.path:
-            output.path.write_text(body, encoding="utf-8")
-        else:
-            sys.stdout.write(body)
+    if output.fmt == "table" and output.path is None:
+        _print_terminal(tables, text)
         return
+    body = _render_body(output.fmt, data, tables, text)
+    if output.path is not None:
+        write_output(output.path, body)
+    elif isinstance(body, bytes):
+        raise UsageError(f"{output.fmt} cannot go to stdout: give -o FILE.{output.fmt}")
+    else:
+        to_stdout(body)
 
+
+def _print_terminal(tables: list[Table], text: str | None) -> None:
     from rich.console import Console
 
-    if output.path:
-        with output.path.open("w", encoding="utf-8") as fh:
-            console = Console(file=fh, width=200, color_system=None)
-            _render(console, tables, text)
-    else:
-        # Piped output has no terminal width: rich would assume 80 columns and fold every table.
-        _render(Console(width=None if sys.stdout.isatty() else 240, soft_wrap=False), tables, text)
+    class _Stdout(Console):
+        # rich's default answer to a closed pipe is a silent SystemExit(1): let main say it.
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    if sys.stdout is None:
+        raise OutputError("cannot write to stdout: it is closed")
+    # Piped output has no terminal width: rich would assume 80 columns and fold every table.
+    console = _Stdout(width=None if sys.stdout.isatty() else 240, soft_wrap=False)
+    try:
+        _render(console, tables, text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise OutputError(f"cannot write to stdout: {_describe(e)}") from None
 
 
 def _render(console: Any, tables: list[Table], text: str | None) -> None:
     if text is not None:
+        from rich.text import Text
+
         # soft_wrap: trees and documents are drawn to exact columns; folding them breaks the picture.
-        console.print(text, highlight=False, markup=False, soft_wrap=True)
+        console.print(Text(printable(text, keep="\n")), highlight=False, soft_wrap=True)
+        return
     for t in tables:
         render_rich(t, console)

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bench_kernel.errors import UsageError
 
-__all__ = ["one_case"]
+__all__ = ["one_case", "target_files"]
+
+
+def target_files(target: str | None) -> list[Path]:
+    """The file of a ``path/to/file.py:func`` TARGET, as an input that no output may overwrite."""
+    where = (target or "").rpartition(":")[0]
+    return [Path(where)] if where.endswith(".py") or "/" in where or "\\" in where else []
 
 
 def one_case(target: str, case_name: str | None):  # -> bench_kernel.measure.Case

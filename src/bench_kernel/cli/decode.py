@@ -50,5 +50,5 @@ def command(names: tuple[str, ...], tree: bool, rules_path: Path | None, output:
               for k in decoded],
     )
     text = "\n\n".join(render_tree(k) for k in decoded) if tree else None
-    # --tree replaces the table on the terminal; --json/--csv/--md keep their own formats.
-    emit(output, data=[k.to_dict() for k in decoded], tables=None if tree else table, text=text)
+    # --tree replaces the table on the terminal (and in .txt); --json/--csv/--md/.xlsx keep their formats.
+    emit(output, data=[k.to_dict() for k in decoded], tables=table, text=text)

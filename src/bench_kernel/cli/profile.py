@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
-from bench_kernel.cli._common import Output, emit
-from bench_kernel.cli._target import one_case
+from bench_kernel.cli._common import Output, check_output_path, emit
+from bench_kernel.cli._target import one_case, target_files
+from bench_kernel.cli._user_io import UserOutputToStderr
 from bench_kernel.report import Column, Table
 
 __all__ = ["command"]
@@ -35,7 +36,9 @@ def command(target: str, case_name: str | None, steps: int, warmup: int, trace_p
     from bench_kernel.orchestrate import check_profile_options, profile, summarize_profile
 
     check_profile_options(steps=steps, warmup=warmup, output=trace_path)  # before the target loads
-    written = profile(one_case(target, case_name), steps=steps, warmup=warmup, output=trace_path)
+    check_output_path(trace_path, target_files(target))
+    with UserOutputToStderr():  # what the target prints goes to stderr: stdout is the summary
+        written = profile(one_case(target, case_name), steps=steps, warmup=warmup, output=trace_path)
     s = summarize_profile(written, top=top)
     title = (f"{written}: {s.steps} steps, {s.kernels_per_step:g} kernels and "
              f"{s.device_us_per_step:.1f} us of device time per step")

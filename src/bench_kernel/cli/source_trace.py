@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
 
-from bench_kernel.cli._common import dumps
-from bench_kernel.cli._target import one_case
+from bench_kernel.cli._common import check_output_path, dumps, to_stdout, write_output
+from bench_kernel.cli._target import one_case, target_files
+from bench_kernel.cli._user_io import UserOutputToStderr
 from bench_kernel.errors import UsageError
 
 __all__ = ["command"]
@@ -25,19 +25,19 @@ __all__ = ["command"]
               help="Trace only the N costliest kernel call sites in detail (default: all for one op, 8 for a model).")
 @click.option("--flow", type=click.Choice(["auto", "kernels", "modules"]), default="auto", show_default=True,
               help="Granularity of the flow diagram (auto: modules for a model, kernels for one op).")
-@click.option("--step", type=int, default=None, help="With --trace: only this 0-based step.")
-@click.option("--rank", type=int, default=None, help="With --trace on a directory: the rank's file.")
+@click.option("--step", type=click.IntRange(min=0), default=None, help="With --trace: only this 0-based step.")
+@click.option("--rank", type=click.IntRange(min=0), default=None, help="With --trace on a directory: the rank's file.")
 @click.option("--case", "case_name", default=None, help="TARGET returns several cases: document this one.")
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
 @click.option("--link-style", type=click.Choice(["path", "github"]), default="path", show_default=True,
               help="Links as path:line, or GitHub's #L<line> (installed packages link to their tag).")
 @click.option("--torch-ref", default=None,
               help="Tag ATen source links point at (default: the installed torch's, e.g. v2.13.0).")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
               help="User code is shown relative to DIR (default: the current directory).")
 @click.option("--all-frames", is_flag=True, help="Keep dispatch plumbing frames (nn.Module._call_impl, ...).")
-@click.option("-o", "--output", "output_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the Markdown to FILE (links are made relative to its folder).")
+@click.option("-o", "--output", "output_path", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+              default=None, help="Write the Markdown to FILE ('-' is stdout; links are made relative to its folder).")
 @click.option("--json", "as_json", is_flag=True, help="Print the document's data as JSON.")
 def command(target: str | None, trace_path: Path | None, kernel: str | None, module: str | None, top: int | None,
             flow: str, step: int | None, rank: int | None, case_name: str | None, lang: str, link_style: str,
@@ -49,11 +49,15 @@ def command(target: str | None, trace_path: Path | None, kernel: str | None, mod
     profiler with Python stacks and module markers; or --trace TRACE documents a recorded trace
     (pick a step with --step). A model's document folds repeated layers into one "× N" entry.
     """
+    from bench_kernel.report import printable
     from bench_kernel.source_trace import document_call, document_trace, strings
 
     strings(lang)
     if (target is None) == (trace_path is None):
         raise UsageError("give exactly one of TARGET or --trace TRACE")
+    if output_path is not None and str(output_path) == "-":
+        output_path = None
+    check_output_path(output_path, ([trace_path] if trace_path else []) + target_files(target))
     options = dict(kernel=kernel, module=module, top=top, flow=flow, link_style=link_style, torch_ref=torch_ref,
                    root=root, doc_path=output_path, keep_all_frames=all_frames)
     if target is None:
@@ -61,14 +65,13 @@ def command(target: str | None, trace_path: Path | None, kernel: str | None, mod
     else:
         if step is not None or rank is not None:
             raise UsageError("--step and --rank go with --trace, not with TARGET")
-        case = one_case(target, case_name)
-        doc = document_call(case.fn, make_inputs=case.make_inputs, name=case.label, **options)
-    text = dumps(doc.to_dict()) + "\n" if as_json else doc.to_markdown(lang)
+        with UserOutputToStderr():  # what the target prints goes to stderr: stdout is the document
+            case = one_case(target, case_name)
+            doc = document_call(case.fn, make_inputs=case.make_inputs, name=case.label, **options)
+    # Names in the document are data: control characters are shown escaped, never sent to a terminal.
+    text = dumps(doc.to_dict()) + "\n" if as_json else printable(doc.to_markdown(lang), keep="\n\t")
     if output_path:
-        # whole or not at all: a failed write never leaves a half document over the old one
-        tmp = output_path.with_name(f".{output_path.name}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, output_path)
+        write_output(output_path, text)  # whole or not at all: a failed write keeps the old document
     else:
-        click.echo(text, nl=False)
+        to_stdout(text)
     return 0

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from bench_kernel.cli._common import Output, command_line, db_option, emit, output_options, print_error
+from bench_kernel.cli._numbers import Number
 from bench_kernel.errors import UsageError
 
 __all__ = ["command"]
@@ -30,9 +31,9 @@ __all__ = ["command"]
 @click.option("-m", "--method", "methods", multiple=True, type=click.Choice(["graph", "events", "kernel", "host"]),
               help="Timing method (repeatable). Default: graph, events, kernel (host without a GPU).")
 @click.option("--cache", type=click.Choice(["cold", "warm"]), default=None, help="L2 state (default: cold).")
-@click.option("--precision", type=float, default=None,
+@click.option("--precision", type=Number(min=0, min_open=True), default=None,
               help="Stop when the median's 95% CI is within this relative half-width (default: 0.01).")
-@click.option("--max-time", "max_time_s", type=float, default=None,
+@click.option("--max-time", "max_time_s", type=Number(min=0, min_open=True), default=None,
               help="Sampling time bound per method and point, seconds (default: 0.5).")
 @click.option("--best", "show_best", is_flag=True,
               help="Also print the fastest provider per point, its margin and whether it is significant.")

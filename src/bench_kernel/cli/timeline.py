@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from bench_kernel.cli._common import Output, emit, output_options
+from bench_kernel.cli._numbers import Number
 from bench_kernel.cli._trace_args import rank_option, step_rules, steps_option, trace_argument
 from bench_kernel.report import Column, Table
 
@@ -45,7 +46,7 @@ _SKEWS = [Column("process_group", "Group"), Column("seq", "#", "int"), Column("c
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Processes for a directory of rank files (default: one per CPU).")
 @click.option("--shapes", is_flag=True, help="Read op input shapes to size collectives that record no size (slower).")
-@click.option("--launch-gap-us", type=click.FloatRange(min=0), default=100.0, show_default=True,
+@click.option("--launch-gap-us", type=Number(min=0), default=100.0, show_default=True,
               help="Queued idle stretches up to this long are launch gaps; longer ones a sync or dependency wait.")
 @output_options()
 def command(trace: Path, rank: int | None, steps_file: Path | None, max_steps: int, workers: int | None,

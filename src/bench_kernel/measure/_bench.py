@@ -9,22 +9,25 @@ under a roofline is orchestration (``bench_kernel.orchestrate``): this module on
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
 from bench_kernel.errors import UsageError
 from bench_kernel.gpu import has_gpu
 from bench_kernel.measure._case import Case
 from bench_kernel.measure._check import compare
-from bench_kernel.measure._env import capture_env, gpu_state, throttle_note
+from bench_kernel.measure._env import capture_env, gpu_state, sm_clock_reader, throttle_note
 from bench_kernel.measure._events import EventsMethod
 from bench_kernel.measure._graph import GraphMethod
 from bench_kernel.measure._host import HostMethod
 from bench_kernel.measure._inputs import L2Flusher, call_with, plan_rotation, tensor_bytes
 from bench_kernel.measure._kernel import KernelMethod
+from bench_kernel.measure._limit import DEFAULT_TIMEOUT_S, TimeLimit
 from bench_kernel.measure._method import Method, Timed
 from bench_kernel.measure._records import METHODS, BenchResult, KernelStat
 from bench_kernel.measure._runner import Runner, guard
+from bench_kernel.measure._steady import REHOLD_MAX_S, STEADY_MIN_SAMPLE_S, hold_until_settled, stability_notes
 from bench_kernel.measure._stopping import StoppingRule
 
 __all__ = ["bench", "bench_case", "bench_many", "as_case", "clone_inputs", "validate_options", "DEFAULT_METHODS"]
@@ -37,8 +40,13 @@ ROTATION_MEMORY_FRACTION = 0.25
 _RUN_ORDER = ("host", "events", "kernel", "graph")
 
 
-def validate_options(methods: Sequence[str], cache: str, precision: float, max_time_s: float) -> tuple[str, ...]:
-    """The methods, deduplicated; a UsageError names a bad method, cache, precision or bound."""
+def _finite_positive(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
+
+
+def validate_options(methods: Sequence[str], cache: str, precision: float, max_time_s: float,
+                     timeout_s: float | None = None) -> tuple[str, ...]:
+    """The methods, deduplicated; a UsageError names a bad method, cache, precision, bound or limit."""
     if isinstance(methods, str):
         methods = (methods,)
     bad = [m for m in methods if m not in METHODS]
@@ -48,10 +56,12 @@ def validate_options(methods: Sequence[str], cache: str, precision: float, max_t
         raise UsageError("no method given; expected one or more of: " + ", ".join(METHODS))
     if cache not in ("cold", "warm"):
         raise UsageError(f"cache must be 'cold' or 'warm', got {cache!r}")
-    if not (precision > 0):
-        raise UsageError(f"precision must be > 0 (relative, 0.01 = 1%), got {precision!r}")
-    if not (max_time_s > 0):
-        raise UsageError(f"max_time_s must be > 0 seconds, got {max_time_s!r}")
+    if not _finite_positive(precision):
+        raise UsageError(f"precision must be a finite number > 0 (relative, 0.01 = 1%), got {precision!r}")
+    if not _finite_positive(max_time_s):
+        raise UsageError(f"max_time_s must be a finite number > 0 (seconds), got {max_time_s!r}")
+    if timeout_s is not None and not (timeout_s == 0 or timeout_s == math.inf or _finite_positive(timeout_s)):
+        raise UsageError(f"timeout_s must be > 0 seconds (0, None or inf: no limit), got {timeout_s!r}")
     return tuple(dict.fromkeys(methods))
 
 
@@ -134,9 +144,19 @@ def _method_notes(timed: dict[str, Timed], precision: float, max_time_s: float) 
 
 def bench_case(case: Case, *, methods: Sequence[str] = DEFAULT_METHODS, cache: str = "cold",
                precision: float = 0.01, max_time_s: float = 0.5, device_index: int = 0,
+               timeout_s: float | None = DEFAULT_TIMEOUT_S, steady: bool = False,
                progress: Callable[[str], None] | None = None) -> BenchResult:
     """Benchmark one :class:`Case`; see :func:`bench` for the arguments."""
-    methods = validate_options(methods, cache, precision, max_time_s)
+    methods = validate_options(methods, cache, precision, max_time_s, timeout_s)
+    # torch's and triton's first import (seconds) is ours, not the case's: done before the limit starts.
+    env = capture_env(device_index)
+    with TimeLimit(timeout_s, case.label):
+        return _measure(case, env, methods, cache, precision, max_time_s, device_index, steady, progress)
+
+
+def _measure(case: Case, env: dict[str, Any], methods: Sequence[str], cache: str, precision: float,
+             max_time_s: float, device_index: int, steady: bool,
+             progress: Callable[[str], None] | None) -> BenchResult:
     say = progress or (lambda _msg: None)
     name = case.label
     gpu = has_gpu()
@@ -146,7 +166,6 @@ def bench_case(case: Case, *, methods: Sequence[str] = DEFAULT_METHODS, cache: s
         methods = tuple(m for m in methods if m not in GPU_METHODS) or ("host",)
         if dropped:
             notes.append(f"no GPU: {', '.join(dropped)} need a CUDA/HIP device; measured host wall clock")
-    env = capture_env(device_index)
     base = dict(name=name, params=dict(case.params), env=env, flops=case.flops, bytes=case.bytes)
 
     if case.reference is not None:
@@ -162,20 +181,35 @@ def bench_case(case: Case, *, methods: Sequence[str] = DEFAULT_METHODS, cache: s
     runner.warmup()
     notes += runner.notes
     state_before = gpu_state(device_index) if gpu else {}
+    read_clock = sm_clock_reader(device_index) if gpu else None
     flusher = L2Flusher(env.get("l2_bytes"), device_index) if gpu and cache == "cold" else None
     timed: dict[str, Timed] = {}
-    for method in _methods(methods, plan, flusher):
+    holds = []
+    for i, method in enumerate(_methods(methods, plan, flusher)):
+        if steady:
+            say(f"{name}: holding the load until the clock settles ({method.name})")
+            holds.append(hold_until_settled(runner, read_clock or (lambda: None),
+                                            **({} if i == 0 else {"max_s": REHOLD_MAX_S})))
         say(f"{name}: {method.name}")
-        timed[method.name] = method.run(runner, StoppingRule(precision=precision, max_time_s=max_time_s))
+        rule = StoppingRule(precision=precision, max_time_s=max(max_time_s, 2 * STEADY_MIN_SAMPLE_S) if steady
+                            else max_time_s, min_time_s=STEADY_MIN_SAMPLE_S if steady else 0.0,
+                            read_clock=read_clock)
+        t = method.run(runner, rule)
+        timed[method.name] = replace(t, measurement=replace(t.measurement, sm_clock_mhz=tuple(rule.clocks_mhz)))
     state_after = gpu_state(device_index) if gpu else {}
 
+    if holds:
+        notes.append(holds[0].note())
+        env = dict(env, steady=[h.to_dict() for h in holds])
     if state_before or state_after:
         env = dict(env, state_before=state_before, state_after=state_after)
         throttled = throttle_note(state_before, state_after)
         notes += [throttled] if throttled else []
+    measurements = {m: timed[m].measurement for m in METHODS if m in timed}
     notes += _method_notes(timed, precision, max_time_s)
+    notes += stability_notes(measurements, state_before.get("max_sm_clock_mhz"))
     kernels: tuple[KernelStat, ...] = timed["kernel"].kernels if "kernel" in timed else ()
-    return BenchResult(**{**base, "env": env}, measurements={m: timed[m].measurement for m in METHODS if m in timed},
+    return BenchResult(**{**base, "env": env}, measurements=measurements,
                        kernels=kernels, correct=True if case.reference is not None else None, notes=tuple(notes))
 
 
@@ -183,7 +217,8 @@ def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | Non
           methods: Sequence[str] = DEFAULT_METHODS, cache: str = "cold", precision: float = 0.01,
           max_time_s: float = 0.5, reference: Callable[..., Any] | None = None,
           flops: float | None = None, bytes: float | None = None, name: str | None = None,
-          params: dict[str, Any] | None = None, device_index: int = 0) -> BenchResult:
+          params: dict[str, Any] | None = None, device_index: int = 0,
+          timeout_s: float | None = DEFAULT_TIMEOUT_S, steady: bool = False) -> BenchResult:
     """Time ``fn`` on the GPU (or the host without one) and return a :class:`BenchResult`.
 
     fn: a zero-argument callable, or ``fn(*inputs)`` with ``make_inputs()`` building one fresh
@@ -197,21 +232,28 @@ def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | Non
     max_time_s: sampling time bound per method, seconds.
     reference: called on a copy of the same fresh inputs; a mismatch means no time is reported
         (``correct`` False, the reason in ``notes``).
-    flops, bytes: work per call, for achieved TFLOP/s and TB/s.
+    flops, bytes: work per call, for achieved TFLOP/s and TB/s (finite, >= 0 and > 0).
+    timeout_s: stop the case after this many seconds with a TimeLimitError (None, 0 or inf: no
+        limit); see ``bench_kernel.measure._limit`` for what can and cannot be interrupted.
+    steady: hold the load until the SM clock and the per-call time settle before each method,
+        and sample at least 1 s per method (power-capped GPUs); the clock of every sample is in
+        ``Measurement.sm_clock_mhz`` either way.
     Raises MeasurementError when ``fn`` raises; UsageError for bad arguments. For a roofline
     placement use :func:`bench_kernel.bench` (``bench_kernel.orchestrate``), which wraps this.
     """
     return bench_case(as_case(fn, make_inputs=make_inputs, reference=reference, flops=flops, bytes=bytes,
                               name=name, params=params),
                       methods=methods, cache=cache, precision=precision, max_time_s=max_time_s,
-                      device_index=device_index)
+                      device_index=device_index, timeout_s=timeout_s, steady=steady)
 
 
 def as_case(fn: Callable[..., Any] | Case, **fields: Any) -> Case:
     """``fn`` itself when it is a :class:`Case`, else a Case of ``fn`` and the given fields."""
     if isinstance(fn, Case):
         return fn
-    fields["params"] = dict(fields.get("params") or {})
+    params = fields.get("params")
+    # Anything but a dict is left for Case to refuse with a message naming the field.
+    fields["params"] = {} if params is None else dict(params) if isinstance(params, dict) else params
     return Case(fn=fn, **fields)
 
 

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import math
+import numbers
 import sys
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable
 
 from bench_kernel.errors import InputError, TargetError, UsageError
+from bench_kernel.measure._runner import exit_call
 
 __all__ = ["Case", "load_target", "load_object", "as_cases"]
 
@@ -38,9 +41,41 @@ class Case:
     name: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # A wrong field fails here, naming the case and the field, not later as inf TFLOP/s.
+        problem = _field_problem(self)
+        if problem:
+            raise TargetError(f"case {self.label!r}: {problem}")
+
     @property
     def label(self) -> str:
-        return self.name or getattr(self.fn, "__name__", None) or type(self.fn).__name__
+        name = self.name if isinstance(self.name, str) and self.name else None
+        return name or getattr(self.fn, "__name__", None) or type(self.fn).__name__
+
+
+def _field_problem(case: Case) -> str | None:
+    """What is wrong with ``case``'s fields, or None."""
+    if not callable(case.fn):
+        return f"'fn' must be callable, got {type(case.fn).__name__}"
+    for key in ("make_inputs", "reference"):
+        v = getattr(case, key)
+        if v is not None and not callable(v):
+            return f"'{key}' must be callable, got {type(v).__name__}"
+    if case.name is not None and not isinstance(case.name, str):
+        return f"'name' must be a string, got {type(case.name).__name__}"
+    if not isinstance(case.params, dict):
+        return f"'params' must be a dict of labels, got {type(case.params).__name__}"
+    for key, what, zero_ok in (("flops", "FLOP of one call", True), ("bytes", "bytes one call moves", False)):
+        v = getattr(case, key)
+        if v is None:
+            continue
+        ok = isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) and (
+            v > 0 or (zero_ok and v == 0))
+        if not ok:
+            bound = ">= 0" if zero_ok else "> 0"
+            return (f"'{key}' ({what}) must be a finite number {bound}, got {v!r} "
+                    f"(leave it out to have it counted with --roofline)")
+    return None
 
 
 _KEYS = tuple(f.name for f in fields(Case))
@@ -64,18 +99,15 @@ def _case_from(obj: Any, where: str, default_name: str) -> Case:
     fn = data.get("fn")
     if not callable(fn):
         raise TargetError(f"{where}: the case has no callable 'fn' (got {type(fn).__name__})")
-    for key in ("make_inputs", "reference"):
-        if data.get(key) is not None and not callable(data[key]):
-            raise TargetError(f"{where}: '{key}' must be callable, got {type(data[key]).__name__}")
-    for key in ("flops", "bytes"):
-        v = data.get(key)
-        if v is not None and (not isinstance(v, (int, float)) or v < 0):
-            raise TargetError(f"{where}: '{key}' must be a non-negative number, got {v!r}")
     data.setdefault("name", None)
     if data["name"] is None and getattr(fn, "__name__", "<lambda>") == "<lambda>":
         data["name"] = default_name
-    data["params"] = dict(data.get("params") or {})
-    return Case(**data)
+    params = data.get("params")
+    data["params"] = {} if params is None else dict(params) if isinstance(params, dict) else params
+    try:
+        return Case(**data)
+    except TargetError as e:
+        raise TargetError(f"{where}: {e}") from None
 
 
 def as_cases(value: Any, where: str = "target", default_name: str = "case") -> list[Case]:
@@ -100,9 +132,11 @@ def _import_file(path: Path) -> Any:
     sys.modules[mod_name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as e:  # noqa: BLE001 - the user's module may raise anything on import
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # noqa: BLE001 - the user's module may raise (or exit) anything on import
         sys.modules.pop(mod_name, None)
-        raise TargetError(f"importing {str(path)!r} raised {type(e).__name__}: {e}") from e
+        raise _user_failure(f"importing {str(path)!r}", e) from None
     finally:
         sys.path.remove(str(path.resolve().parent))
     return module
@@ -113,8 +147,19 @@ def _import_module(name: str) -> Any:
         return importlib.import_module(name)
     except ModuleNotFoundError as e:
         raise TargetError(f"cannot import module {name!r}: {e}") from e
-    except Exception as e:  # noqa: BLE001
-        raise TargetError(f"importing module {name!r} raised {type(e).__name__}: {e}") from e
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # noqa: BLE001 - sys.exit() on import, a BaseException subclass, ...
+        raise _user_failure(f"importing module {name!r}", e) from None
+
+
+def _user_failure(doing: str, e: BaseException) -> TargetError:
+    """One TargetError for anything user code raised or exited with while ``doing``."""
+    if isinstance(e, SystemExit):
+        return TargetError(f"{doing} called {exit_call(e.code)}")
+    kind = type(e).__name__ if isinstance(e, Exception) else f"{type(e).__name__} (a BaseException)"
+    text = " ".join(str(e).split())
+    return TargetError(f"{doing} raised {kind}" + (f": {text}" if text else ""))
 
 
 def load_object(target: str, what: str = "TARGET", attr: str = "func") -> Any:
@@ -144,6 +189,8 @@ def load_target(target: str) -> list[Case]:
         raise TargetError(f"{target} is a {type(func).__name__}, not a function")
     try:
         value = func()
-    except Exception as e:  # noqa: BLE001
-        raise TargetError(f"{target}() raised {type(e).__name__}: {e}") from e
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # noqa: BLE001 - the factory is user code too
+        raise _user_failure(f"{target}()", e) from None
     return as_cases(value, where=f"{target}()", default_name=func_name)

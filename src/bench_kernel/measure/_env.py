@@ -12,9 +12,9 @@ import platform
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-__all__ = ["capture_env", "gpu_state", "throttle_note"]
+__all__ = ["capture_env", "gpu_state", "sm_clock_reader", "throttle_note"]
 
 #: A drop of the SM clock by more than this fraction during a measurement is flagged.
 THROTTLE_DROP_FRACTION = 0.10
@@ -64,6 +64,22 @@ def gpu_state(index: int = 0) -> dict[str, Any]:
         except Exception:  # noqa: BLE001 - one unreadable counter must not hide the others
             pass
     return state
+
+
+def sm_clock_reader(index: int = 0) -> Callable[[], float | None] | None:
+    """A cheap reader of the current SM clock (MHz) for per-sample records; None without NVML."""
+    handle = _nvml_handle(index)
+    if handle is None:
+        return None
+    import pynvml
+
+    def read() -> float | None:
+        try:
+            return float(pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM))
+        except Exception:  # noqa: BLE001 - a failed reading is an absent one
+            return None
+
+    return read
 
 
 def _throttle_reasons(pynvml: Any, handle: Any) -> list[str]:

@@ -15,7 +15,7 @@ from bench_kernel.gpu import EventTimer
 from bench_kernel.measure._budget import SYNC_BATCH_US, calls_to_fill
 from bench_kernel.measure._method import Timed
 from bench_kernel.measure._records import Measurement
-from bench_kernel.measure._runner import Runner
+from bench_kernel.measure._runner import Runner, user_error
 from bench_kernel.measure._stopping import StoppingRule
 
 __all__ = ["GraphMethod", "explain_capture_error", "reset_capture_state"]
@@ -122,6 +122,16 @@ class GraphMethod:
             except Exception as e2:  # noqa: BLE001
                 reason += f"; the device is unusable afterwards ({type(e2).__name__})"
             return Timed(Measurement.failed("graph", reason, cache=self.cache, wall_s=time.perf_counter() - t0))
+        except BaseException as e:  # sys.exit(), a time limit, Ctrl-C: leave capture mode, then go up
+            try:
+                torch.cuda.synchronize(runner.device_index)
+                reset_capture_state(runner.device_index)
+            except Exception:  # noqa: BLE001 - the original error is the one to report
+                pass
+            err = user_error(runner.name, "graph capture", e)
+            if err is e:
+                raise
+            raise err from None
 
         graph.replay()  # first replay uploads the graph: keep it out of the samples
         torch.cuda.synchronize(runner.device_index)

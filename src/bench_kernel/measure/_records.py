@@ -38,6 +38,8 @@ class Measurement:
     wall_s: float = 0.0
     notes: tuple[str, ...] = ()
     error: str | None = None
+    #: SM clock (MHz, NVML) when each sample was taken, aligned with ``samples``; () where unreadable.
+    sm_clock_mhz: tuple[float | None, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -71,6 +73,7 @@ class Measurement:
             "wall_s": round(self.wall_s, 4),
             "notes": list(self.notes),
             "samples_us": list(s.values_us),
+            "sm_clock_mhz": list(self.sm_clock_mhz),
         }
 
     @classmethod

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from bench_kernel.report._text import printable
 from bench_kernel.units import format_bytes, format_duration_us
 
 __all__ = ["Column", "Table", "format_value", "to_csv", "to_markdown", "render_rich"]
@@ -83,29 +84,38 @@ def format_value(value: Any, hint: str) -> str:
 
 
 def _cells(table: Table) -> Iterable[list[str]]:
+    # Every cell goes through printable(): a name's control characters are shown, never obeyed.
     for row in table.rows:
-        yield [format_value(row.get(c.key), c.hint) for c in table.columns]
+        yield [printable(format_value(row.get(c.key), c.hint)) for c in table.columns]
+
+
+def _raw(value: Any) -> Any:
+    return printable(value) if isinstance(value, str) else value
 
 
 def to_csv(table: Table) -> str:
-    """Raw values (no unit conversion) under the column keys, for spreadsheets and scripts."""
+    """Raw values (no unit conversion) under the column keys, for spreadsheets and scripts.
+
+    Text keeps its characters except controls (``ESC`` -> ``\\x1b``), so a CSV piped to a
+    terminal cannot drive it.
+    """
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow([c.key for c in table.columns])
     for row in table.rows:
-        w.writerow(["" if row.get(c.key) is None else row.get(c.key) for c in table.columns])
+        w.writerow(["" if row.get(c.key) is None else _raw(row.get(c.key)) for c in table.columns])
     return buf.getvalue()
 
 
 def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return printable(text.replace("|", "\\|").replace("\n", " "))
 
 
 def to_markdown(table: Table) -> str:
     """A GitHub-flavoured Markdown table with formatted values, then the notes as a list."""
     lines = []
     if table.title:
-        lines += [f"### {table.title}", ""]
+        lines += [f"### {printable(table.title)}", ""]
     lines.append("| " + " | ".join(_md_escape(c.header) for c in table.columns) + " |")
     lines.append(
         "|" + "|".join("---" if c.hint == "text" else "---:" for c in table.columns) + "|"
@@ -114,25 +124,29 @@ def to_markdown(table: Table) -> str:
         lines.append("| " + " | ".join(_md_escape(x) for x in cells) + " |")
     if table.notes:
         lines.append("")
-        lines += [f"- {n}" for n in table.notes]
+        lines += [f"- {printable(n)}" for n in table.notes]
     return "\n".join(lines) + "\n"
 
 
 def render_rich(table: Table, console: Any) -> None:
-    """Print ``table`` on a rich ``Console`` (imported lazily by the caller)."""
+    """Print ``table`` on a rich ``Console`` (imported lazily by the caller).
+
+    Titles, headers, cells and notes are handed to rich as ``Text``, never as markup: a kernel
+    named ``[/]`` or ``[bold]x[/bold]`` prints as itself (names are data).
+    """
     from rich.table import Table as RichTable
     from rich.text import Text
 
-    # Names from traces and user code are data: Text() keeps "[bold]" or "step[DECODE bs=32]" literal.
-    rt = RichTable(title=Text(table.title) if table.title else None, title_justify="left", header_style="bold")
+    title = Text(printable(table.title)) if table.title else None
+    rt = RichTable(title=title, title_justify="left", header_style="bold")
     for c in table.columns:
         justify = c.justify or ("left" if c.hint == "text" else "right")
         # Numbers and headers never break mid-word; only text columns fold when space runs out.
         numeric = c.hint != "text"
-        rt.add_column(c.header, justify=justify, overflow="fold", no_wrap=numeric,
+        rt.add_column(Text(printable(c.header)), justify=justify, overflow="fold", no_wrap=numeric,
                       min_width=max(len(w) for w in c.header.split()) if c.header else None)
     for cells in _cells(table):
-        rt.add_row(*(Text(c) for c in cells))
+        rt.add_row(*(Text(x) for x in cells))
     console.print(rt)
     for n in table.notes:
-        console.print(Text.assemble(("note:", "dim"), " ", n), highlight=False)
+        console.print(Text.assemble(("note:", "dim"), " ", printable(n)), highlight=False)

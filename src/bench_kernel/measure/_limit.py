@@ -1,0 +1,148 @@
+"""A per-case time limit: stop a callable that never returns, and move on to the next case.
+
+A Python thread cannot be killed, and a process that holds a GPU context cannot be forked safely,
+so the case runs in the calling thread and a watchdog thread interrupts it:
+
+1. On expiry the watchdog sends SIGALRM to the case's thread (``signal.pthread_kill``); our
+   handler raises :class:`Expired` there. A signal reaches pure-Python loops at the next bytecode
+   AND wakes blocking calls that return on a signal (``time.sleep``, ``select``, lock waits).
+   Outside the main thread (no signal handlers there) or without SIGALRM (Windows) the watchdog
+   uses ``PyThreadState_SetAsyncExc`` instead, which reaches pure-Python code only.
+2. :class:`Expired` derives from BaseException, so a callable's ``except Exception`` cannot
+   swallow it; :func:`~bench_kernel.measure.guard` turns it into a TimeLimitError that names the
+   case and what it was doing.
+3. What neither can interrupt: a C call that retries on EINTR or spins without returning to the
+   interpreter (a busy GPU kernel behind ``torch.cuda.synchronize()``, a C extension's loop).
+   If the case has not stopped ``grace_s`` after expiry, the watchdog calls ``on_stuck`` from its
+   own thread: the CLI writes the results so far and exits 1; the API default says so on stderr
+   and lets the call run on (the exception lands if the call ever returns).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import signal
+import sys
+import threading
+from typing import Any, Callable
+
+from bench_kernel.errors import TimeLimitError
+
+__all__ = ["Expired", "TimeLimit", "current_limit", "DEFAULT_TIMEOUT_S"]
+
+#: The default per-case limit (seconds): far above any sane benchmark (seconds), far below "forever".
+DEFAULT_TIMEOUT_S = 300.0
+
+_current: contextvars.ContextVar["TimeLimit | None"] = contextvars.ContextVar("bench_kernel_limit", default=None)
+
+
+class Expired(BaseException):
+    """Raised inside a case that ran past its limit (BaseException: ``except Exception`` misses it)."""
+
+
+def current_limit() -> "TimeLimit | None":
+    """The innermost active limit of this thread, if any."""
+    return _current.get()
+
+
+def _warn_stuck(limit: "TimeLimit") -> None:
+    sys.stderr.write(f"bench-kernel: case {limit.label!r} is past its {limit.seconds:g} s time limit in code "
+                     f"that cannot be interrupted (a C call or a GPU wait); waiting for it to return\n")
+    sys.stderr.flush()
+
+
+class TimeLimit:
+    """``with TimeLimit(seconds, label): ...`` raises :class:`Expired` inside the block after ``seconds``.
+
+    seconds: None, 0 or inf means no limit.
+    on_stuck: called (from the watchdog thread, with this limit) when the block has not stopped
+        ``grace_s`` after expiry; default: one line on stderr.
+    grace_s: default ``min(30, max(2, seconds / 10))``.
+    """
+
+    def __init__(self, seconds: float | None, label: str, *, on_stuck: Callable[["TimeLimit"], Any] | None = None,
+                 grace_s: float | None = None) -> None:
+        self.seconds = seconds
+        self.label = label
+        self.on_stuck = on_stuck or _warn_stuck
+        on = self.enabled
+        self.grace_s = grace_s if grace_s is not None else (min(30.0, max(2.0, seconds / 10)) if on else 0.0)
+        self.expired = False
+        self._active = False
+        self._sent = False
+        self._finished = False
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._old_handler: Any = None
+        self._uses_signal = False
+        self._token: Any = None
+
+    @property
+    def enabled(self) -> bool:
+        s = self.seconds
+        return s is not None and 0 < s < float("inf")
+
+    def __enter__(self) -> "TimeLimit":
+        if not self.enabled:
+            return self
+        self._thread_id = threading.get_ident()
+        self._uses_signal = (hasattr(signal, "SIGALRM") and hasattr(signal, "pthread_kill")
+                             and threading.current_thread() is threading.main_thread())
+        if self._uses_signal:
+            self._old_handler = signal.signal(signal.SIGALRM, self._on_signal)
+        self._active = True
+        self._token = _current.set(self)
+        threading.Thread(target=self._watch, name=f"bench-kernel limit {self.label}", daemon=True).start()
+        return self
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        if self._active and self.expired:
+            self._active = False  # raise once
+            raise Expired()
+
+    def _watch(self) -> None:
+        if self._done.wait(self.seconds):
+            return
+        with self._lock:
+            if self._finished:
+                return
+            self.expired = True
+            self._sent = True
+            if self._uses_signal:
+                signal.pthread_kill(self._thread_id, signal.SIGALRM)
+            else:
+                import ctypes
+
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self._thread_id),
+                                                           ctypes.py_object(Expired))
+        if not self._done.wait(self.grace_s):
+            self.on_stuck(self)
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if not self.enabled:
+            return None
+        self._active = False  # from here our handler never raises
+        with self._lock:
+            self._finished = True
+        self._done.set()
+        _current.reset(self._token)
+        if self._uses_signal:
+            if self._sent and hasattr(signal, "sigtimedwait"):
+                # A SIGALRM still queued for this thread must not meet the restored handler
+                # (SIG_DFL would end the process): take it off the queue first.
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+                try:
+                    signal.sigtimedwait({signal.SIGALRM}, 0)
+                finally:
+                    signal.signal(signal.SIGALRM, self._old_handler)
+                    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
+            else:
+                signal.signal(signal.SIGALRM, self._old_handler)
+        # No PyThreadState_SetAsyncExc(tid, NULL) to clear an exception that has not landed: on
+        # CPython 3.11 that leaves the interpreter's async-exception flag set, every bytecode then
+        # takes the slow path, and torch's profiler (with_stack) never finished starting. The race
+        # it would close needs the block to end within the few bytecodes after expiry.
+        if exc_type is not None and issubclass(exc_type, Expired):
+            # It landed outside guard() (in bench-kernel's own code between two user calls).
+            raise TimeLimitError(f"case {self.label!r} timed out after {self.seconds:g} s") from None
+        return None

@@ -1,0 +1,162 @@
+"""A callable that never returns (issue 10): ``run --timeout`` reports it and goes on; Ctrl-C exits 130.
+
+Before: an infinite loop or a sleep hung ``run`` forever, and Ctrl-C printed a blank line and exit 1.
+What the time limit can and cannot interrupt is in ``bench_kernel/measure/_limit.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import bench_kernel
+from bench_kernel.errors import TimeLimitError
+from bench_kernel.measure import TimeLimit
+
+HANGING = """
+import signal, time
+def spin():
+    while True:
+        pass
+def sleep():
+    time.sleep(600)
+def swallow():  # user code that catches Exception cannot swallow the limit
+    while True:
+        try:
+            time.sleep(600)
+        except Exception:
+            pass
+def stuck():  # SIGALRM blocked + a sleep: like a C call that never returns to the interpreter
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    time.sleep(600)
+def cases():
+    return [{"name": "ok", "fn": lambda: None}, {"name": "spin", "fn": spin}, {"name": "sleep", "fn": sleep},
+            {"name": "swallow", "fn": swallow}, {"name": "ok2", "fn": lambda: None}]
+def in_make_inputs():
+    return [{"name": "slow inputs", "fn": lambda x: x, "make_inputs": lambda: (sleep(),)}]
+def in_c():
+    return [{"name": "ok", "fn": lambda: None}, {"name": "stuck", "fn": stuck}, {"name": "never", "fn": lambda: None}]
+"""
+
+
+@pytest.fixture
+def hanging(tmp_path: Path) -> Path:
+    p = tmp_path / "hanging.py"
+    p.write_text(textwrap.dedent(HANGING))
+    return p
+
+
+def test_loops_and_sleeps_time_out_and_the_run_goes_on(run_cli, hanging):
+    t0 = time.perf_counter()
+    r = run_cli("run", f"{hanging}:cases", "--timeout", "0.5", "-m", "host", "--max-time", "0.02", "--json")
+    assert time.perf_counter() - t0 < 30
+    assert r.exit_code == 1
+    assert r.stderr == ("bench-kernel: error: case 'spin' timed out after 0.5 s during warm-up\n"
+                        "bench-kernel: error: case 'sleep' timed out after 0.5 s during warm-up\n"
+                        "bench-kernel: error: case 'swallow' timed out after 0.5 s during warm-up\n")
+    assert [x["name"] for x in json.loads(r.stdout)["results"]] == ["ok", "ok2"]
+    assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL  # the handler is put back
+
+
+def test_the_phase_is_named(run_cli, hanging):
+    r = run_cli("run", f"{hanging}:in_make_inputs", "--timeout", "0.3", "-m", "host")
+    assert r.exit_code == 1
+    assert r.stderr == "bench-kernel: error: case 'slow inputs' timed out after 0.3 s during make_inputs\n"
+
+
+def test_api_timeout_raises_time_limit_error():
+    def spin() -> None:
+        while True:
+            pass
+
+    with pytest.raises(TimeLimitError, match=r"^case 'spin' timed out after 0.3 s during warm-up$"):
+        bench_kernel.bench(spin, methods=("host",), timeout_s=0.3)
+
+
+def test_no_limit_installs_nothing():
+    with TimeLimit(0, "x") as limit:
+        assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL
+    assert not limit.enabled and not limit.expired
+    assert not TimeLimit(None, "x").enabled and not TimeLimit(float("inf"), "x").enabled
+
+
+def test_a_limit_outside_the_main_thread_stops_pure_python():
+    # no signal handlers off the main thread: PyThreadState_SetAsyncExc instead
+    got: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            with TimeLimit(0.3, "bg"):
+                while True:
+                    pass
+        except BaseException as e:  # noqa: BLE001 - the test records what arrived
+            got.append(e)
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join(20)
+    assert not t.is_alive()
+    assert [type(e) for e in got] == [TimeLimitError] and str(got[0]) == "case 'bg' timed out after 0.3 s"
+
+
+def test_a_finished_block_is_never_interrupted_later():
+    with TimeLimit(0.2, "quick"):
+        pass
+    time.sleep(0.5)  # the watchdog must not fire after the block ended
+
+
+@pytest.mark.parametrize("bad", ["nan", "-1", "abc"])
+def test_bad_timeout_values_are_usage_errors(run_cli, bad):
+    r = run_cli("run", "--timeout", bad)
+    assert r.exit_code == 2 and r.stderr.startswith("bench-kernel: error: Invalid value for '--timeout'")
+
+
+def test_api_refuses_a_negative_timeout():
+    from bench_kernel.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"timeout_s must be > 0 seconds \(0, None or inf: no limit\), got -1"):
+        bench_kernel.bench(lambda: None, methods=("host",), timeout_s=-1)
+
+
+def test_stuck_in_c_writes_the_results_so_far_and_exits_1(hanging, tmp_path):
+    out = tmp_path / "res.json"
+    r = subprocess.run([sys.executable, "-m", "bench_kernel", "run", f"{hanging}:in_c", "--timeout", "0.5",
+                        "-m", "host", "--max-time", "0.02", "-o", str(out)], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 1
+    assert r.stderr.splitlines()[-1] == (
+        "bench-kernel: error: case 'stuck' timed out after 0.5 s in code that cannot be interrupted (a C call or "
+        "a GPU wait); stopped the run after 1 finished case(s), their results written")
+    assert [x["name"] for x in json.loads(out.read_text())["results"]] == ["ok"]
+
+
+def test_ctrl_c_exits_130_with_one_line(tmp_path):
+    ready = tmp_path / "ready"
+    target = tmp_path / "sleeper.py"
+    target.write_text(textwrap.dedent(f"""
+        import pathlib, time
+        def cases():
+            def fn():
+                pathlib.Path({str(ready)!r}).touch()
+                time.sleep(600)
+            return {{"name": "sleeper", "fn": fn}}
+    """))
+    p = subprocess.Popen([sys.executable, "-m", "bench_kernel", "run", f"{target}:cases", "-m", "host"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not ready.exists() and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.05)
+    assert ready.exists(), p.communicate()
+    os.kill(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130
+    assert err == "bench-kernel: error: interrupted\n" and out == ""
