@@ -333,3 +333,9 @@ def test_any_arguments_give_work_or_a_reason(op, args):
         assert w.reason
     else:
         assert w.flops >= 0 and w.bytes >= 0 and math.isfinite(w.flops)
+
+
+def test_cat_of_a_list_that_holds_no_tensors_gives_a_reason():
+    # found by the hypothesis test above: a recorded list of ints where the tensors should be
+    w = op_work("aten::cat", [[0]])
+    assert (w.bytes, w.reason) == (None, "the recorded arguments do not fit the cat formula: its tensor list is not recorded")

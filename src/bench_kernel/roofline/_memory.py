@@ -146,7 +146,7 @@ def fill(call: OpCall) -> Work:
 @formula("cat")
 def cat(call: OpCall) -> Work:
     parts = call.value("list")
-    if not isinstance(parts, list) or not parts:
+    if not isinstance(parts, list) or not parts or not all(isinstance(t, TensorArg) for t in parts):
         raise FormulaError("its tensor list is not recorded")
     recorded = next((t.dtype for t in parts if t.dtype), None)
     dtype = recorded or call.dtype_hint  # a hint sizes the elements; it is not shown as the dtype
