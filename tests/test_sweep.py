@@ -43,7 +43,8 @@ def test_a_small_sweep_end_to_end(spec, tmp_path):
     run = res.run
     assert (run.kind, run.status, run.n_points, run.total_points, run.baseline) == ("sweep", "done", 9, 9, "add")
     assert run.config["axes"] == {"M": [1, 2, 3], "kind": ["a"]}
-    assert run.config["options"] == {"methods": ["host"], "cache": "cold", "precision": 0.5, "max_time_s": 0.02}
+    assert run.config["options"] == {"methods": ["host"], "cache": "cold", "precision": 0.5, "max_time_s": 0.02,
+                                     "steady": False}
     assert run.source_path == str(spec.resolve()) and len(run.source_hash) == 64
     assert run.command == ("bench-kernel", "sweep", str(spec)) and run.env["backend"] == "cpu"
     with open_store(db) as store:
@@ -150,5 +151,18 @@ def test_resume_refuses_another_spec_and_other_options(spec, tmp_path):
         run_sweep(load_spec(str(other)), store=db, resume=1, **FAST)
     with pytest.raises(bench_kernel.errors.UsageError, match="run 1 was measured with max_time_s 0.02; resuming it with 0.5"):
         run_sweep(load_spec(str(spec)), store=db, resume=1, methods=None, max_time_s=0.5)
+    with pytest.raises(bench_kernel.errors.UsageError, match="run 1 was measured with steady False; resuming it with True"):
+        run_sweep(load_spec(str(spec)), store=db, resume=1, steady=True)
     res = run_sweep(load_spec(str(spec)), store=db, resume=1)  # nothing missing: nothing runs
     assert [p.provider for p in res.points] == ["add"] * 3 and res.run.status == "done"
+
+
+def test_steady_is_stored_with_the_run_and_used_for_its_points(tmp_path):
+    one = tmp_path / "one.py"
+    one.write_text("def sweep():\n    return {'axes': {'n': [64]}, 'providers': {'s': lambda p: (lambda: sum(range(p['n'])))}}\n")
+    res = run_sweep(load_spec(str(one)), store=tmp_path / "s.db", steady=True, **FAST)
+    assert res.run.config["options"]["steady"] is True
+    [point] = res.points
+    # the measurement held the load before sampling (its record says so) and sampled its minimum time
+    assert point.status == "ok" and len(point.result.env["steady"]) == 1
+    assert point.result.measurements["host"].wall_s >= 0.9

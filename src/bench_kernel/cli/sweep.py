@@ -35,6 +35,8 @@ __all__ = ["command"]
               help="Stop when the median's 95% CI is within this relative half-width (default: 0.01).")
 @click.option("--max-time", "max_time_s", type=Number(min=0, min_open=True), default=None,
               help="Sampling time bound per method and point, seconds (default: 0.5).")
+@click.option("--steady", is_flag=True,
+              help="Hold each point's load until time and SM clock settle before sampling (power-capped GPUs).")
 @click.option("--best", "show_best", is_flag=True,
               help="Also print the fastest provider per point, its margin and whether it is significant.")
 @click.option("--plot", "plot_path", default=None, type=click.Path(dir_okay=False),
@@ -44,7 +46,7 @@ __all__ = ["command"]
 def command(spec: str, db_path: str | None, resume: str | None, providers: tuple[str, ...],
             workers: int | None, gpus: str | None, backend: str, address: str | None,
             methods: tuple[str, ...], cache: str | None, precision: float | None, max_time_s: float | None,
-            show_best: bool, plot_path: str | None, x_axis: str | None, output: Output) -> int:
+            steady: bool, show_best: bool, plot_path: str | None, x_axis: str | None, output: Output) -> int:
     """Sweep SPEC (path/to/spec.py[:name], default name 'sweep'): every provider at every point.
 
     The spec defines axes (their product is the points) and providers (point -> case). Each
@@ -71,7 +73,7 @@ def command(spec: str, db_path: str | None, resume: str | None, providers: tuple
     err = Console(stderr=True)
     with open_store(db_path) as store, ProgressBar(err) as bar:
         result = run_sweep(loaded, methods=methods or None, cache=cache, precision=precision,
-                           max_time_s=max_time_s, store=store, resume=resume, providers=providers or None,
+                           max_time_s=max_time_s, steady=steady, store=store, resume=resume, providers=providers or None,
                            workers=workers, gpus=gpu_list, backend=backend, address=address,
                            command=command_line(), progress=bar)
     best = result.best()

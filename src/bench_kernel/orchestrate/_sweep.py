@@ -111,6 +111,8 @@ def _options(given: dict[str, Any], stored: dict[str, Any] | None, run_id: int |
         opts = SweepOptions.from_dict(stored)
         for key, value in given.items():
             have = getattr(opts, key)
+            if key == "steady" and not value:
+                continue  # a flag left out is not a different value
             if value is not None and (tuple(value) if key == "methods" else value) != have:
                 raise UsageError(f"run {run_id} was measured with {key} {have!r}; resuming it with "
                                  f"{value!r} would mix two measurements: leave the option out")
@@ -120,7 +122,8 @@ def _options(given: dict[str, Any], stored: dict[str, Any] | None, run_id: int |
         raise UsageError("--workers runs host processes with the host method; use --gpus for GPU methods")
     opts = SweepOptions(tuple(methods), given["cache"] or "cold",
                         given["precision"] if given["precision"] is not None else 0.01,
-                        given["max_time_s"] if given["max_time_s"] is not None else 0.5)
+                        given["max_time_s"] if given["max_time_s"] is not None else 0.5,
+                        bool(given.get("steady")))
     validate_options(opts.methods, opts.cache, opts.precision, opts.max_time_s)
     return opts
 
@@ -144,7 +147,7 @@ def _open(store: Store | str | os.PathLike[str] | None) -> tuple[Store | None, b
 
 
 def run_sweep(spec: SweepSpec, *, methods: Sequence[str] | None = None, cache: str | None = None,
-              precision: float | None = None, max_time_s: float | None = None,
+              precision: float | None = None, max_time_s: float | None = None, steady: bool = False,
               store: Store | str | os.PathLike[str] | None = None, resume: int | str | None = None,
               providers: Sequence[str] | None = None, workers: int | None = None,
               gpus: Sequence[int] | None = None, backend: str = "local", address: str | None = None,
@@ -163,7 +166,8 @@ def run_sweep(spec: SweepSpec, *, methods: Sequence[str] | None = None, cache: s
         raise UsageError("workers import the spec by its path: sharding needs a spec file")
     db, owned = _open(store)
     try:
-        return _drive(spec, db, dict(methods=methods, cache=cache, precision=precision, max_time_s=max_time_s),
+        return _drive(spec, db, dict(methods=methods, cache=cache, precision=precision, max_time_s=max_time_s,
+                                         steady=steady),
                       resume, providers, workers, gpus, backend, address, command, progress)
     finally:
         if owned and db is not None:
@@ -275,7 +279,7 @@ def _drive(spec: SweepSpec, db: Store | None, given: dict[str, Any], resume: int
 
 def sweep(axes: Mapping[str, Sequence[Any]], providers: Mapping[str, Callable[[dict[str, Any]], Any]], *,
           baseline: str | None = None, methods: Sequence[str] | None = None, cache: str | None = None,
-          precision: float | None = None, max_time_s: float | None = None,
+          precision: float | None = None, max_time_s: float | None = None, steady: bool = False,
           store: Store | str | os.PathLike[str] | None = None,
           where: Callable[[dict[str, Any]], bool] | None = None, name: str = DEFAULT_SPEC_NAME,
           resume: int | str | None = None, progress: Progress | None = None) -> SweepResult:
@@ -290,6 +294,8 @@ def sweep(axes: Mapping[str, Sequence[Any]], providers: Mapping[str, Callable[[d
     methods, cache, precision, max_time_s: as for ``bench()``; None means its defaults (graph,
         events, kernel -- host without a GPU; "cold"; 0.01; 0.5 s), or on ``resume`` the stored
         run's (a different value given then is a UsageError: one run, one way of measuring).
+    steady: hold each point's load until its time and SM clock settle before sampling (as for
+        ``bench()``): slower, but compute-bound points on a power-capped GPU read the same run to run.
     store: a ``Store``, a database path, or None to keep nothing; each point is committed as it ends.
     resume: a stored run id (or "latest") of this sweep: only its missing points are run.
     progress: ``progress(done, total, current_label)``, called as points start and end.
@@ -298,4 +304,4 @@ def sweep(axes: Mapping[str, Sequence[Any]], providers: Mapping[str, Callable[[d
     """
     spec = SweepSpec(axes=dict(axes), providers=dict(providers), baseline=baseline, where=where, name=name)
     return run_sweep(spec, methods=methods, cache=cache, precision=precision, max_time_s=max_time_s,
-                     store=store, resume=resume, progress=progress)
+                     steady=steady, store=store, resume=resume, progress=progress)

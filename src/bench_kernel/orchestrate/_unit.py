@@ -28,14 +28,19 @@ class SweepOptions:
     cache: str = "cold"
     precision: float = 0.01
     max_time_s: float = 0.5
+    #: Hold the load until the time and the SM clock settle before sampling (``bench(steady=True)``):
+    #: power-capped compute-bound points then read the same from run to run.
+    steady: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"methods": list(self.methods), "cache": self.cache, "precision": self.precision,
-                "max_time_s": self.max_time_s}
+                "max_time_s": self.max_time_s, "steady": self.steady}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "SweepOptions":
-        return cls(tuple(d["methods"]), d["cache"], float(d["precision"]), float(d["max_time_s"]))
+        # runs stored before 'steady' existed were measured without it
+        return cls(tuple(d["methods"]), d["cache"], float(d["precision"]), float(d["max_time_s"]),
+                   bool(d.get("steady", False)))
 
 
 def case_at(spec: SweepSpec, provider: str, point: dict[str, Any]) -> Case:
@@ -97,7 +102,7 @@ def run_unit(spec: SweepSpec, point: dict[str, Any], provider: str, options: Swe
     case = replace(case, name=provider, params=dict(point))
     try:
         result = bench_case(case, methods=options.methods, cache=options.cache, precision=options.precision,
-                            max_time_s=options.max_time_s, device_index=device_index)
+                            max_time_s=options.max_time_s, device_index=device_index, steady=options.steady)
     except BenchKernelError as e:
         cause = _unsupported_cause(e)
         if cause is not None:
