@@ -4,11 +4,17 @@
 # tool's 10-minute call); results land in $OUT/results-<part>.tgz.
 # Part 1: GPU tests, fidelity, calibration. Part 2: roofline, run --roofline, examples, the
 # decode-graph fixture, source-trace examples.
+# Session 2 (issues 9-16), one device call each, in this order:
+#   tests-trust  the GPU tests (not the slow real-user suite) and benchmarks/gpu/trust.py (issue 10)
+#   real         the real-user suite with its invariants and tests (issue 16), run --roofline JSON for
+#                the example report (issue 12), the Source Trace documents (issue 14)
+#   sweep        the GEMM sweep, steady, three runs and compare both ways (issue 11)
 set -uo pipefail
 PART=${1:-all}
 export PYTHONPATH="src${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 OUT=${OUT:-out}
-R="$OUT/r"; mkdir -p "$R"
+# Results are gathered outside $OUT and come back as one tarball (the device tool returns at most 8 files).
+R="/tmp/bk-results-$PART"; mkdir -p "$R" "$OUT"
 BK="python3 -m bench_kernel"
 step() { echo "=== $1 ($(date +%T))"; }
 
@@ -36,6 +42,27 @@ step "decode-graph fixture"
 [ -f benchmarks/gpu/make_decode_graph_trace.py ] && OUT="$R" timeout 120 python3 benchmarks/gpu/make_decode_graph_trace.py 2>&1 | tail -3
 step "source-trace examples (and the HF MoE, compiled documents; every link checked)"
 OUT="$R/source_trace" timeout 420 bash benchmarks/gpu/source_trace_docs.sh 2>&1 | tail -12
+fi
+if [ "$PART" = tests-trust ]; then
+step "gpu tests"
+timeout 240 python3 -m pytest -q -rA --tb=short -m "gpu and not slow" -p no:cacheprovider tests > "$R/gpu-tests.txt" 2>&1
+tail -4 "$R/gpu-tests.txt"
+step "trust (power-capped GEMM with and without --steady; the sub-microsecond add)"
+OUT="$R" timeout 330 python3 benchmarks/gpu/trust.py 2>&1 | tail -12
+fi
+if [ "$PART" = real ]; then
+step "real-user suite, its invariants and tests"
+OUT="$R/real" timeout 420 bash benchmarks/gpu/real_targets.sh all 2>&1 | tail -15
+step "run --roofline JSON for the example report"
+timeout 60 $BK run examples/torch_ops.py:cases --roofline --json -o "$R/run-roofline.json" 2>&1 | tail -2
+timeout 60 $BK run examples/multi_kernel.py:cases --roofline --json -o "$R/run-multi-kernel.json" 2>&1 | tail -2
+step "source-trace documents"
+OUT="$R/source_trace" timeout 120 bash benchmarks/gpu/source_trace_docs.sh 2>&1 | tail -4
+fi
+if [ "$PART" = sweep ]; then
+step "GEMM sweep, steady"
+OUT="$R/sweep" SWEEP_ARGS="--steady -m graph" SWEEP_RUN_TIMEOUT=${SWEEP_RUN_TIMEOUT:-170} \
+  bash benchmarks/gpu/sweep_gemm.sh 2>&1 | tail -6
 fi
 step "pack"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv > "$R/nvidia-smi.txt" 2>&1

@@ -11,8 +11,11 @@
 # 5. with 2+ GPUs: --gpus all (run 4), compare 1 4, and the wall-time speed-up (issue 15)
 # Writes into $OUT: sweep-gemm.md and sweep-gemm.json (-> benchmarks/results/sweep-gemm-h200.md
 # and .json), sweep-gemm-h200.png (the plot), results.db (every run, raw samples), log.txt.
+# SWEEP_ARGS adds options to every sweep (e.g. "--steady -m graph"); SWEEP_RUN_TIMEOUT bounds each run (s).
 set -uo pipefail
 OUT=${OUT:-out}
+ARGS=${SWEEP_ARGS:-}
+T=${SWEEP_RUN_TIMEOUT:-280}
 mkdir -p "$OUT"
 export PYTHONPATH="src${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 WORK=$(mktemp -d)
@@ -23,13 +26,13 @@ SPEC=examples/sweep_gemm.py
 step() { echo "=== $1 ($(date +%T))" | tee -a "$LOG"; }
 
 step "run 1: the sweep, --best --plot"
-timeout 280 $BK sweep $SPEC --best --plot "$OUT/sweep-gemm-h200.png" --x M >> "$LOG" 2>&1
+timeout $T $BK sweep $SPEC $ARGS --best --plot "$OUT/sweep-gemm-h200.png" --x M >> "$LOG" 2>&1
 echo "exit $?" >> "$LOG"
 step "run 2: the same sweep again"
-timeout 280 $BK sweep $SPEC >> "$LOG" 2>&1
+timeout $T $BK sweep $SPEC $ARGS >> "$LOG" 2>&1
 echo "exit $?" >> "$LOG"
 step "run 3: torch made ~10% slower"
-SWEEP_GEMM_SLOW=torch timeout 280 $BK sweep $SPEC >> "$LOG" 2>&1
+SWEEP_GEMM_SLOW=torch timeout $T $BK sweep $SPEC $ARGS >> "$LOG" 2>&1
 echo "exit $?" >> "$LOG"
 step "compare"
 $BK compare 1 2 >> "$LOG" 2>&1; SAME=$?
@@ -40,7 +43,7 @@ MULTI_ARGS=()
 NGPU=$(nvidia-smi -L 2>/dev/null | wc -l)
 if [ "${NGPU:-0}" -ge 2 ]; then
   step "run 4: --gpus all on $NGPU GPUs (issue 15)"
-  timeout 280 $BK sweep $SPEC --gpus all >> "$LOG" 2>&1
+  timeout $T $BK sweep $SPEC $ARGS --gpus all >> "$LOG" 2>&1
   echo "exit $?" >> "$LOG"
   $BK compare 1 4 >> "$LOG" 2>&1; MULTI=$?
   MULTI_ARGS=(--multi 4)
