@@ -25,25 +25,35 @@ def matches(s: str) -> dict[int, int]:
     """Map each opening bracket's offset to its closing bracket's offset (balanced pairs only).
 
     Cached: the splitters below revisit the same argument strings; callers must not mutate the result.
+
+    Linear in ``len(s)``: a closer whose opener is not on the stack is skipped in O(1) (a count per
+    opener kind says so) instead of scanning the stack, and every stack entry is popped at most once
+    (issue 10: ``"<" * n + ")" * n`` rescanned the whole stack for each ``)``).
     """
     stack: list[tuple[str, int]] = []
+    pending = {"<": 0, "(": 0, "{": 0, "[": 0}
     out: dict[int, int] = {}
     for m in _BRACKET.finditer(s):
         ch, i = m.group(), m.start()
         if ch == "<" or ch in _OPENERS:
             stack.append((ch, i))
+            pending[ch] += 1
         elif ch == ">":
             # "->" and comparisons inside parentheses are not template closers.
             if stack and stack[-1][0] == "<" and not (i > 0 and s[i - 1] == "-"):
                 out[stack.pop()[1]] = i
+                pending["<"] -= 1
         else:
             want = _CLOSERS[ch]
-            k = len(stack) - 1
-            while k >= 0 and stack[k][0] != want:
-                k -= 1
-            if k >= 0:
-                out[stack[k][1]] = i
-                del stack[k:]
+            if not pending[want]:
+                continue
+            # Pop down to the matching opener, discarding the unclosed ones above it.
+            while True:
+                top, j = stack.pop()
+                pending[top] -= 1
+                if top == want:
+                    out[j] = i
+                    break
     return out
 
 
