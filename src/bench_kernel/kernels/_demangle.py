@@ -29,7 +29,7 @@ __all__ = ["Demangled", "demangle"]
 _NEW_BUILTINS = (("DF16b", "Dd", "decimal64", "std::bfloat16_t"), ("DF16_", "Df", "decimal32", "_Float16"))
 #: names longer than this are not handed to an external process.
 _MAX_EXTERNAL_CHARS = 1 << 16
-_SOURCE_NAME = re.compile(r"(\d+)")
+_SOURCE_NAME = re.compile(r"(\d{1,9})")  # an identifier length; more digits is not a name
 
 
 @dataclass(frozen=True)

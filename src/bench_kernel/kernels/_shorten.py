@@ -98,13 +98,15 @@ def _compose(namespace: list[str], name: str, args: list[str], limit: int) -> st
         full = f"{prefix}{name}<{', '.join(args)}>" if args else f"{prefix}{name}"
         if len(full) <= limit:
             return full
-    # Drop trailing arguments until it fits: the leading ones (types, functors) say the most.
-    kept = list(args)
+    # Drop trailing arguments until it fits: the leading ones (types, functors) say the most. The
+    # length is kept as a running sum (re-joining after each drop was quadratic in the argument count).
+    size = len(name) + 3 + sum(len(a) + 2 for a in args)  # name<a, b, …>
+    kept = len(args)
     while kept:
-        kept.pop()
-        text = f"{name}<{', '.join(kept + ['…'])}>"
-        if len(text) <= limit:
-            return text
+        kept -= 1
+        size -= len(args[kept]) + 2
+        if size <= limit:
+            return f"{name}<{', '.join(args[:kept] + ['…'])}>"
     return fit(name, limit)
 
 
