@@ -64,7 +64,8 @@ def decode_flash_attn(name: str, readable: str) -> Decoded | None:
 
 # fmhaSm100aKernel_QkvE4m3OBfloat16H64PagedKvCausalP16VarSeqQ128Kv128PersistentContext: the
 # TensorRT-LLM-gen FMHA cubins FlashInfer ships. Read off names; no published grammar.
-_TRTLLM_FMHA = re.compile(r"^fmha(?P<arch>Sm\d+[a-z]?)Kernel_(?P<body>\w+)$")
+# The short name drops "Kernel" (fmhaSm100a_Qkv…): both forms are read.
+_TRTLLM_FMHA = re.compile(r"^fmha(?P<arch>Sm\d+[a-z]?)(?:Kernel)?_(?P<body>\w+)$")
 _BMM_TILE = re.compile(r"t(?P<tm>\d+)x(?P<tn>\d+)x(?P<tk>\d+)")
 _BMM_STAGES = re.compile(r"s(?P<stages>\d+)")
 _BMM_CLUSTER = re.compile(r"cga(?P<cluster>\d+x\d+x\d+)")
@@ -98,15 +99,17 @@ def _trtllm_bmm(name: str) -> Spans | None:
     toks = tokens(name)
     tile = _first(toks, 2, len(toks), _BMM_TILE.match)  # types (token 1 on) are not empty
     stages = tile and _first(toks, tile[0] + 1, len(toks) - 1, _BMM_STAGES.fullmatch)
+    # The cluster may be absent: the short name (…_s3_TN_…) leaves it out.
     cluster = stages and _first(toks, stages[0] + 1, len(toks), _BMM_CLUSTER.search)
-    layout = cluster and _first(toks, cluster[0] + 1, len(toks) - 1, _BMM_LAYOUT.fullmatch)
+    layout = stages and _first(toks, (cluster or stages)[0] + 1, len(toks) - 1, _BMM_LAYOUT.fullmatch)
     arch = _BMM_ARCH.search(toks[-1][0])
-    if not (tile and stages and cluster and layout and arch):
+    if not (tile and stages and layout and arch):
         return None
     m = Spans(name)
     m.put("types", toks[1][1], toks[tile[0]][1] - 1)
-    for k, found in (tile, stages, cluster, layout):
-        _put(m, toks[k], found)
+    for hit in (tile, stages, cluster, layout):
+        if hit:
+            _put(m, toks[hit[0]], hit[1])
     _put(m, toks[-1], arch)
     return m
 
@@ -152,7 +155,8 @@ def decode_flashinfer(name: str, readable: str) -> Decoded | None:
         short = f"bmm_{m['types']}_t{m['tm']}x{m['tn']}x{m['tk']}_s{m['stages']}_{m['layout']}{flags}_{m['arch']}"
         return b.build(short=name if len(name) <= 80 else short)
     head = parse_function(readable).qualified
-    if head.startswith(("flashinfer::", "moe::dev::")):
+    # "moe::" alone: a short name keeps only the outermost namespace of moe::dev::routing::….
+    if head.startswith(("flashinfer::", "moe::")):
         parts = split_scope(head)
         return Decoded("flashinfer", {"kernel": split_component(parts[-1])[0]})
     return None

@@ -174,7 +174,7 @@ def decode_triton(name: str, readable: str) -> Decoded | None:
               label="BLOCK_M x BLOCK_N x BLOCK_K")
         b.groups(m, (("split", "split_k", "split-K"), ("act", "epilogue", "fused epilogue")))
         return b.build(short=name if len(name) <= 80 else None)
-    if not _IDENT.fullmatch(name):
+    if not _IDENT.fullmatch(name) or name.startswith("_Z"):  # "_Z…" is a mangled C++ name, not Python
         return None
     pairs = _key_values(name)
     looks_triton = name.startswith("_") or "triton" in name.lower() or len(pairs) >= 2
