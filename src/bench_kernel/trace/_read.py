@@ -273,7 +273,7 @@ class EventReader:
         at, tried = 0, 0
         while True:
             m = _KEY.search(head, at)
-            while m is not None:
+            while m is not None and m.start() <= MAX_HEAD_BYTES:
                 tried += 1
                 if tried > _MAX_KEY_CANDIDATES:
                     raise self._fail(f"more than {_MAX_KEY_CANDIDATES} 'traceEvents' keys that are not the "
@@ -286,7 +286,7 @@ class EventReader:
                 at = m.end()
                 m = _KEY.search(head, at)
             at = max(at, len(head) - 64)  # a key may straddle the next block
-            if len(head) > MAX_HEAD_BYTES:
+            if at > MAX_HEAD_BYTES:
                 raise self._fail(f"no top-level 'traceEvents' array in the first {_mib(MAX_HEAD_BYTES)} "
                                  "(a 'traceEvents' nested in metadata does not count); not a Kineto/Chrome trace, "
                                  "or one whose metadata is too large to read")
