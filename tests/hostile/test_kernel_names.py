@@ -9,7 +9,10 @@ pattern issue 10 found was quadratic or worse and took 0.7 s (``"A_" * 4000``) t
 from __future__ import annotations
 
 import csv
+import importlib
 import json
+import pkgutil
+import re
 import time
 from pathlib import Path
 
@@ -227,3 +230,45 @@ def test_the_moe_router_top_k_is_not_called_sampling():
     assert decode("void at::native::radixSortKVInPlace<-2, -1, 128, 32, long, long, unsigned int>(at::cuda::detail::"
                   "TensorInfo<long, unsigned int>, unsigned int)").category == "sort"
     assert decode("void flashinfer::sampling::TopPSamplingFromProbKernel").category == "sampling"
+
+
+# -- every regex of kernels/ and trace/ (issue 10: "check every regex for the same problem") ------
+def _module_patterns() -> dict[str, re.Pattern]:
+    import bench_kernel.kernels as kernels_pkg
+    import bench_kernel.trace as trace_pkg
+    from bench_kernel.kernels import default_rules
+    from bench_kernel.trace import load_step_rules
+
+    found: dict[str, re.Pattern] = {}
+    for pkg in (kernels_pkg, trace_pkg):
+        for info in pkgutil.iter_modules(pkg.__path__):
+            module = importlib.import_module(f"{pkg.__name__}.{info.name}")
+            found.update({f"{info.name}.{k}": v for k, v in vars(module).items() if isinstance(v, re.Pattern)})
+    found.update({f"categories.tsv:{r.id}": r.pattern for r in default_rules().rules})
+    found.update({f"steps.json:{r.name}": r.pattern for r in load_step_rules().rules if r.pattern is not None})
+    return found
+
+
+PATTERNS = _module_patterns()
+
+
+def test_the_scan_sees_the_patterns_it_must():
+    assert {"_triton._KEY_TOKEN", "_read._BOUNDARY", "_records._FRAME", "categories.tsv:inductor.norm",
+            "steps.json:vllm"} <= set(PATTERNS) and len(PATTERNS) > 100
+
+
+@pytest.mark.parametrize("key", sorted(PATTERNS))
+def test_every_regex_searches_crafted_text_in_linear_time(key):
+    # Searched at every offset (the worst way any caller could use it) over 16 K characters made of
+    # the pattern's own characters: a quadratic pattern needs ~10^8 steps here (seconds), a linear one
+    # milliseconds. This found _cutlass._V3_OP ("[a-z0-9]*conv[a-z0-9]*": 7.8 s at 32 K).
+    p = PATTERNS[key]
+    src = p.pattern if isinstance(p.pattern, str) else p.pattern.decode("latin-1")
+    alpha = "".join(sorted({c for c in src if c.isalnum() or c in "_:<>(),{}[]# .-"})) or "a"
+    for unit in (alpha, alpha + "1", alpha[::-1] + " ", "A_", "1x", "<", alpha + "\n"):
+        text = (unit * (16_384 // len(unit) + 1))[:16_384]
+        subject = text.encode("latin-1", "replace") if isinstance(p.pattern, bytes) else text
+        t = time.process_time()
+        p.search(subject)
+        spent = time.process_time() - t
+        assert spent < BOUND_S, f"{key} took {spent:.2f} s of CPU on {unit[:30]!r} * n"

@@ -20,12 +20,19 @@ __all__ = ["decode_cutlass"]
 # 3.x: read token by token. The tail from the tile on is fixed (tile, cluster, stages, layout,
 # align); the op is token 3 and the types are what lies between. (As one regex with lazy op, types
 # and schedule groups, ``(?:_\w+?)*$`` alone backtracked exponentially on a crafted name: issue 10.)
-_V3_OP = re.compile(r"[a-z0-9]*(?:gemm|fprop|dgrad|wgrad)|[a-z0-9]*conv[a-z0-9]*")
+_LOWER_ALNUM = re.compile(r"[a-z0-9]+")
+_V3_OPS = ("gemm", "fprop", "dgrad", "wgrad")
 _V3_TAIL = (re.compile(r"\d+x\d+x\d+"), re.compile(r"\d+x\d+x\d+"), re.compile(r"\d+"), re.compile(r"[nt]{3}"),
             re.compile(r"align\d+"))
 _V3_ARCH = re.compile(r"\d+[a-z]?")
 _V3_CLASS = re.compile(r"[a-z]+")
 _WORDY = re.compile(r"\w*")
+
+
+def _v3_op(tok: str) -> bool:
+    """``[a-z0-9]*(gemm|fprop|dgrad|wgrad)`` or ``[a-z0-9]*conv[a-z0-9]*``, without the regex: its
+    second branch backtracked once per "conv" in a token (quadratic; found by the regex scan test)."""
+    return bool(_LOWER_ALNUM.fullmatch(tok)) and (tok.endswith(_V3_OPS) or "conv" in tok)
 
 
 def _v3_match(target: str) -> Spans | None:
@@ -34,7 +41,7 @@ def _v3_match(target: str) -> Spans | None:
         return None
     toks = tokens(target)
     if len(toks) < 5 + len(_V3_TAIL) or not toks[1][0].startswith("sm") or not _V3_ARCH.fullmatch(toks[1][0][2:]) \
-            or not _V3_CLASS.fullmatch(toks[2][0]) or not _V3_OP.fullmatch(toks[3][0]):
+            or not _V3_CLASS.fullmatch(toks[2][0]) or not _v3_op(toks[3][0]):
         return None
     t = next((k for k in range(5, len(toks) - len(_V3_TAIL) + 1)
               if all(rx.fullmatch(toks[k + i][0]) for i, rx in enumerate(_V3_TAIL))), None)
