@@ -120,7 +120,8 @@ def test_every_trace_command_shows_the_load_note(tmp_path, run_cli):
     doc["traceEvents"].append(dict(k0))  # one exact duplicate
     p = _write_json(tmp_path, doc)
     note = "trace: dropped 1 exact duplicate kernel event"
-    for argv in (["inventory", str(p)], ["layers", str(p)], ["phases", str(p)], ["diff", str(p), str(p)]):
+    for argv in (["inventory", str(p)], ["layers", str(p)], ["phases", str(p)], ["diff", str(p), str(p)],
+                 ["timeline", str(p)], ["ops", str(p), "--device", "H200"]):
         d = json.loads(run_cli(*argv, "--json").stdout)
         want = [note] if argv[0] != "diff" else [f"t.json: {note}", f"t.json: {note}"]
         assert d["load_notes"] == want, argv
