@@ -5,7 +5,7 @@ a complete (``X``) event without ``dur`` (counted as 0 us), kernels written as `
 (0 us each), and exact duplicate events (counted twice). The loader now
 
 - leaves out ``X`` events whose ``dur`` is missing or negative, and events of other phases
-  (instant, counter, ...) that have no duration;
+  (instant, counter, ...) that have no duration (one that carries a ``dur`` counts as complete);
 - pairs ``B``/``E`` events per (table, pid, tid) into complete events (what Chrome's viewer does);
   an ``E`` with no open ``B``, or a ``B`` never closed, is left out;
 - drops exact duplicates of kernel and memcpy/memset events (same name, start, duration, stream,
@@ -42,6 +42,9 @@ class EventScreen:
         #: table -> exact duplicates dropped (filled by the loader with :func:`drop_duplicates`).
         self.duplicates: dict[str, int] = {}
         self._open: dict[tuple[str, Any, Any], list] = {}
+        #: (the list :meth:`screen` returned last, its durations) when it read them: the column builder
+        #: reuses the array instead of reading every event's ``dur`` a second time.
+        self.durations: tuple[list, np.ndarray] | None = None
 
     def _count(self, table: str, problem: str, n: int = 1) -> None:
         self.left_out[(table, problem)] = self.left_out.get((table, problem), 0) + n
@@ -49,15 +52,22 @@ class EventScreen:
     def screen(self, table: str, evs: list) -> list:
         """The events of ``evs`` (one table's, from one chunk) that are sound complete events, plus
         the complete events that ``E`` events in it close."""
+        # The common case costs one C-level pass and a vector test: every event has a duration >= 0
+        # (B, E and instant events have none, so any of them sends the chunk down the slow path; an
+        # event of another phase that does carry a 'dur' is taken as the complete event it describes).
+        dur = np.fromiter(map(_DUR, evs), np.float64, len(evs))
+        good = dur >= 0  # False for NaN (missing) and for negatives
+        if good.all():
+            self.durations = (evs, dur)
+            return evs
+        self.durations = None
         phs = list(map(_PH, evs))
-        if phs.count("X") == len(evs):  # the common case: one C-level pass and a vector test
-            dur = np.fromiter(map(_DUR, evs), np.float64, len(evs))
-            good = dur >= 0  # False for NaN (missing) and for negatives
-            if good.all():
-                return evs
+        if phs.count("X") == len(evs):
             self._count(table, "no_dur", int(np.isnan(dur).sum()))
             self._count(table, "negative", int((dur < 0).sum()))
-            return [e for e, ok in zip(evs, good.tolist()) if ok]
+            kept = [e for e, ok in zip(evs, good.tolist()) if ok]
+            self.durations = (kept, dur[good])
+            return kept
         out = []
         for e, ph in zip(evs, phs):
             if ph == "X":

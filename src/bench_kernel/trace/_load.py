@@ -172,8 +172,9 @@ class _Builder:
             store.setdefault(k, []).append(v)
 
     def common(self, evs: list) -> dict[str, np.ndarray]:
-        return {"name": self.intern(_field(evs, "name")), "start_us": _floats(evs, "ts"),
-                "dur_us": _floats(evs, "dur")}
+        screened = self.screen.durations  # the screen read these events' durations already
+        dur = screened[1] if screened is not None and screened[0] is evs else _floats(evs, "dur")
+        return {"name": self.intern(_field(evs, "name")), "start_us": _floats(evs, "ts"), "dur_us": dur}
 
     def absorb(self, events: list) -> None:
         # A plain loop beats numpy/compress bucketing here: one dict lookup and append per event.
@@ -187,7 +188,7 @@ class _Builder:
             self.counts[cat] = self.counts.get(cat, 0) + len(evs)
             table = _TABLE_OF.get(cat)
             if table in self.wanted:
-                evs = self.screen.screen(table, evs)
+                evs = evs if table == "python" else self.screen.screen(table, evs)
                 if evs:
                     getattr(self, "_" + table)(evs, cat)
 
@@ -250,6 +251,7 @@ class _Builder:
             names = _field(evs, "name")
             modules = {n for n in dict.fromkeys(names) if n.startswith(MODULE_PREFIX)}
             evs = list(compress(evs, map(modules.__contains__, names)))
+        evs = self.screen.screen("python", evs)  # after the filter: most python events are not kept
         self.put("python", **self.common(evs), pid=_ints(_field(evs, "pid")), tid=_ints(_field(evs, "tid")))
 
     def column(self, table: str, key: str, dtype: Any, shape: tuple = ()) -> np.ndarray:

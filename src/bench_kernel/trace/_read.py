@@ -83,6 +83,8 @@ class _Forward:
         return self._raw.read(n)
 
     def readinto(self, b: Any) -> int:
+        if not self._head:
+            return self._raw.readinto(b)  # straight into the caller's block: no fresh pages per read
         data = self.read(len(b))
         b[:len(data)] = data
         return len(data)
