@@ -7,7 +7,8 @@ Measures, on the real names of ../shared/data/kernel_names/real_kernel_names.tsv
 - stream: 100,000 names drawn with replacement from the real names (fixed seed), caches warm,
   which is what a trace loader sees (a trace has ~100-1,000 distinct names, repeated).
 
-Also prints the per-family and per-category distribution of the real names. Writes a Markdown
+Also times crafted worst-case names at the length cap and at a quarter of it (issue 10: each is
+linear now), and prints the per-family and per-category distribution of the real names. Writes a Markdown
 report to $OUT/decode-speed.md (or --out FILE) and prints it.
 
     PYTHONPATH=src python3 benchmarks/decode_speed.py [--names FILE] [--repeats 5] [--out FILE]
@@ -37,6 +38,42 @@ def _clear_caches() -> None:
     _demangle.demangle.cache_clear()
     _cxx.parse_function.cache_clear()
     _cxx.matches.cache_clear()
+    _cxx._outer.cache_clear()
+
+
+def _rep(unit: str, n: int, head: str = "", tail: str = "") -> str:
+    return head + unit * ((n - len(head) - len(tail)) // len(unit) + 1) + tail
+
+
+#: Names shaped like the worst case of each pattern issue 10 found quadratic or worse (the same
+#: shapes as tests/hostile/test_kernel_names.py, fewer of them).
+SHAPES = {
+    "bmm_ fields (TRT-LLM bmm)": lambda n: _rep("_t1x1x1_s1", n, "bmm_", "!"),
+    "Triton KEY_VALUE run": lambda n: _rep("A_", n),
+    "Inductor ops for the lookahead rules": lambda n: _rep("x_", n, "triton_red_fused_", "0"),
+    "unmatched closers": lambda n: "<" * (n // 2) + ")" * (n // 2),
+    "template arguments": lambda n: _rep("a<b>, ", n, "void at::native::f<", ">(int)"),
+    "rocprim runs": lambda n: _rep("rocprim::a<", n, "void "),
+    "matmul_ogs types": lambda n: _rep("ax", n, "_matmul_ogs_NNT_", "_"),
+    "CUTLASS 3.x schedule": lambda n: _rep("_a", n, "cutlass3x_sm90_tensorop_gemm_x_1x1x1_1x1x1_1_tnt_align8", "!"),
+    "mangled nested name": lambda n: _rep("1a", n, "_ZN", "E"),
+    "scopes": lambda n: _rep("a::", n, "void ", "f()"),
+}
+
+
+def _worst_cases() -> list[tuple[str, float, float]]:
+    from bench_kernel.kernels import MAX_NAME_CHARS, decode, render_tree
+
+    def cpu_ms(name: str) -> float:
+        best = float("inf")
+        for _ in range(3):
+            _clear_caches()
+            t = time.process_time()
+            render_tree(decode(name))
+            best = min(best, time.process_time() - t)
+        return 1000 * best
+
+    return [(k, cpu_ms(make(MAX_NAME_CHARS // 4)), cpu_ms(make(MAX_NAME_CHARS))) for k, make in SHAPES.items()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     names = [ln.split("\t")[0] for ln in lines if ln.strip()]
     distinct = sorted(set(names))
 
-    from bench_kernel.kernels import decode
+    from bench_kernel.kernels import MAX_NAME_CHARS, decode
 
     cold_s = []
     for _ in range(args.repeats):
@@ -71,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
             decode(n)
         warm_s.append(time.perf_counter() - t0)
     cold_med, warm_med = statistics.median(cold_s), statistics.median(warm_s)
+
+    worst = _worst_cases()
 
     decoded = [decode(n) for n in names]
     fam = Counter(k.family for k in decoded)
@@ -95,6 +134,19 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Longest short name: {longest} characters (limit 80). "
         f"`other`: {cat['other']} of {len(names)} ({100 * cat['other'] / len(names):.1f}%, limit 10%).",
+        "",
+        "## Crafted worst cases (issue 10)",
+        "",
+        f"CPU ms of one decode + `--tree` (`time.process_time`, best of 3, caches cleared), for names cut "
+        f"at the cap of {MAX_NAME_CHARS:,} characters and for names a quarter as long. A linear decode "
+        "gives a ratio near 4, a quadratic one 16.",
+        "",
+        "| shape | ms at cap/4 | ms at the cap | ratio |",
+        "|---|---:|---:|---:|",
+        *[f"| {k} | {a:.1f} | {b:.1f} | {b / a if a else float('nan'):.1f} |" for k, a, b in worst],
+        "",
+        f"Worst at the cap: {max(b for _, _, b in worst):.1f} ms; sum over {len(worst)} shapes: "
+        f"{sum(b for _, _, b in worst):.0f} ms.",
         "",
         "## Names per family",
         "",

@@ -22,7 +22,8 @@ def _json(run_cli, *argv):
 def test_timeline_json_schema(run_cli):
     d = _json(run_cli, "timeline", EAGER)
     assert {"trace", "rank", "device", "overall", "step_rule", "steps", "collectives", "queue_depth",
-            "short_kernel_names", "notes"} == d.keys()
+            "short_kernel_names", "notes", "load_notes"} == d.keys()
+    assert d["load_notes"] == []  # a clean trace: the loader left nothing out
     o = d["overall"]
     assert {"wall_us", "busy_us", "busy_pct", "idle_us", "host_bound_us", "sync_wait_us", "launch_gap_us",
             "dependency_wait_us", "compute_us", "comm_us", "exposed_comm_us", "comm_overlap_pct", "memcpy_us",

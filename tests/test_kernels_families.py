@@ -33,7 +33,8 @@ def test_ck_cktile_instance():
     f = fields("a8w8_cktile_128x128x64_2x2x1_32x32x16_intrawave_0x0x1_2")
     assert (f["tile_m"], f["tile_n"], f["tile_k"]) == (128, 128, 64)
     assert (f["m_warp"], f["n_warp"], f["m_warp_tile"]) == (2, 2, 32)
-    assert f["scheduler"] == "intrawave" and f["flags"] == [0, 0, 1] and f["block_per_cu"] == 2
+    assert f["scheduler"] == "intrawave" and f["block_per_cu"] == 2
+    assert (f["tiled_mma_permute_n"], f["transpose_c"], f["use_persistent_kernel"]) == (False, False, True)
 
 
 def test_ck_moe_stage2_without_activation():

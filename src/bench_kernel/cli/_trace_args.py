@@ -7,7 +7,7 @@ from typing import Callable
 
 import click
 
-__all__ = ["trace_argument", "rank_option", "steps_option", "step_rules"]
+__all__ = ["trace_argument", "rank_option", "steps_option", "step_rules", "load_notes"]
 
 
 def trace_argument(name: str = "trace") -> Callable:
@@ -32,3 +32,10 @@ def step_rules(path: Path | None):  # -> StepRules | None
     from bench_kernel.trace import load_step_rules
 
     return load_step_rules(path)
+
+
+def load_notes(*traces) -> list[str]:
+    """What the loader left out or repaired in each trace (``Trace.load_notes``), named by file when
+    there are several: every trace command shows these with its notes and in ``--json``."""
+    many = len(traces) > 1
+    return [f"{t.path.name}: {n}" if many else n for t in traces for n in t.load_notes]

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from bench_kernel.cli._common import Output, emit, output_options
-from bench_kernel.cli._trace_args import rank_option, trace_argument
+from bench_kernel.cli._trace_args import load_notes, rank_option, trace_argument
 from bench_kernel.report import Column, Table
 
 __all__ = ["command"]
@@ -30,7 +30,8 @@ def command(graph_trace: Path, capture: Path, rank: int | None, output: Output) 
     graph = load_trace(graph_trace, rank)
     ref = load_trace(capture, rank, stacks=True)
     att = attribute(graph, ref)
-    data = {"graph_trace": str(graph.path), "capture_trace": str(ref.path), **att.to_dict()}
+    data = {"graph_trace": str(graph.path), "capture_trace": str(ref.path), **att.to_dict(),
+            "load_notes": load_notes(graph, ref)}
     rows = []
     for k in att.kernels:
         files = [f for f in k.stack if f.file is not None]
@@ -38,4 +39,4 @@ def command(graph_trace: Path, capture: Path, rank: int | None, output: Output) 
         rows.append(dict(k.to_dict(), where=where))
     title = (f"{graph.path.name}: matched {att.matched} of {att.replayed_kernels} replayed kernels "
              f"({100 * att.match_rate:.1f}%) against the {att.reference} of {ref.path.name} ({att.region})")
-    emit(output, data=data, tables=Table(_COLUMNS, rows, title=title, notes=list(att.notes)))
+    emit(output, data=data, tables=Table(_COLUMNS, rows, title=title, notes=list(att.notes) + load_notes(graph, ref)))

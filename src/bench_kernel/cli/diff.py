@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from bench_kernel.cli._common import Output, emit, output_options
-from bench_kernel.cli._trace_args import rank_option, step_rules, steps_option, trace_argument
+from bench_kernel.cli._trace_args import load_notes, rank_option, step_rules, steps_option, trace_argument
 from bench_kernel.report import Column, Table
 
 __all__ = ["command"]
@@ -36,13 +36,14 @@ def command(trace_a: Path, trace_b: Path, top: int, rank: int | None, steps_file
 
     a, b = load_trace(trace_a, rank), load_trace(trace_b, rank)
     d = diff(a, b, rules=step_rules(steps_file))
-    data = {"trace_a": str(a.path), "trace_b": str(b.path), **d.to_dict()}
+    data = {"trace_a": str(a.path), "trace_b": str(b.path), **d.to_dict(), "load_notes": load_notes(a, b)}
     unit = " per step" if d.per_step else ""
     title = f"{a.path.name} -> {b.path.name}: {d.total_us_a:.1f} -> {d.total_us_b:.1f} us{unit} ({d.delta_us:+.1f} us)"
     moved = [r for r in d.kernels if r.status != "unchanged"]
     notes = [f"{len(moved) - top} more changed kernels in --json"] if len(moved) > top else []
     if len(moved) < len(d.kernels):
         notes.append(f"{len(d.kernels) - len(moved)} kernels unchanged (same count and time; listed in --json)")
-    tables = [Table(_columns("Category", d.per_step), [r.to_dict() for r in d.categories], title=title, notes=list(d.notes)),
+    tables = [Table(_columns("Category", d.per_step), [r.to_dict() for r in d.categories], title=title,
+                    notes=list(d.notes) + load_notes(a, b)),
               Table(_columns("Kernel", d.per_step), [r.to_dict() for r in moved[:top]], notes=notes)]
     emit(output, data=data, tables=tables)

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from bench_kernel.cli._common import Output, emit, output_options
-from bench_kernel.cli._trace_args import rank_option, step_rules, steps_option, trace_argument
+from bench_kernel.cli._trace_args import load_notes, rank_option, step_rules, steps_option, trace_argument
 from bench_kernel.report import Column, Table
 
 __all__ = ["command"]
@@ -42,7 +42,8 @@ def command(trace: Path, by: str, top: int | None, per_step: bool, rank: int | N
     # Without --per-step only device events are needed: the fast load (no launches, ops or stacks).
     t = load_trace(trace, rank, links=per_step)
     inv = inventory(t, by=by, top=top, per_step=per_step, rules=step_rules(steps_file))
-    data = {"trace": str(t.path), "rank": t.rank, "device": t.device_name, **inv.to_dict()}
+    data = {"trace": str(t.path), "rank": t.rank, "device": t.device_name, **inv.to_dict(),
+            "load_notes": load_notes(t)}
     rows = [r.to_dict() for r in inv.rows]
     per = f" per step over {inv.steps} steps" if inv.per_step else ""
     notes = []
@@ -53,6 +54,7 @@ def command(trace: Path, by: str, top: int | None, per_step: bool, rank: int | N
                      f"step are left out")
     if inv.memory_ops:
         notes.append("memcpy/memset are not kernels: listed separately, not in the kernel total")
+    notes += load_notes(t)
     title = f"{t.path.name}: {inv.kernel_count:g} kernels, {inv.total_kernel_us:.1f} us{per}"
     if output.fmt == "csv":
         tables = [Table(_CSV, rows)]

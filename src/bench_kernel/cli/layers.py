@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from bench_kernel.cli._common import Output, emit, output_options
-from bench_kernel.cli._trace_args import rank_option, step_rules, steps_option, trace_argument
+from bench_kernel.cli._trace_args import load_notes, rank_option, step_rules, steps_option, trace_argument
 from bench_kernel.report import Column, Table
 
 __all__ = ["command"]
@@ -35,12 +35,12 @@ def command(trace: Path, anchor: str | None, step: str | None, rank: int | None,
     # Shapes tell prefill from decode when no annotation does; only --step needs them.
     t = load_trace(trace, rank, shapes=step is not None)
     rep = layers(t, anchor=anchor, step=step, rules=step_rules(steps_file))
-    data = {"trace": str(t.path), "rank": t.rank, **rep.to_dict()}
+    data = {"trace": str(t.path), "rank": t.rank, **rep.to_dict(), "load_notes": load_notes(t)}
     where = f" of {step} steps" if step else ""
     title = (f"{t.path.name}{where}: period {rep.period} kernels x {rep.layer_count} layers "
              f"(anchor {rep.anchor}, {rep.anchor_offset} before it); layer {rep.layer_total_us:.1f} us, "
              f"all layers {rep.total_us:.1f} us")
-    notes = [f"left out {x.count}: {x.reason}" for x in rep.left_out]
+    notes = [f"left out {x.count}: {x.reason}" for x in rep.left_out] + load_notes(t)
     if rep.anchor_per_unit > 1:
         notes.insert(0, f"the anchor runs {rep.anchor_per_unit} times per unit: the period spans {rep.anchor_per_unit} "
                         f"of its runs")

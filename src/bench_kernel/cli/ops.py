@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from bench_kernel.cli._common import Output, emit, output_options
-from bench_kernel.cli._trace_args import rank_option, trace_argument
+from bench_kernel.cli._trace_args import load_notes, rank_option, trace_argument
 
 __all__ = ["command"]
 
@@ -37,5 +37,6 @@ def command(trace: Path, device_name: str | None, by: str, capture: Path | None,
     report = ops(t, device=device_name, by=by, capture=cap)
     table = ops_table(report, top)
     data = {**report.to_dict(), "rows": [r.to_dict() for r in report.rows[:top] if top] or
-            [r.to_dict() for r in report.rows]}
+            [r.to_dict() for r in report.rows], "load_notes": load_notes(t, *([cap] if cap else []))}
+    table.notes.extend(data["load_notes"])
     emit(output, data=data, tables=table)

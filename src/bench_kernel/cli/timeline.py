@@ -8,7 +8,7 @@ import click
 
 from bench_kernel.cli._common import Output, emit, output_options
 from bench_kernel.cli._numbers import Number
-from bench_kernel.cli._trace_args import rank_option, step_rules, steps_option, trace_argument
+from bench_kernel.cli._trace_args import load_notes, rank_option, step_rules, steps_option, trace_argument
 from bench_kernel.report import Column, Table
 
 __all__ = ["command"]
@@ -60,10 +60,11 @@ def command(trace: Path, rank: int | None, steps_file: Path | None, max_steps: i
                output)
         return
     t = load_trace(trace, rank, shapes=shapes)
-    _single(timeline(t, rules=rules, launch_gap_max_us=launch_gap_us), t.path.name, max_steps, output)
+    _single(timeline(t, rules=rules, launch_gap_max_us=launch_gap_us), t.path.name, max_steps, output, load_notes(t))
 
 
-def _single(rep, name: str, max_steps: int, output: Output) -> None:  # rep: TimelineReport
+def _single(rep, name: str, max_steps: int, output: Output,  # rep: TimelineReport
+            loaded: list[str] | None = None) -> None:
     o = rep.overall
     windows = [o, *rep.steps[:max_steps]]
     n = len(rep.steps)
@@ -71,7 +72,7 @@ def _single(rep, name: str, max_steps: int, output: Output) -> None:  # rep: Tim
     notes = [f"{w.label if w.step is None else f'step {w.step}'}: {w.diagnosis}" for w in windows]
     if len(rep.steps) > max_steps:
         notes.append(f"{len(rep.steps) - max_steps} more steps in --json")
-    notes += list(rep.notes)
+    notes += list(rep.notes) + (loaded or [])
     tables = [Table(_WINDOWS, [w.to_dict() for w in windows], notes=notes,
                     title=f"{name}: GPU busy {o.busy_pct:.1f}% of the device span{by}"),
               Table(_STREAMS, [dict(s.to_dict(), pct=100 * s.busy_us / o.wall_us if o.wall_us else 0.0)
@@ -94,7 +95,7 @@ def _single(rep, name: str, max_steps: int, output: Output) -> None:  # rep: Tim
                             title=f"Collectives: {len(c.calls)} calls, {_us(c.total_us)}"))
     if output.fmt == "csv":
         tables = [tables[0]]  # one table of raw values per window: what a spreadsheet wants
-    emit(output, data=rep.to_dict(), tables=tables)
+    emit(output, data={**rep.to_dict(), "load_notes": loaded or []}, tables=tables)
 
 
 def _ranks(rep, output: Output) -> None:  # rep: RanksReport

@@ -11,14 +11,17 @@ from bench_kernel.kernels._spans import Builder
 
 __all__ = ["decode_aiter"]
 
+_WORD = re.compile(r"\w+")
 _ASM_FMHA = re.compile(r"^(?:aiter::)?(?P<kernel>fmha_(?:v3_)?(?:fwd|bwd)\w*?)_hd(?P<hd>\d+)(?:_(?P<rest>\w+))?$")
 
 
 def decode_aiter(name: str, readable: str) -> Decoded | None:
     """Decode an aiter ASM or HIP kernel name, or None when it is not one."""
     bare = name[len("aiter::"):] if name.startswith("aiter::") else name
-    m = _ASM_FMHA.match(bare)
-    if m and name.startswith("aiter::"):
+    # Word characters only: then the optional "_<rest>$" tail either matches at once or the "_hd<n>"
+    # is not followed by "_", so the lazy kernel group costs O(1) per "_hd" and the match is linear.
+    m = _ASM_FMHA.match(bare) if name.startswith("aiter::") and _WORD.fullmatch(bare) else None
+    if m:
         b = Builder("aiter", name)
         off = len(name) - len(bare)
         b.set("kernel", m["kernel"], start=off + m.start("kernel"), end=off + m.end("kernel"), label="ASM kernel")

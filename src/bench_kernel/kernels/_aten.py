@@ -100,7 +100,8 @@ def decode_aten(name: str, readable: str) -> Decoded | None:
     fn = parse_function(readable)
     parts = split_scope(fn.qualified)
     kernel, targs, _ = split_component(parts[-1])
-    anonymous = kernel in _ANONYMOUS and "(anonymous namespace)::" in readable
+    # A short name drops the "(anonymous namespace)::" these PyTorch kernels live in.
+    anonymous = kernel in _ANONYMOUS and ("(anonymous namespace)::" in readable or "::" not in fn.qualified)
     if not (fn.qualified.startswith(_NAMESPACES) or anonymous):
         return None
     b = Builder("aten")
@@ -112,9 +113,11 @@ def decode_aten(name: str, readable: str) -> Decoded | None:
         if rest and re.fullmatch(r"-?\d+u?l{0,2}", rest[0]):
             b.set(field, int(re.sub(r"[ul]", "", rest.pop(0))))
     op = dtype = None
-    if kernel == "multi_tensor_apply_kernel" and len(rest) >= 2:
+    if kernel == "multi_tensor_apply_kernel" and rest:
         # <TensorListMetadata, Functor, Op[, scalar types]>: the op (Copy, std::plus) says the most.
-        ops = [a for a in rest[1:] if dtype_of(a) is None and not re.fullmatch(r"-?\d+\w*", a)]
+        # (A short name, multi_tensor_apply_kernel<copy, int32>, has only the op and the dtype.)
+        ops = [a for a in rest if "TensorListMetadata" not in a and dtype_of(a) is None
+               and not re.fullmatch(r"-?\d+\w*", a)]
         op, dtype = _op_of(ops[-1]) if ops else (None, None)
     elif kernel in _LEADING_INTS or kernel in ("unrolled_elementwise_kernel", "elementwise_kernel_with_index"):
         functor = next((a for a in rest if not re.fullmatch(r"-?\d+\w*", a) and dtype_of(a) is None), None)
@@ -129,8 +132,19 @@ def decode_aten(name: str, readable: str) -> Decoded | None:
         b.set("dtype", dtype)
     short = None
     if op:
-        ns = "::".join(split_component(p)[0] for p in parts[:-1] if p and not p.startswith("{")) or "at::native"
-        short = f"{ns}::{kernel}<{op}, {dtype}>" if dtype else f"{ns}::{kernel}<{op}>"
-        if len(short) > 80:
-            short = f"{kernel}<{op}, {dtype}>" if dtype else f"{kernel}<{op}>"
+        short = _short(parts, kernel, op, dtype)
     return b.build(short=short)
+
+
+def _short(parts: list[str], kernel: str, op: str, dtype: str | None, limit: int = 80) -> str:
+    """``ns::kernel<op, dtype>`` within ``limit``: the inner namespaces go first, then the dtype,
+    then the op is cut inside the brackets. The root namespace (``at``) and balanced brackets stay,
+    so decoding the short name gives the same family and category (issue 13)."""
+    namespace = [split_component(p)[0] for p in parts[:-1] if p and not p.startswith("{")] or ["at", "native"]
+    for ns in ("::".join(namespace), namespace[0]):
+        for inner in ((f"{op}, {dtype}" if dtype else op), op):
+            text = f"{ns}::{kernel}<{inner}>"
+            if len(text) <= limit:
+                return text
+    room = limit - len(f"{namespace[0]}::{kernel}<…>")
+    return f"{namespace[0]}::{kernel}<{op[:max(room, 1)]}…>"

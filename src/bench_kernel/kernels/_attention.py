@@ -7,7 +7,7 @@ import re
 
 from bench_kernel.kernels._cxx import parse_function, split_args, split_component, split_scope
 from bench_kernel.kernels._model import Decoded
-from bench_kernel.kernels._spans import Builder
+from bench_kernel.kernels._spans import Builder, Spans, tokens
 
 __all__ = ["decode_flash_attn", "decode_flashinfer", "decode_cudnn"]
 
@@ -18,9 +18,27 @@ _FWD_FLAGS = ("dropout", "causal", "local", "alibi", "even_mn", "even_k", "softc
 _TRAITS = ("head_dim", "block_m", "block_n", "warps")
 
 
+_FLASH_NS = re.compile(r"\b(?:pytorch_flash|flash)::|FlashAttn")
+_FLASH_KERNEL = re.compile(r"flash_(?:fwd|bwd)_")
+_WORD = re.compile(r"\w+")
+
+
+def _word_has(text: str, head: re.Pattern[str], tail: str) -> bool:
+    """True when one word of ``text`` holds ``head`` and, after it, ``tail`` (the regex ``head\\w*tail``).
+
+    Written as a walk over words because the regex backtracks once per ``head`` in a word: quadratic
+    in the word's length on a crafted name (issue 10).
+    """
+    for w in _WORD.finditer(text):
+        m = head.search(w.group())
+        if m and w.group().find(tail, m.end()) >= 0:
+            return True
+    return False
+
+
 def decode_flash_attn(name: str, readable: str) -> Decoded | None:
     """Decode a FlashAttention 2/3 kernel (``flash::`` or PyTorch's ``pytorch_flash::`` copy)."""
-    if not re.search(r"\b(?:pytorch_flash|flash)::|flash_(?:fwd|bwd)_\w*kernel|FlashAttn", readable):
+    if not (_FLASH_NS.search(readable) or _word_has(readable, _FLASH_KERNEL, "kernel")):
         return None
     fn = parse_function(readable)
     parts = split_scope(fn.qualified)
@@ -46,9 +64,54 @@ def decode_flash_attn(name: str, readable: str) -> Decoded | None:
 
 # fmhaSm100aKernel_QkvE4m3OBfloat16H64PagedKvCausalP16VarSeqQ128Kv128PersistentContext: the
 # TensorRT-LLM-gen FMHA cubins FlashInfer ships. Read off names; no published grammar.
-_TRTLLM_FMHA = re.compile(r"^fmha(?P<arch>Sm\d+[a-z]?)Kernel_(?P<body>\w+)$")
-_TRTLLM_BMM = re.compile(r"^bmm_(?P<types>.+?)_t(?P<tm>\d+)x(?P<tn>\d+)x(?P<tk>\d+)\w*?_s(?P<stages>\d+)_"
-                         r"\w*?cga(?P<cluster>\d+x\d+x\d+)\w*?_(?P<layout>[TN]{2})_\w*?(?P<arch>sm\d+[a-z]?)$")
+# The short name drops "Kernel" (fmhaSm100a_Qkv…): both forms are read.
+_TRTLLM_FMHA = re.compile(r"^fmha(?P<arch>Sm\d+[a-z]?)(?:Kernel)?_(?P<body>\w+)$")
+_BMM_TILE = re.compile(r"t(?P<tm>\d+)x(?P<tn>\d+)x(?P<tk>\d+)")
+_BMM_STAGES = re.compile(r"s(?P<stages>\d+)")
+_BMM_CLUSTER = re.compile(r"cga(?P<cluster>\d+x\d+x\d+)")
+_BMM_LAYOUT = re.compile(r"(?P<layout>[TN]{2})")
+_BMM_ARCH = re.compile(r"(?P<arch>sm\d+[a-z]?)$")
+_WORDY = re.compile(r"\w+")
+
+
+def _first(toks: list[tuple[str, int]], lo: int, hi: int, find) -> tuple[int, re.Match[str]] | None:
+    """The first token in ``toks[lo:hi]`` for which ``find(token)`` matches, with that match."""
+    for k in range(lo, hi):
+        m = find(toks[k][0])
+        if m:
+            return k, m
+    return None
+
+
+def _put(spans: Spans, tok: tuple[str, int], m: re.Match[str]) -> None:
+    for g in m.groupdict():
+        spans.put(g, tok[1] + m.start(g), tok[1] + m.end(g))
+
+
+def _trtllm_bmm(name: str) -> Spans | None:
+    """Fields of ``bmm_<types>_t<M>x<N>x<K>…_s<stages>_…cga<cluster>…_<TN>_…sm<arch>``, or None.
+
+    Read token by token: each field is the first later token of its shape. (As one regex, the
+    grammar's wildcards between fields backtracked over every placement: cubic time, issue 10.)
+    """
+    if not name.startswith("bmm_") or not _WORDY.fullmatch(name):
+        return None
+    toks = tokens(name)
+    tile = _first(toks, 2, len(toks), _BMM_TILE.match)  # types (token 1 on) are not empty
+    stages = tile and _first(toks, tile[0] + 1, len(toks) - 1, _BMM_STAGES.fullmatch)
+    # The cluster may be absent: the short name (…_s3_TN_…) leaves it out.
+    cluster = stages and _first(toks, stages[0] + 1, len(toks), _BMM_CLUSTER.search)
+    layout = stages and _first(toks, (cluster or stages)[0] + 1, len(toks) - 1, _BMM_LAYOUT.fullmatch)
+    arch = _BMM_ARCH.search(toks[-1][0])
+    if not (tile and stages and layout and arch):
+        return None
+    m = Spans(name)
+    m.put("types", toks[1][1], toks[tile[0]][1] - 1)
+    for hit in (tile, stages, cluster, layout):
+        if hit:
+            _put(m, toks[hit[0]], hit[1])
+    _put(m, toks[-1], arch)
+    return m
 
 
 _BMM_FIELDS = (("types", "types", "A, B, C types"), ("stages", "stages", "stages (after 's')"),
@@ -82,7 +145,7 @@ def decode_flashinfer(name: str, readable: str) -> Decoded | None:
             if len(short) > 80:
                 short = short.replace(long_, abbrev)
         return b.build(short=short)
-    m = _TRTLLM_BMM.match(name)
+    m = _trtllm_bmm(name)
     if m:
         b = Builder("flashinfer", name)
         b.set("kernel", "trtllm_gen_bmm")
@@ -92,15 +155,45 @@ def decode_flashinfer(name: str, readable: str) -> Decoded | None:
         short = f"bmm_{m['types']}_t{m['tm']}x{m['tn']}x{m['tk']}_s{m['stages']}_{m['layout']}{flags}_{m['arch']}"
         return b.build(short=name if len(name) <= 80 else short)
     head = parse_function(readable).qualified
-    if head.startswith(("flashinfer::", "moe::dev::")):
+    # "moe::" alone: a short name keeps only the outermost namespace of moe::dev::routing::….
+    if head.startswith(("flashinfer::", "moe::")):
         parts = split_scope(head)
         return Decoded("flashinfer", {"kernel": split_component(parts[-1])[0]})
     return None
 
 
-_CUDNN_SDPA = re.compile(r"^cudnn_generated_\w*?_sdpa_(?P<arch>sm\d+)_(?P<impl>\w+?)_(?P<dir>fprop|bprop)_"
-                         r"(?P<mma>[a-z]+)_(?P<dtype>[a-z0-9]+)_knob_(?P<knob>\d+)_(?P<tile>\d+x\d+x\d+)_"
-                         r"(?P<warps>\d+x\d+x\d+)_cga(?P<cluster>\d+x\d+x\d+)")
+# cudnn_generated_<…>_sdpa_<arch>_<impl>_<fprop|bprop>_<mma>_<dtype>_knob_<n>_<tile>_<warps>_cga<cluster>…,
+# read token by token from the first "sdpa" and the first direction after it.
+_SDPA_TAIL = (("mma", re.compile(r"(?P<mma>[a-z]+)")), ("dtype", re.compile(r"(?P<dtype>[a-z0-9]+)")),
+              ("", re.compile(r"knob")), ("knob", re.compile(r"(?P<knob>\d+)")),
+              ("tile", re.compile(r"(?P<tile>\d+x\d+x\d+)")), ("warps", re.compile(r"(?P<warps>\d+x\d+x\d+)")))
+_SDPA_CLUSTER = re.compile(r"cga(?P<cluster>\d+x\d+x\d+)")
+
+
+def _cudnn_sdpa(name: str) -> Spans | None:
+    if not name.startswith("cudnn_generated_"):
+        return None
+    toks = tokens(name)
+    s = next((k for k in range(3, len(toks)) if toks[k][0] == "sdpa"), None)
+    if s is None or s + 3 >= len(toks) or not re.fullmatch(r"sm\d+", toks[s + 1][0]):
+        return None
+    d = next((k for k in range(s + 3, len(toks)) if toks[k][0] in ("fprop", "bprop")), None)
+    if d is None or d + len(_SDPA_TAIL) + 1 >= len(toks):
+        return None
+    m = Spans(name)
+    m.put("arch", toks[s + 1][1], toks[s + 1][1] + len(toks[s + 1][0]))
+    m.put("impl", toks[s + 2][1], toks[d][1] - 1)
+    m.put("dir", toks[d][1], toks[d][1] + len(toks[d][0]))
+    for k, (_, rx) in enumerate(_SDPA_TAIL, start=d + 1):
+        found = rx.fullmatch(toks[k][0])
+        if not found:
+            return None
+        _put(m, toks[k], found)
+    cga = _SDPA_CLUSTER.match(toks[d + len(_SDPA_TAIL) + 1][0])
+    if not cga or not _WORDY.fullmatch(name[:toks[s + 2][1]]) or not _WORDY.fullmatch(m["impl"] or ""):
+        return None
+    _put(m, toks[d + len(_SDPA_TAIL) + 1], cga)
+    return m
 
 
 _CUDNN_SDPA_FIELDS = (("arch", "arch", "architecture"), ("dir", "direction", "fprop / bprop"),
@@ -111,7 +204,7 @@ _CUDNN_SDPA_FIELDS = (("arch", "arch", "architecture"), ("dir", "direction", "fp
 
 def decode_cudnn(name: str, readable: str) -> Decoded | None:
     """Decode cuDNN kernels: generated SDPA/flash kernels and ``cudnn::`` helpers."""
-    m = _CUDNN_SDPA.match(name)
+    m = _cudnn_sdpa(name)
     if m:
         b = Builder("cudnn", name)
         b.set("kernel", "sdpa")

@@ -11,6 +11,7 @@ import re
 
 from bench_kernel.kernels._cxx import parse_function, split_component, split_scope
 from bench_kernel.kernels._model import Decoded
+from bench_kernel.kernels._shorten import MAX_SHORT, shorten_cxx
 from bench_kernel.kernels._spans import Builder
 
 __all__ = ["decode_cublas"]
@@ -129,6 +130,12 @@ def decode_cublas(name: str, readable: str) -> Decoded | None:
     if "cublas" in readable:
         fn = parse_function(readable)
         kernel = split_component(split_scope(fn.qualified)[-1])[0]
-        return Decoded("cublas", {"kernel": kernel})
+        short = shorten_cxx(readable)
+        if "cublas" not in short:
+            # The helpers (gemv2T_kernel_val, dot_kernel, internal::gemvx::kernel) say "cublas" only in
+            # an argument the short name drops: keep the library in front, so the short name decodes
+            # to this family again (issue 13).
+            short = "cublas::" + shorten_cxx(readable, MAX_SHORT - len("cublas::"))
+        return Decoded("cublas", {"kernel": kernel}, short=short)
     return None
 

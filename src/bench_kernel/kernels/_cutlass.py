@@ -13,20 +13,58 @@ import re
 
 from bench_kernel.kernels._cxx import matches, split_args
 from bench_kernel.kernels._model import Decoded
-from bench_kernel.kernels._spans import Builder
+from bench_kernel.kernels._spans import Builder, Spans, tokens
 
 __all__ = ["decode_cutlass"]
 
-_V3 = re.compile(r"cutlass3x_sm(?P<arch>\d+[a-z]?)_(?P<cls>[a-z]+)_(?P<op>[a-z0-9]*?(?:gemm|conv\w*?|fprop|dgrad|wgrad))_"
-                 r"(?P<types>.+?)_(?P<tile>\d+x\d+x\d+)_(?P<cluster>\d+x\d+x\d+)_(?P<stages>\d+)_"
-                 r"(?P<layout>[nt]{3})_align(?P<align>\d+)(?P<rest>(?:_\w+?)*)$")
+# 3.x: read token by token. The tail from the tile on is fixed (tile, cluster, stages, layout,
+# align); the op is token 3 and the types are what lies between. (As one regex with lazy op, types
+# and schedule groups, ``(?:_\w+?)*$`` alone backtracked exponentially on a crafted name: issue 10.)
+_LOWER_ALNUM = re.compile(r"[a-z0-9]+")
+_V3_OPS = ("gemm", "fprop", "dgrad", "wgrad")
+_V3_TAIL = (re.compile(r"\d+x\d+x\d+"), re.compile(r"\d+x\d+x\d+"), re.compile(r"\d+"), re.compile(r"[nt]{3}"),
+            re.compile(r"align\d+"))
+_V3_ARCH = re.compile(r"\d+[a-z]?")
+_V3_CLASS = re.compile(r"[a-z]+")
+_WORDY = re.compile(r"\w*")
+
+
+def _v3_op(tok: str) -> bool:
+    """``[a-z0-9]*(gemm|fprop|dgrad|wgrad)`` or ``[a-z0-9]*conv[a-z0-9]*``, without the regex: its
+    second branch backtracked once per "conv" in a token (quadratic; found by the regex scan test)."""
+    return bool(_LOWER_ALNUM.fullmatch(tok)) and (tok.endswith(_V3_OPS) or "conv" in tok)
+
+
+def _v3_match(target: str) -> Spans | None:
+    """Fields of ``cutlass3x_sm<arch>_<class>_<op>_<types>_<tile>_<cluster>_<stages>_<layout>_align<n>[_<schedule>]``."""
+    if not _WORDY.fullmatch(target):
+        return None
+    toks = tokens(target)
+    if len(toks) < 5 + len(_V3_TAIL) or not toks[1][0].startswith("sm") or not _V3_ARCH.fullmatch(toks[1][0][2:]) \
+            or not _V3_CLASS.fullmatch(toks[2][0]) or not _v3_op(toks[3][0]):
+        return None
+    t = next((k for k in range(5, len(toks) - len(_V3_TAIL) + 1)
+              if all(rx.fullmatch(toks[k + i][0]) for i, rx in enumerate(_V3_TAIL))), None)
+    if t is None:
+        return None
+    m = Spans(target)
+    for group, (tok, at) in (("arch", (toks[1][0][2:], toks[1][1] + 2)), ("cls", toks[2]), ("op", toks[3]),
+                             ("tile", toks[t]), ("cluster", toks[t + 1]), ("stages", toks[t + 2]),
+                             ("layout", toks[t + 3]), ("align", (toks[t + 4][0][5:], toks[t + 4][1] + 5))):
+        m.put(group, at, at + len(tok))
+    m.put("types", toks[4][1], toks[t][1] - 1)
+    rest_at = toks[t + 4][1] + len(toks[t + 4][0])
+    m.put("rest", rest_at, len(target))
+    return m
+
+
 _V2 = re.compile(r"cutlass_(?:(?P<arch>\d+)_)?(?P<cls>simt|tensorop|wmma_tensorop|wmma)_(?P<ext>.+?)_"
                  r"(?P<tile>\d+x\d+)(?:_(?P<kst>\d+x\d+))?_(?P<layout>[a-z]+)_align(?P<align>\d+)$")
 _WRAPPED = re.compile(r"^(?:void )?cutlass\w*::Kernel\d?<(?P<inner>cutlass\w+)>")
 _OP = re.compile(r"(?:^|_)(?P<instr>[a-z]?\d*)(?P<op>gemm|fprop|dgrad|wgrad|conv\w*)")
 
 
-def _v3(name: str, m: re.Match[str], off: int) -> Decoded:
+def _v3(name: str, m: Spans, off: int) -> Decoded:
     b = Builder("cutlass", name)
     b.set("version", 3)
     b.set("arch", f"sm{m['arch']}", start=off + m.start("arch") - 2, end=off + m.end("arch"), label="SM architecture")
@@ -77,14 +115,31 @@ def _v2(name: str, m: re.Match[str], off: int) -> Decoded:
     return b.build(short=name if len(name) <= 80 else None)
 
 
+_SCOPED = re.compile(r"::(\w+)<")
+_WORD = re.compile(r"\w+")
+
+
+def _mainloop(readable: str) -> str | None:
+    """The first ``Mainloop…`` or ``Kernel…WarpSpecialized…`` word part (the regex
+    ``Mainloop\\w+|Kernel\\w*WarpSpecialized\\w*``, walked word by word to stay linear)."""
+    for w in _WORD.finditer(readable):
+        word = w.group()
+        i, k = word.find("Mainloop"), word.find("Kernel")
+        if 0 <= i and len(word) > i + 8 and (k < 0 or i <= k or "WarpSpecialized" not in word[k:]):
+            return word[i:]
+        if 0 <= k and word.find("WarpSpecialized", k + 6) >= 0:
+            return word[k:]
+    return None
+
+
 def _device_kernel(readable: str) -> Decoded:
     b = Builder("cutlass")
     b.set("version", 3)
-    kernel = re.search(r"::(GemmUniversal|Conv\w*|\w+Kernel\w*)<", readable)
-    b.set("kernel", kernel.group(1) if kernel else "device_kernel")
-    mainloop = re.search(r"(Mainloop\w+|Kernel\w*WarpSpecialized\w*)", readable)
+    b.set("kernel", next((w for w in _SCOPED.findall(readable)
+                          if w == "GemmUniversal" or w.startswith("Conv") or "Kernel" in w[1:]), "device_kernel"))
+    mainloop = _mainloop(readable)
     if mainloop:
-        b.set("mainloop", mainloop.group(1))
+        b.set("mainloop", mainloop)
     mma = readable.find("CollectiveMma<")
     if mma >= 0:
         mm = matches(readable)
@@ -108,8 +163,8 @@ def decode_cutlass(name: str, readable: str) -> Decoded | None:
     if w:
         target, off = w["inner"], 0
     if target.startswith("cutlass3x_"):
-        m = _V3.match(target)
-        return _v3(target, m, off) if m else Decoded("cutlass", {"version": 3})
+        m3 = _v3_match(target)
+        return _v3(target, m3, off) if m3 else Decoded("cutlass", {"version": 3})
     if target.startswith("cutlass_"):
         m = _V2.match(target)
         if m:

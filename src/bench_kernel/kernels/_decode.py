@@ -14,14 +14,14 @@ from bench_kernel.kernels._classify import Rules, default_rules, load_rules
 from bench_kernel.kernels._cublas import decode_cublas
 from bench_kernel.kernels._cutlass import decode_cutlass
 from bench_kernel.kernels._cxx import parse_function, split_component, split_scope
-from bench_kernel.kernels._demangle import demangle
+from bench_kernel.kernels._demangle import Demangled, demangle
 from bench_kernel.kernels._model import Decoded, KernelName
 from bench_kernel.kernels._nccl import decode_nccl
 from bench_kernel.kernels._shorten import MAX_SHORT, fit, shorten_cxx
 from bench_kernel.kernels._tensile import decode_tensile
 from bench_kernel.kernels._triton import decode_inductor, decode_triton
 
-__all__ = ["decode", "DECODERS"]
+__all__ = ["decode", "DECODERS", "MAX_NAME_CHARS"]
 
 #: Family decoders in the order they are tried. Order matters where names nest: FlashAttention
 #: kernels carry cutlass types, cuDNN ships CUTLASS kernels, and ``triton`` (names that merely
@@ -41,9 +41,12 @@ DECODERS: tuple[tuple[str, Callable[[str, str], Decoded | None]], ...] = (
     ("triton", decode_triton),
 )
 
-#: names longer than this are decoded from their first characters only (a guard against
-#: pathological inputs; the longest real names are ~5 kB).
-_MAX_CHARS = 1 << 16
+#: Names longer than this many characters are decoded from their first MAX_NAME_CHARS only (a note
+#: says so). The longest of 609 real names (../shared/data) is 5,160 characters; with every pattern
+#: linear in the text, the cap bounds the cost of one decode (issue 10: a crafted 20 K name took
+#: minutes). A demangled text is cut at the same multiple of it, so demangling cannot blow it up.
+MAX_NAME_CHARS = 8_192
+_MAX_READABLE = 4 * MAX_NAME_CHARS
 
 
 def _base_kernel(readable: str) -> str:
@@ -57,15 +60,19 @@ def _base_kernel(readable: str) -> str:
 @lru_cache(maxsize=1 << 16)
 def _parts(name: str) -> tuple[str, str, Decoded, str, tuple[str, ...]]:
     """(demangled, readable, decoded, short, notes) of ``name``; independent of the rules."""
-    text = name if len(name) <= _MAX_CHARS else name[:_MAX_CHARS]
+    text = name if len(name) <= MAX_NAME_CHARS else name[:MAX_NAME_CHARS]
     notes: list[str] = []
-    if len(name) > _MAX_CHARS:
-        notes.append(f"name is {len(name)} characters; decoded from its first {_MAX_CHARS}")
+    if len(name) > MAX_NAME_CHARS:
+        notes.append(f"name is {len(name):,} characters; decoded from its first {MAX_NAME_CHARS:,} "
+                     "(bench_kernel.kernels.MAX_NAME_CHARS)")
     if "\x00" in text:
         text = text.replace("\x00", "")
         notes.append("NUL characters removed before decoding")
     dm = demangle(text)
     notes.extend(dm.notes)
+    if len(dm.readable) > _MAX_READABLE:
+        notes.append(f"demangled name is {len(dm.readable):,} characters; decoded from its first {_MAX_READABLE:,}")
+        dm = Demangled(dm.text, dm.readable[:_MAX_READABLE], dm.notes)
     decoded = None
     for _, decoder in DECODERS:
         try:

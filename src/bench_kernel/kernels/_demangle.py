@@ -7,8 +7,9 @@ Order of attempts, each only when the previous one failed:
    ``DF16b`` and ``_Float16`` as ``DF16_``, which libstdc++ before GCC 13 rejects. They are
    builtin types, so they are not substitution candidates, and swapping each for another
    non-substitutable builtin (``Dd``/``Df``) keeps every ``S<n>_`` back-reference valid.
-3. ``c++filt --no-recurse-limit`` when binutils is installed: ``__cxa_demangle`` gives up on the
-   deeply nested CK convolution templates (libiberty's recursion limit), c++filt can lift it.
+3. ``c++filt --no-recurse-limit`` when binutils is installed, for names of 512 characters or more:
+   ``__cxa_demangle`` gives up on the deeply nested CK convolution templates (libiberty's recursion
+   limit), c++filt can lift it. One process per such name, at most 2 s.
 4. The qualified name read from the mangled prefix (``_ZN2ck…6device…kernel_…I…`` ->
    ``ck::…::kernel_…<…>``), so tables still show a readable name; ``demangled`` keeps the raw
    name and a note says what happened.
@@ -27,9 +28,13 @@ __all__ = ["Demangled", "demangle"]
 # Builtin-type rewrites for old demanglers: mangled code -> (stand-in code, what the stand-in
 # prints, what to print instead). decimal32/64 never occur in GPU kernels, so the swap back is safe.
 _NEW_BUILTINS = (("DF16b", "Dd", "decimal64", "std::bfloat16_t"), ("DF16_", "Df", "decimal32", "_Float16"))
+#: Only names of this many characters or more go to c++filt: the nesting that defeats
+#: ``__cxa_demangle`` comes with long names (the 11 real names c++filt rescues are 1,269-2,004
+#: characters), and a process per short malformed name would make a crafted trace slow to read.
+_MIN_EXTERNAL_CHARS = 512
 #: names longer than this are not handed to an external process.
 _MAX_EXTERNAL_CHARS = 1 << 16
-_SOURCE_NAME = re.compile(r"(\d+)")
+_SOURCE_NAME = re.compile(r"(\d{1,9})")  # an identifier length; more digits is not a name
 
 
 @dataclass(frozen=True)
@@ -70,11 +75,11 @@ def _external_tool() -> str | None:
 
 def _external(name: str) -> str | None:
     tool = _external_tool()
-    if tool is None or len(name) > _MAX_EXTERNAL_CHARS or "\n" in name:
+    if tool is None or not _MIN_EXTERNAL_CHARS <= len(name) <= _MAX_EXTERNAL_CHARS or "\n" in name:
         return None
     try:
         out = subprocess.run([tool, "--no-recurse-limit", name], capture_output=True, text=True,
-                             timeout=5, check=False).stdout.strip()
+                             timeout=2, check=False).stdout.strip()
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
     return out if out and out != name else None

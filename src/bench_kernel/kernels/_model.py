@@ -14,10 +14,14 @@ FAMILIES: tuple[str, ...] = (
     "aiter", "nccl", "aten", "other",
 )
 
-#: Every value ``KernelName.category`` can take; ``other`` is what no rule claimed.
+#: Every value ``KernelName.category`` can take; ``other`` is what no rule claimed. ``copy`` and
+#: ``fill`` are kernels that copy or fill memory; ``memcpy`` and ``memset`` are the runtime's copy and
+#: set activities (``Memcpy HtoD``), which are not kernels (issue 13: both were "memcpy").
+#: ``topk`` and ``sort`` serve sampling and MoE routing alike, so they are not called ``sampling``.
 CATEGORIES: tuple[str, ...] = (
     "gemm", "attention", "norm", "activation", "elementwise", "reduction", "softmax", "rope",
-    "kv_cache", "quant", "moe", "communication", "memcpy", "memset", "sampling", "embedding", "other",
+    "kv_cache", "quant", "moe", "communication", "copy", "fill", "memcpy", "memset", "sampling", "topk",
+    "sort", "embedding", "other",
 )
 
 

@@ -93,18 +93,29 @@ def simplify_arg(arg: str, depth: int = 0) -> str | None:
 
 
 def _compose(namespace: list[str], name: str, args: list[str], limit: int) -> str:
-    ns = "::".join(namespace)
-    for prefix in ((ns + "::") if ns else "", ""):
+    """``ns::name<args>`` cut to ``limit``: inner namespaces go first, then trailing arguments.
+
+    The outermost namespace (``at``, ``cublasLt``, ``rocprim``) stays as long as the name with one
+    argument fits: it is what tells the library apart, and ``decode`` of a short name must give
+    the family and category of the full one (issue 13).
+    """
+    roots = [("::".join(namespace) + "::") if namespace else ""]
+    if len(namespace) > 1:
+        roots.append(namespace[0] + "::")
+    for prefix in roots:
         full = f"{prefix}{name}<{', '.join(args)}>" if args else f"{prefix}{name}"
         if len(full) <= limit:
             return full
-    # Drop trailing arguments until it fits: the leading ones (types, functors) say the most.
-    kept = list(args)
-    while kept:
-        kept.pop()
-        text = f"{name}<{', '.join(kept + ['…'])}>"
-        if len(text) <= limit:
-            return text
+    # Drop trailing arguments until it fits: the leading ones (types, functors) say the most. The
+    # length is kept as a running sum (re-joining after each drop was quadratic in the argument count).
+    for prefix in roots[-1:] + ([""] if roots[-1] else []):
+        size = len(prefix) + len(name) + 3 + sum(len(a) + 2 for a in args)  # prefix name<a, b, …>
+        kept = len(args)
+        while kept:
+            kept -= 1
+            size -= len(args[kept]) + 2
+            if size <= limit:
+                return f"{prefix}{name}<{', '.join(args[:kept] + ['…'])}>"
     return fit(name, limit)
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from bench_kernel.kernels._model import Decoded, Span
 
-__all__ = ["Builder", "as_int", "ints"]
+__all__ = ["Builder", "Spans", "as_int", "ints", "tokens"]
 
 
 def as_int(text: str) -> int | str:
@@ -49,7 +49,7 @@ class Builder:
         if start is not None and end is not None and label:
             self.spans.append(Span(start, end, label, tuple(names)))
 
-    def groups(self, m: re.Match[str], spec: tuple[tuple[str, str, str], ...], *, inferred: bool = False,
+    def groups(self, m: "re.Match[str] | Spans", spec: tuple[tuple[str, str, str], ...], *, inferred: bool = False,
                offset: int = 0) -> None:
         """Set one field per ``(group, field, label)`` of a regex match; all-digit values become ints."""
         for group, name, label in spec:
@@ -70,3 +70,42 @@ class Builder:
         return Decoded(family=self.family, fields=self.fields, inferred=tuple(self.inferred),
                        short=short, spans=tuple(sorted(self.spans, key=lambda s: s.start)),
                        tree_text=self.tree_text, notes=tuple(self.notes))
+
+
+def tokens(text: str, sep: str = "_", offset: int = 0) -> list[tuple[str, int]]:
+    """``text`` split at ``sep`` as (token, offset of its first character + ``offset``) pairs.
+
+    The family decoders walk these tokens instead of matching one long regex with several
+    wildcards: a regex like ``^bmm_(.+?)_t…\\w*?_s…\\w*?cga…`` backtracks over every way to place
+    its wildcards (cubic time on a crafted name, issue 10); a walk over tokens is linear.
+    """
+    out: list[tuple[str, int]] = []
+    pos = offset
+    for tok in text.split(sep):
+        out.append((tok, pos))
+        pos += len(tok) + len(sep)
+    return out
+
+
+class Spans:
+    """Named spans of a text, read like a regex match: ``m[group]``, ``m.start(group)``, ``m.end(group)``.
+
+    What a token walk returns, so :meth:`Builder.groups` serves regex matches and token walks alike.
+    """
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._spans: dict[str, tuple[int, int]] = {}
+
+    def put(self, group: str, start: int, end: int) -> None:
+        self._spans[group] = (start, end)
+
+    def __getitem__(self, group: str) -> str | None:
+        span = self._spans.get(group)
+        return None if span is None else self._text[span[0]:span[1]]
+
+    def start(self, group: str) -> int:
+        return self._spans[group][0]
+
+    def end(self, group: str) -> int:
+        return self._spans[group][1]

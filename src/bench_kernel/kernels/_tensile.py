@@ -22,6 +22,8 @@ __all__ = ["decode_tensile", "tensile_keys"]
 
 _TOKEN = re.compile(r"^(\d?[A-Z]+?)(n?\d\w*)$")
 _HEAD = re.compile(r"^Cijk_A(?P<a>[ijkl]{3})_B(?P<b>[ijkl]{3})_")
+# Our own short form (Cijk_NT_BBS_BH_MT128x64x32_MI32x32x1_ISA90a) decodes to the same kernel.
+_SHORT_HEAD = re.compile(r"^Cijk_(?P<layout>[NT]{2})_")
 # Problem-type flags between the type letters and the first solution parameter (not decoded further).
 _FLAGS = {"Bias", "HA", "HAS", "S", "SAV", "UserArgs", "GG", "SAB", "SCD", "SPA", "SPB", "SPM"}
 
@@ -40,20 +42,27 @@ def tensile_keys() -> dict[str, tuple[str, str]]:
 def decode_tensile(name: str, readable: str) -> Decoded | None:
     """Decode a Tensile kernel name, or None when it is not one."""
     head = _HEAD.match(name)
-    if not head:
+    brief = None if head else _SHORT_HEAD.match(name)
+    if not head and not brief:
         return None
     b = Builder("tensile", name)
-    # l is the summation (K) index: A indexed (i, l) is M x K as stored -> "N"; (l, i) -> "T".
-    layout = ("N" if head["a"].startswith("il") else "T") + ("N" if head["b"].startswith("lj") else "T")
-    b.set("layout", layout, start=5, end=head.end("b"), label="A/B index order -> layout (N: not transposed)")
+    if head:
+        # l is the summation (K) index: A indexed (i, l) is M x K as stored -> "N"; (l, i) -> "T".
+        layout = ("N" if head["a"].startswith("il") else "T") + ("N" if head["b"].startswith("lj") else "T")
+        b.set("layout", layout, start=5, end=head.end("b"), label="A/B index order -> layout (N: not transposed)")
+    else:
+        head = brief
+        layout = brief["layout"]
+        b.set("layout", layout, start=5, end=7, label="layout (N: not transposed)")
     keys = tensile_keys()
     tokens = name.split("_")
     pos = head.end()
+    first = 3 if brief is None else 2
     types: list[str] = []
     flags: list[str] = []
     last: tuple[str, int, int, str] | None = None  # key, start, end, value of the previous token
     in_params = False
-    for tok in tokens[3:]:
+    for tok in tokens[first:]:
         start, end = pos, pos + len(tok)
         pos = end + 1
         if last and tok.isdigit() and last[0] in ("MIWT", "WG"):

@@ -14,7 +14,7 @@ from typing import Any
 
 from bench_kernel.kernels._model import KernelName
 
-__all__ = ["render_tree", "key_fields"]
+__all__ = ["render_tree", "key_fields", "MAX_TREE_FIELDS"]
 
 
 def _value(v: Any) -> str:
@@ -25,24 +25,40 @@ def _value(v: Any) -> str:
     return str(v)
 
 
+#: at most this many fields are drawn (a crafted name can have thousands; real ones have < 30).
+MAX_TREE_FIELDS = 64
+
+
 def render_tree(kn: KernelName) -> str:
-    """The name with one labelled line per positional field; a one-line note when there are none."""
+    """The name with one labelled line per positional field; a one-line note when there are none.
+
+    Fields that start at the same offset share one line (``triton_poi_fused_0`` has no ops: a
+    zero-width field used to sit on its index and made the drawing raise IndexError).
+    """
     text = kn.tree_text
-    spans = [s for s in kn.spans if 0 <= s.start < len(text)]
-    if not text or not spans:
+    by_start: dict[int, list] = {}
+    for s in kn.spans:
+        if 0 <= s.start < len(text) and s.end > s.start:
+            by_start.setdefault(s.start, []).append(s)
+    if not text or not by_start:
         return f"{kn.name}\n(no positional fields for family {kn.family!r})"
     inferred = set(kn.inferred)
+    cols = sorted(by_start)
+    more = len(cols) - MAX_TREE_FIELDS
+    cols = cols[:MAX_TREE_FIELDS]
     lines = [text]
-    cols = [s.start for s in spans]
-    for i in range(len(spans) - 1, -1, -1):
-        s = spans[i]
+    if more > 0:
+        lines.append(f"({more} more fields not drawn; see --json)")
+    for i in range(len(cols) - 1, -1, -1):
         row = [" "] * cols[i]
         for c in cols[:i]:
             row[c] = "│"
-        values = ", ".join(f"{f}={_value(kn.fields[f])}" for f in s.fields if f in kn.fields)
-        mark = " (inferred)" if any(f in inferred for f in s.fields) else ""
-        label = f"{s.label}{mark}: {values}" if values else f"{s.label}{mark}"
-        lines.append("".join(row) + "└─ " + label)
+        labels = []
+        for s in by_start[cols[i]]:
+            values = ", ".join(f"{f}={_value(kn.fields[f])}" for f in s.fields if f in kn.fields)
+            mark = " (inferred)" if any(f in inferred for f in s.fields) else ""
+            labels.append(f"{s.label}{mark}: {values}" if values else f"{s.label}{mark}")
+        lines.append("".join(row) + "└─ " + "; ".join(labels))
     return "\n".join(lines)
 
 

@@ -17,16 +17,18 @@ import re
 
 from bench_kernel.kernels._data import multiword_ops
 from bench_kernel.kernels._model import Decoded
-from bench_kernel.kernels._spans import Builder
+from bench_kernel.kernels._spans import Builder, Spans, tokens
 
 __all__ = ["decode_inductor", "decode_triton", "split_ops"]
 
 _KINDS = {"poi": "pointwise", "red": "reduction", "per": "persistent_reduction", "tem": "template",
           "for": "foreach", "mix": "mix_order_reduction"}
-_INDUCTOR = re.compile(r"^triton_(?P<kind>poi|red|per|tem|for|mix)_(?:(?P<fused>fused)_?)?(?P<ops>.*?)_?(?P<index>\d+)$")
-_OGS = re.compile(r"^_matmul_ogs_(?P<layout>[NT]{3})_(?P<types>[a-z0-9]+(?:x[a-z0-9]+)+?)_"
-                  r"(?P<tile>\d+x\d+x\d+)x(?P<split>\d+)(?:_(?P<act>\w+))?$")
-_KEYVAL = re.compile(r"(?<![A-Za-z0-9])(?P<key>[A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)*)_(?P<val>-?\d+|True|False|None)(?=_|$)")
+_KINDS_RE = re.compile(r"triton_(poi|red|per|tem|for|mix)_")
+_TYPES = re.compile(r"[a-z0-9]+")
+_TILE_SPLIT = re.compile(r"(\d+x\d+x\d+)x(\d+)")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_KEY_TOKEN = re.compile(r"[A-Z][A-Z0-9]*")
+_VALUE_TOKEN = re.compile(r"-?\d+|True|False|None")
 # Constexpr names as written in Triton kernels -> our normalised field names.
 _KEY_FIELDS = {"BLOCK_SIZE_M": "tile_m", "BLOCK_SIZE_N": "tile_n", "BLOCK_SIZE_K": "tile_k",
                "BLOCK_M": "tile_m", "BLOCK_N": "tile_n", "BLOCK_K": "tile_k", "NUM_KSPLIT": "split_k",
@@ -63,16 +65,38 @@ def split_ops(text: str) -> list[str]:
 
 def decode_inductor(name: str, readable: str) -> Decoded | None:
     """Decode an Inductor-generated Triton kernel name, or None when it is not one."""
-    m = _INDUCTOR.match(name)
+    m = _inductor_match(name)
     if not m:
         return None
     b = Builder("inductor", name)
     b.set("kind", _KINDS[m["kind"]], start=7, end=m.end("kind"), label="kernel kind (poi/red/per/tem/for)")
     ops = split_ops(m["ops"]) if m["ops"] else []
-    b.set("ops", ops, start=m.start("ops") if m["ops"] else m.start("index"),
-          end=m.end("ops") if m["ops"] else m.start("index"), label="fused ops (sorted, from the FX graph)")
+    if ops:
+        b.set("ops", ops, start=m.start("ops"), end=m.end("ops"), label="fused ops (sorted, from the FX graph)")
+    else:
+        b.fields["ops"] = []  # "triton_poi_fused_0": nothing to point at in the tree
     b.set("index", int(m["index"]), start=m.start("index"), end=m.end("index"), label="kernel counter in the graph")
     return b.build(short=_inductor_short(m["kind"], ops, m["index"]) if len(name) > 80 else name)
+
+
+def _inductor_match(name: str) -> Spans | None:
+    """``triton_{kind}_[fused[_]]<ops>[_]<index>``: the regex ``^triton_(kind)_(?:fused_?)?(.*?)_?(\\d+)$``,
+    taken apart with string operations (the lazy ``.*?`` before a digit run was quadratic in that run)."""
+    head = _KINDS_RE.match(name)
+    if head is None or "\n" in name:
+        return None
+    stem = name.rstrip("0123456789")
+    if not 0 < len(name) - len(stem) <= 18 or len(stem) < head.end():
+        return None
+    m = Spans(name)
+    m.put("kind", head.start(1), head.end(1))
+    m.put("index", len(stem), len(name))
+    ops_at = head.end()
+    if name.startswith("fused", ops_at):
+        ops_at += 5 + (name[ops_at + 5:ops_at + 6] == "_" and ops_at + 5 < len(stem))
+    ops_end = len(stem) - 1 if stem.endswith("_") and len(stem) - 1 >= ops_at else len(stem)
+    m.put("ops", ops_at, max(ops_at, ops_end))
+    return m
 
 
 # Ops that only reshape or re-view a tensor: the first to go when a name must be shortened.
@@ -83,15 +107,64 @@ _VIEW_OPS = {"view", "_unsafe_view", "unsqueeze", "squeeze", "transpose", "permu
 def _inductor_short(kind: str, ops: list[str], index: str, limit: int = 80) -> str:
     kept = [o for o in ops if o not in _VIEW_OPS] or ops
     text = f"triton_{kind}_fused_{'_'.join(kept)}_{index}"
-    while len(text) > limit and kept:
-        kept = kept[:-1]
-        text = f"triton_{kind}_fused_{'_'.join(kept + ['…'])}_{index}"
-    return text
+    if len(text) <= limit:
+        return text
+    # The longest run of leading ops that fits before "_…_<index>" (a running sum, not a re-join per op).
+    room = limit - len(f"triton_{kind}_fused_…_{index}")
+    n = used = 0
+    while n < len(kept) and used + len(kept[n]) + 1 <= room:
+        used += len(kept[n]) + 1
+        n += 1
+    return f"triton_{kind}_fused_{'_'.join(kept[:n] + ['…'])}_{index}"
+
+
+def _ogs_match(name: str) -> Spans | None:
+    """``_matmul_ogs_<NNT>_<AxBxW types>_<M>x<N>x<K>x<split>[_<epilogue>]`` by tokens (the regex's
+    ``[a-z0-9]+(?:x[a-z0-9]+)+?`` nests two quantifiers over overlapping classes: exponential)."""
+    if not name.startswith("_matmul_ogs_"):
+        return None
+    parts = tokens(name[12:], offset=12)
+    if len(parts) < 3:
+        return None
+    (layout, l_at), (types, t_at), (tile, tile_at) = parts[0], parts[1], parts[2]
+    act = name[parts[3][1]:] if len(parts) > 3 else None
+    ts = _TILE_SPLIT.fullmatch(tile)
+    if not (re.fullmatch(r"[NT]{3}", layout) and _TYPES.fullmatch(types) and "x" in types[1:-1] and ts
+            and (act is None or re.fullmatch(r"\w+", act))):
+        return None
+    m = Spans(name)
+    m.put("layout", l_at, l_at + 3)
+    m.put("types", t_at, t_at + len(types))
+    m.put("tile", tile_at, tile_at + ts.end(1))
+    m.put("split", tile_at + ts.start(2), tile_at + ts.end(2))
+    if act is not None:
+        m.put("act", parts[3][1], len(name))
+    return m
+
+
+def _key_values(name: str) -> list[tuple[str, str, int, int]]:
+    """Triton constexpr pairs ``KEY_VALUE`` in a name: (key, value, start, end) per pair.
+
+    A key is a run of upper-case tokens (``BLOCK_SIZE_M``), the value the token right after it
+    (``-?\\d+``, ``True``, ``False``, ``None``). This is the regex
+    ``(?<![A-Za-z0-9])([A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)*)_(-?\\d+|True|False|None)(?=_|$)`` as a walk
+    over tokens: the regex retried its key run from every token of the run (``"A_" * 32000``: 23 s).
+    """
+    out: list[tuple[str, str, int, int]] = []
+    run: list[tuple[str, int]] = []
+    for tok, at in tokens(name):
+        if _KEY_TOKEN.fullmatch(tok):
+            run.append((tok, at))
+            continue
+        if run and _VALUE_TOKEN.fullmatch(tok):
+            out.append(("_".join(t for t, _ in run), tok, run[0][1], at + len(tok)))
+        run = []
+    return out
 
 
 def decode_triton(name: str, readable: str) -> Decoded | None:
     """Decode a non-Inductor Triton kernel name, or None when the name does not look like one."""
-    m = _OGS.match(name)
+    m = _ogs_match(name)
     if m:
         b = Builder("triton", name)
         b.set("kernel", "matmul_ogs")
@@ -101,9 +174,9 @@ def decode_triton(name: str, readable: str) -> Decoded | None:
               label="BLOCK_M x BLOCK_N x BLOCK_K")
         b.groups(m, (("split", "split_k", "split-K"), ("act", "epilogue", "fused epilogue")))
         return b.build(short=name if len(name) <= 80 else None)
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+    if not _IDENT.fullmatch(name) or name.startswith("_Z"):  # "_Z…" is a mangled C++ name, not Python
         return None
-    pairs = list(_KEYVAL.finditer(name))
+    pairs = _key_values(name)
     looks_triton = name.startswith("_") or "triton" in name.lower() or len(pairs) >= 2
     if not looks_triton:
         return None
@@ -111,15 +184,14 @@ def decode_triton(name: str, readable: str) -> Decoded | None:
     if len(pairs) < 2 and "triton" not in name.lower():
         b.notes.append("family inferred from the name's shape: a bare '_snake_case' name is how Triton "
                        "kernels (Python functions) appear")
-    first = pairs[0].start() if len(pairs) >= 2 else len(name)
+    first = pairs[0][2] if len(pairs) >= 2 else len(name)
     kernel = name[:first].rstrip("_") or name
     b.set("kernel", kernel.lstrip("_") or kernel)
     if len(pairs) >= 2:
-        for p in pairs:
-            key, val = p["key"], p["val"]
+        for key, val, start, end in pairs:
             field = _KEY_FIELDS.get(key, key.lower())
             value = int(val) if val.lstrip("-").isdigit() else {"True": True, "False": False}.get(val, val)
-            b.set(field, value, start=p.start(), end=p.end(), label=key)
+            b.set(field, value, start=start, end=end, label=key)
     short = name if len(name) <= 80 else None
     if short is None and len(pairs) >= 2:
         tiles = [str(b.fields[k]) for k in ("tile_m", "tile_n", "tile_k") if k in b.fields]

@@ -9,6 +9,7 @@ integer ids so the columns are plain numpy arrays.
 
 from __future__ import annotations
 
+import math
 import re
 from itertools import chain, compress, repeat
 from operator import attrgetter
@@ -19,6 +20,7 @@ import msgspec
 import numpy as np
 
 from bench_kernel.errors import TraceError
+from bench_kernel.trace._checks import EventScreen, drop_duplicates
 from bench_kernel.trace._read import EventReader, _Source
 from bench_kernel.trace._records import MODULE_PREFIX
 from bench_kernel.trace._tables import arg_fields
@@ -64,10 +66,11 @@ def _event_type(shapes: bool) -> type:
     return msgspec.defstruct("Event", [
         ("cat", str, ""),
         ("name", str, ""),
+        ("ph", str, "X"),
         ("pid", int | str, -1),
         ("tid", int | str, -1),
         ("ts", float, 0.0),
-        ("dur", float, 0.0),
+        ("dur", float, math.nan),  # NaN = missing: _checks.EventScreen leaves such events out
         ("args", args, msgspec.field(default_factory=args)),
     ], gc=False)
 
@@ -131,6 +134,7 @@ class _Builder:
                                                   ("kernel", "launch", "op", "annotation", "memop", "python", "comm")}
         self.counts: dict[str, int] = {}
         self.shape_cache: dict[bytes, Any] = {}
+        self.screen = EventScreen()
 
     def intern(self, names: list) -> np.ndarray:
         """Ids of ``names`` (None -> -1), adding new names to the table."""
@@ -168,8 +172,9 @@ class _Builder:
             store.setdefault(k, []).append(v)
 
     def common(self, evs: list) -> dict[str, np.ndarray]:
-        return {"name": self.intern(_field(evs, "name")), "start_us": _floats(evs, "ts"),
-                "dur_us": _floats(evs, "dur")}
+        screened = self.screen.durations  # the screen read these events' durations already
+        dur = screened[1] if screened is not None and screened[0] is evs else _floats(evs, "dur")
+        return {"name": self.intern(_field(evs, "name")), "start_us": _floats(evs, "ts"), "dur_us": dur}
 
     def absorb(self, events: list) -> None:
         # A plain loop beats numpy/compress bucketing here: one dict lookup and append per event.
@@ -183,7 +188,9 @@ class _Builder:
             self.counts[cat] = self.counts.get(cat, 0) + len(evs)
             table = _TABLE_OF.get(cat)
             if table in self.wanted:
-                getattr(self, "_" + table)(evs, cat)
+                evs = evs if table == "python" else self.screen.screen(table, evs)
+                if evs:
+                    getattr(self, "_" + table)(evs, cat)
 
     def _kernel(self, evs: list, cat: str) -> None:
         a = _field(evs, "args")
@@ -244,6 +251,7 @@ class _Builder:
             names = _field(evs, "name")
             modules = {n for n in dict.fromkeys(names) if n.startswith(MODULE_PREFIX)}
             evs = list(compress(evs, map(modules.__contains__, names)))
+        evs = self.screen.screen("python", evs)  # after the filter: most python events are not kept
         self.put("python", **self.common(evs), pid=_ints(_field(evs, "pid")), tid=_ints(_field(evs, "tid")))
 
     def column(self, table: str, key: str, dtype: Any, shape: tuple = ()) -> np.ndarray:
@@ -272,7 +280,14 @@ _BASE = {"name": _N, "start_us": _F, "dur_us": _F}
 
 
 def _rank_of(path: Path) -> int | None:
-    """The trace's rank: ``distributedInfo.rank`` near the top of the file, else ``rank<N>`` in its name."""
+    """The trace's rank: ``distributedInfo.rank`` near the top of the file, else ``rank<N>`` in its name.
+
+    A pipe or FIFO is not read ahead (that would consume it): its rank comes from the name here and
+    from its metadata once loaded (:func:`_metadata_rank`).
+    """
+    if not path.is_file():
+        m = _RANK_IN_NAME.search(path.name)
+        return int(m.group(1)) if m else None
     src = _Source(path)
     try:
         head = src.read(1 << 20)
@@ -283,6 +298,12 @@ def _rank_of(path: Path) -> int | None:
         return int(m.group(1))
     m = _RANK_IN_NAME.search(path.name)
     return int(m.group(1)) if m else None
+
+
+def _metadata_rank(metadata: dict[str, Any]) -> int | None:
+    info = metadata.get("distributedInfo")
+    rank = info.get("rank") if isinstance(info, dict) else None
+    return rank if type(rank) is int and rank >= 0 else None
 
 
 def find_rank_files(directory: Path) -> dict[int | None, list[Path]]:
@@ -331,7 +352,9 @@ def load_trace(path: str | Path, rank: int | None = None, *, links: bool = True,
     ``Input Dims``/``Input type``; ``stacks`` keeps every ``python_function`` event so ``Trace.stack()``
     needs no second read of the file (both imply ``links``). ``block_bytes`` is the decoded chunk size.
     Times in the returned trace are microseconds. Raises :class:`~bench_kernel.errors.TraceError` on a
-    missing, truncated or malformed file, or a rank that is not there.
+    missing, truncated or malformed file, or a rank that is not there. ``path`` may be a pipe or FIFO
+    (read once, forward). Events that would make a total wrong (negative or missing ``dur``, ``B``/``E``
+    pairs, exact duplicates) are left out or repaired and ``Trace.load_notes`` says so (``_checks``).
     """
     links = links or shapes or stacks  # shapes live on CPU ops and stacks on host frames: both are links
     file, file_rank = _resolve(Path(path), rank)
@@ -341,6 +364,7 @@ def load_trace(path: str | Path, rank: int | None = None, *, links: bool = True,
     for chunk in reader:
         b.absorb(chunk)
         del chunk  # free this chunk's event objects before the next one is decoded
+    b.screen.finish()
     names = [""] * len(b.names)
     for n, i in b.names.items():
         names[i] = n
@@ -361,7 +385,15 @@ def load_trace(path: str | Path, rank: int | None = None, *, links: bool = True,
     comms = _build(b, CommTable, "comm", dict(_BASE, pid=_I, tid=_I, on_kernel=(np.bool_, ()), correlation=_I,
                                               external_id=_I, collective=_N, in_msg_nelems=_I, out_msg_nelems=_I,
                                               group_size=_I, comm_dtype=_N, pg_name=_N, pg_desc=_N, pg_ranks=_N))
+    kernels, b.screen.duplicates["kernel"] = drop_duplicates(kernels)
+    memops, b.screen.duplicates["memcpy/memset"] = drop_duplicates(memops)
+    if file_rank is None:
+        file_rank = _metadata_rank(reader.metadata)
+        if rank is not None and file_rank is not None and file_rank != rank:
+            raise TraceError(f"{file} is the trace of rank {file_rank}, not {rank}; drop --rank")
+    notes = tuple(reader.notes) + ((b.screen.note,) if b.screen.note else ())
     return Trace(path=file, rank=file_rank, metadata=reader.metadata, names=names, kernels=kernels,
                  launches=launches, ops=ops, annotations=annotations, memops=memops, python=python, comms=comms,
                  event_counts=dict(b.counts), event_total=reader.count, links=links, shapes=shapes,
-                 stacks=stacks)
+                 stacks=stacks,
+                 load_notes=notes)

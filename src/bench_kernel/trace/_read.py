@@ -11,6 +11,16 @@ whitespace between). It may also occur inside a nested object or a string (C++ k
 object or string is left open -- and msgspec reports the error at the very end of the chunk. So a
 chunk that decodes proves the cut was between two events; a cut that fails at the end is skipped and
 a later one tried. An error earlier in the chunk is a real defect of the file and is reported.
+
+The same proof finds the events array itself: a ``"traceEvents": [`` is the document's own key only
+if the text before it, closed by ``[]}``, is a valid object. A ``traceEvents`` nested in metadata
+(``distributedInfo``) or inside a string fails that test and is skipped (issue 10: it was read as
+the event list).
+
+Every buffer is bounded (issue 10: a 1-3 MB gzip of whitespace or of one huge string drove the RSS
+to several GB): at most :data:`MAX_LEADING_WHITESPACE` before the document, :data:`MAX_HEAD_BYTES`
+before the events array, :data:`MAX_EVENT_BYTES` without an event boundary. Past a bound the read
+stops with one error line. The source is read strictly forward, so pipes and FIFOs work.
 """
 
 from __future__ import annotations
@@ -25,20 +35,63 @@ import msgspec
 
 from bench_kernel.errors import TraceError
 
-__all__ = ["EventReader"]
+__all__ = ["EventReader", "MAX_LEADING_WHITESPACE", "MAX_HEAD_BYTES", "MAX_EVENT_BYTES"]
 
 _BOUNDARY = re.compile(rb"\}\s*,\s*\{")
 _KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 _BYTE_AT = re.compile(r"\(byte (\d+)\)")
 _INDEX_AT = re.compile(r"\$\[(\d+)\]")
+_WHITESPACE = b" \t\r\n"
 #: How far back from the end of the buffer to look for a cut (events are far smaller than this).
 _WINDOW = 1 << 20
-#: How much of the head may precede "traceEvents" before we give up streaming and decode whole.
-_HEAD_LIMIT = 64 << 20
+#: Whitespace allowed before the document starts (a valid trace after 17 MB of it was "empty").
+MAX_LEADING_WHITESPACE = 64 << 20
+#: Bytes of the document allowed before its ``"traceEvents": [`` (Kineto writes ~1-10 KB).
+MAX_HEAD_BYTES = 64 << 20
+#: Bytes of ``traceEvents`` allowed without an event boundary: no real event is this large.
+MAX_EVENT_BYTES = 64 << 20
+#: Metadata values (deviceProperties, distributedInfo, ...) larger than this are not kept.
+MAX_METADATA_VALUE_BYTES = 1 << 20
+#: Candidate ends of ``traceEvents`` tried from the end of the document before giving up.
+_MAX_END_CANDIDATES = 4096
+#: Candidate ``"traceEvents": [`` keys tried before giving up.
+_MAX_KEY_CANDIDATES = 64
+_META = msgspec.json.Decoder(dict[str, msgspec.Raw])
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):,.0f} MiB"
+
+
+class _Forward:
+    """A binary stream read strictly forward, with the bytes already sniffed put back in front.
+
+    Sniffing the gzip magic with ``read`` + ``seek(0)`` failed on pipes ("not seekable").
+    """
+
+    def __init__(self, raw: BinaryIO, head: bytes) -> None:
+        self._raw, self._head = raw, head
+        self.name = getattr(raw, "name", "")
+
+    def read(self, n: int = -1) -> bytes:
+        if self._head:
+            if n is None or n < 0:
+                out, self._head = self._head + self._raw.read(), b""
+                return out
+            out, self._head = self._head[:n], self._head[n:]
+            return out if len(out) == n else out + self._raw.read(n - len(out))
+        return self._raw.read(n)
+
+    def readinto(self, b: Any) -> int:
+        if not self._head:
+            return self._raw.readinto(b)  # straight into the caller's block: no fresh pages per read
+        data = self.read(len(b))
+        b[:len(data)] = data
+        return len(data)
 
 
 class _Source:
-    """A binary file, transparently gunzipped (detected by magic bytes, not the extension)."""
+    """A binary file or pipe, transparently gunzipped (detected by magic bytes, not the extension)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -52,10 +105,10 @@ class _Source:
         except OSError as e:
             raise TraceError(f"cannot read trace {path}: {e.strerror or e}") from None
         self._raw = raw
-        magic = raw.read(2)
-        raw.seek(0)
+        magic = self._guard(_read_exactly, (raw, 2))
         self.gzipped = magic == b"\x1f\x8b"
-        self._f: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb") if self.gzipped else raw  # type: ignore[assignment]
+        forward = _Forward(raw, magic)
+        self._f: Any = gzip.GzipFile(fileobj=forward, mode="rb") if self.gzipped else forward  # type: ignore[arg-type]
 
     def read(self, n: int) -> bytes:
         return self._guard(self._f.read, n)
@@ -65,16 +118,27 @@ class _Source:
 
     def _guard(self, fn: Callable, arg: Any) -> Any:
         try:
-            return fn(arg)
+            return fn(*arg) if isinstance(arg, tuple) else fn(arg)
         except (EOFError, zlib.error, gzip.BadGzipFile) as e:
             raise TraceError(f"{self.path}: truncated or corrupt gzip ({e}); re-export or re-copy the trace") from None
         except OSError as e:
             raise TraceError(f"cannot read trace {self.path}: {e.strerror or e}") from None
 
     def close(self) -> None:
-        if self._f is not self._raw:
+        if isinstance(self._f, gzip.GzipFile):
             self._f.close()
         self._raw.close()
+
+
+def _read_exactly(raw: BinaryIO, n: int) -> bytes:
+    """``n`` bytes (fewer only at the end): a pipe may return a short read."""
+    out = b""
+    while len(out) < n:
+        b = raw.read(n - len(out))
+        if not b:
+            break
+        out += b
+    return out
 
 
 class EventReader:
@@ -92,6 +156,9 @@ class EventReader:
         self.metadata: dict[str, Any] = {}
         #: Events decoded so far.
         self.count = 0
+        #: What the reader left out or worked around, one sentence each (shown as notes).
+        self.notes: list[str] = []
+        self._max_pending = max(MAX_EVENT_BYTES, 4 * block_bytes)
 
     # -- errors -----------------------------------------------------------------------------
     def _fail(self, what: str) -> TraceError:
@@ -123,42 +190,54 @@ class EventReader:
         finally:
             src.close()
 
-    def _events(self, src: _Source) -> Iterator[list]:
+    def _start(self, src: _Source) -> bytes:
+        """The first block of the document, after any BOM and leading whitespace (bounded)."""
+        skipped = 0
         head = src.read(self.block_bytes)
         if head.startswith(b"\xef\xbb\xbf"):
             head = head[3:]
-        stripped = head.lstrip()
-        if not stripped:
-            raise self._fail("the file is empty, not a trace")
-        first = stripped[:1]
+        while head:
+            stripped = head.lstrip(_WHITESPACE)
+            if stripped:
+                return stripped
+            skipped += len(head)
+            if skipped > MAX_LEADING_WHITESPACE:
+                raise self._fail(f"more than {_mib(MAX_LEADING_WHITESPACE)} of whitespace before the JSON starts; "
+                                 "not a Kineto/Chrome trace")
+            head = src.read(self.block_bytes)
+        raise self._fail("the file is empty, not a trace" if not skipped else "the file holds only whitespace, "
+                         "not a trace")
+
+    def _events(self, src: _Source) -> Iterator[list]:
+        head = self._start(src)
+        first = head[:1]
         if first == b"[":  # the Chrome format also allows a bare array of events
-            prefix, rest = None, stripped[1:]
+            prefix, rest = None, head[1:]
         elif first == b"{":
-            m = _KEY.search(head)
-            while m is None and len(head) < _HEAD_LIMIT:
-                more = src.read(self.block_bytes)
-                if not more:
-                    break
-                head += more
-                m = _KEY.search(head)
-            if m is None:
-                yield from self._whole(head + _read_all(src))
+            found = self._find_events(src, head)
+            if isinstance(found, list):
+                yield from found
                 return
-            prefix, rest = head[: m.end() - 1], head[m.end():]
+            prefix, rest = found
         else:
-            raise self._fail(f"not JSON (starts with {stripped[:16]!r}); expected a Kineto/Chrome trace (.json or .json.gz)")
+            raise self._fail(f"not JSON (starts with {head[:16]!r}); expected a Kineto/Chrome trace (.json or .json.gz)")
 
         # One reused bytearray: pending text starts at `pos`; buf[pos - 1] is a spare byte. A chunk is
         # decoded in place by writing "[" into that spare byte and "]" over the separator after the
         # cut -- no copy of the chunk, and no fresh pages for every block (that alone cost seconds/GB).
         buf = bytearray(b"[")
         buf += rest
+        del rest, head
         pos = 1
         block = bytearray(self.block_bytes)
         eof = must_read = False
         lo = 0  # where to look for the next cut; moves past cuts that proved wrong
         while True:
             if not eof and (must_read or len(buf) - pos < self.block_bytes):
+                if len(buf) - pos > self._max_pending:
+                    raise self._fail(f"no event boundary in {_mib(len(buf) - pos)} of traceEvents after about "
+                                     f"{self.count} events: an event over {_mib(self._max_pending)} (a huge string "
+                                     "or whitespace run) or malformed JSON; not read")
                 if pos > len(buf) // 2:
                     del buf[: pos - 1]
                     lo = max(0, lo - (pos - 1))
@@ -168,6 +247,8 @@ class EventReader:
                 buf += memoryview(block)[:n]
                 continue
             if eof:
+                if len(buf) - pos > self._max_pending + self.block_bytes:
+                    raise self._fail(f"{_mib(len(buf) - pos)} after the last event boundary; not read")
                 yield from self._finish(prefix, bytes(buf[pos:]))
                 return
             cut = _last_boundary(buf, max(lo, pos, len(buf) - _WINDOW)) or _last_boundary(buf, max(lo, pos))
@@ -188,52 +269,111 @@ class EventReader:
             del events
             pos, lo = nxt, 0
 
-    def _finish(self, prefix: bytes | None, buf: bytes) -> Iterator[list]:
-        """The last piece holds the final events, the closing ``]`` and the rest of the document."""
-        j = len(buf)
+    def _find_events(self, src: _Source, head: bytes) -> tuple[bytes, bytes] | list:
+        """(the document up to and including ``"traceEvents":``, the text after its ``[``), or the
+        decoded events of a small document whose key the scan could not see (a list of one chunk)."""
+        at, tried = 0, 0
         while True:
-            j = buf.rfind(b"]", 0, j)
-            if j < 0 or len(buf) - j > _HEAD_LIMIT:
-                raise self._fail(f"traceEvents is cut off after about {self.count} events (truncated file?)")
-            suffix = buf[j + 1:]
-            if prefix is None:
-                if not suffix.strip():
-                    break
+            m = _KEY.search(head, at)
+            while m is not None and m.start() <= MAX_HEAD_BYTES:
+                tried += 1
+                if tried > _MAX_KEY_CANDIDATES:
+                    raise self._fail(f"more than {_MAX_KEY_CANDIDATES} 'traceEvents' keys that are not the "
+                                     "document's own (nested in metadata or inside strings); not read")
+                prefix = head[: m.end() - 1]
+                meta = self._top_level(prefix)
+                if meta is not None:
+                    self._keep_metadata(meta)
+                    return prefix, head[m.end():]
+                at = m.end()
+                m = _KEY.search(head, at)
+            at = max(at, len(head) - 64)  # a key may straddle the next block
+            if at > MAX_HEAD_BYTES:
+                raise self._fail(f"no top-level 'traceEvents' array in the first {_mib(MAX_HEAD_BYTES)} "
+                                 "(a 'traceEvents' nested in metadata does not count); not a Kineto/Chrome trace, "
+                                 "or one whose metadata is too large to read")
+            more = src.read(self.block_bytes)
+            if not more:
+                return self._small_document(head)
+            head += more
+
+    def _top_level(self, prefix: bytes) -> dict[str, msgspec.Raw] | None:
+        """The document's keys before ``traceEvents`` if ``prefix`` ends at its own key, else None."""
+        try:
+            meta = _META.decode(prefix + b"[]}")
+        except (msgspec.DecodeError, RecursionError):
+            return None
+        return meta if list(meta)[-1:] == ["traceEvents"] else None
+
+    def _keep_metadata(self, meta: dict[str, msgspec.Raw]) -> None:
+        for key, raw in meta.items():
+            if key == "traceEvents":
+                continue
+            if len(raw) > MAX_METADATA_VALUE_BYTES:
+                self.notes.append(f"metadata {key!r} ({_mib(len(raw))}) is over {_mib(MAX_METADATA_VALUE_BYTES)} "
+                                  "and was not kept")
                 continue
             try:
-                meta = msgspec.json.decode(prefix + b"[]" + suffix)
-            except (msgspec.DecodeError, RecursionError):
-                continue
-            if isinstance(meta, dict):
-                meta.pop("traceEvents", None)
-                self.metadata = meta
-                break
+                self.metadata[key] = msgspec.json.decode(raw)
+            except RecursionError:
+                raise self._fail(f"metadata {key!r} is nested too deeply to be a trace") from None
+            except msgspec.DecodeError as e:  # e.g. a string that is not UTF-8: the events may still be fine
+                self.notes.append(f"metadata {key!r} is not valid JSON ({e}) and was not kept")
+
+    def _small_document(self, data: bytes) -> list:
+        """A whole document (at most MAX_HEAD_BYTES) whose ``"traceEvents": [`` the scan did not find:
+        say what it is, or read the events (a key written with escapes)."""
+        try:
+            doc = _META.decode(data)
+        except msgspec.DecodeError as e:
+            raise self._fail(f"not valid JSON ({e}); expected a Kineto/Chrome trace") from None
+        except msgspec.ValidationError:
+            raise self._fail("JSON that is not an object of keys; not a Kineto/Chrome trace") from None
+        except RecursionError:
+            raise self._fail("JSON nested too deeply to be a trace") from None
+        if "traceEvents" not in doc:
+            raise self._fail(f"JSON without 'traceEvents' (found {sorted(doc)[:8]}); not a Kineto/Chrome trace")
+        events = doc.pop("traceEvents")
+        self._keep_metadata(doc)
+        if not bytes(events).startswith(b"["):
+            kind = {b"{": "dict", b'"': "str", b"n": "NoneType", b"t": "bool", b"f": "bool"}.get(bytes(events)[:1], "number")
+            raise self._fail(f"'traceEvents' is a {kind}, expected a list of events")
+        decoded = self._decode_chunk(bytes(events), final=True)
+        assert decoded is not None
+        self.count += len(decoded)
+        return [decoded]
+
+    def _finish(self, prefix: bytes | None, buf: bytes) -> Iterator[list]:
+        """The last piece holds the final events, the closing ``]`` and the rest of the document."""
+        if prefix is None:
+            j = len(buf.rstrip(_WHITESPACE)) - 1
+            if j < 0 or buf[j] != ord("]"):
+                raise self._fail(f"traceEvents is cut off after about {self.count} events (truncated file?)")
+        else:
+            j = self._end_of_events(buf)
         body = buf[:j]
-        if body.strip():
+        if body.strip(_WHITESPACE):
             events = self._decode_chunk(b"[" + body + b"]", final=True)
             assert events is not None
             self.count += len(events)
             yield events
 
-    def _whole(self, data: bytes) -> Iterator[list]:
-        """No ``"traceEvents": [`` near the top: decode the document whole to say what it is."""
-        try:
-            doc = msgspec.json.decode(data)
-        except msgspec.DecodeError as e:
-            raise self._fail(f"not valid JSON ({e}); expected a Kineto/Chrome trace") from None
-        except RecursionError:
-            raise self._fail("JSON nested too deeply to be a trace") from None
-        if not isinstance(doc, dict) or "traceEvents" not in doc:
-            keys = sorted(doc)[:8] if isinstance(doc, dict) else type(doc).__name__
-            raise self._fail(f"JSON without 'traceEvents' (found {keys}); not a Kineto/Chrome trace")
-        events = doc.pop("traceEvents")
-        self.metadata = doc
-        if not isinstance(events, list):
-            raise self._fail(f"'traceEvents' is a {type(events).__name__}, expected a list of events")
-        decoded = self._decode_chunk(msgspec.json.encode(events), final=True)
-        assert decoded is not None
-        self.count += len(decoded)
-        yield decoded
+    def _end_of_events(self, buf: bytes) -> int:
+        """Offset in ``buf`` of the ``]`` that closes traceEvents: the last one after which the rest
+        of the document (``, "traceName": …}``) is the end of a valid object."""
+        j, tried = len(buf), 0
+        while True:
+            j = buf.rfind(b"]", 0, j)
+            tried += 1
+            if j < 0 or tried > _MAX_END_CANDIDATES:
+                raise self._fail(f"traceEvents is cut off after about {self.count} events (truncated file?)")
+            suffix = buf[j + 1:]
+            try:
+                meta = _META.decode(b'{"traceEvents":0' + suffix)
+            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+                continue
+            self._keep_metadata(meta)
+            return j
 
 
 def _last_boundary(buf: bytes, lo: int) -> tuple[int, int] | None:
@@ -242,12 +382,3 @@ def _last_boundary(buf: bytes, lo: int) -> tuple[int, int] | None:
     for last in _BOUNDARY.finditer(buf, lo):
         pass
     return None if last is None else (last.start() + 1, last.end() - 1)
-
-
-def _read_all(src: _Source) -> bytes:
-    parts = []
-    while True:
-        b = src.read(16 << 20)
-        if not b:
-            return b"".join(parts)
-        parts.append(b)

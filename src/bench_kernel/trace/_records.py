@@ -17,7 +17,10 @@ MODULE_PREFIX = "nn.Module: "
 
 # Kineto names a Python frame "path/to/file.py(123): function"; C functions and module markers
 # ("<built-in method ...>", "nn.Module: Linear_0") have no file and line.
-_FRAME = re.compile(r"^(?P<file>.+?)\((?P<line>\d+)\): (?P<function>.*)$")
+# DOTALL: "(?P<function>.*)$" then always reaches the end, so the lazy file group stops at the first
+# "(<line>): " in O(1) per candidate. Without it a newline in a frame name failed every candidate
+# after scanning to the newline: quadratic in a crafted name (issue 10).
+_FRAME = re.compile(r"^(?P<file>.+?)\((?P<line>\d{1,9})\): (?P<function>.*)$", re.DOTALL)
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,9 @@ LAUNCH_KINDS = ("kernel", "graph", "memcpy", "memset", "sync", "capture_begin", 
 _ARG_TYPES = ("int", "int3", "str", "json")
 _ARG_GROUPS = ("core", "shapes", "comms")
 _RULE_KINDS = ("annotation", "module", "graph_launch")
+#: Every key a step-rules file and one of its rules may have (anything else is a typo: an error).
+_RULE_KEYS = ("name", "kind", "pattern", "phase_group", "phase_map", "phase_counts", "about")
+_FILE_KEYS = ("version", "about", "rules", "gemm_ops", "gemm_ops_about")
 PHASES = ("prefill", "decode", "mixed")
 _PKG = "bench_kernel.trace"
 _PHASE_VALUES = PHASES + ("ignore",)
@@ -194,6 +197,10 @@ def _rule(i: int, raw: Any, source: str) -> StepRule:
     name, kind = raw.get("name"), raw.get("kind")
     if not isinstance(name, str) or not name:
         raise InputError(f"{where}: 'name' must be a non-empty string")
+    unknown = [k for k in raw if k not in _RULE_KEYS]
+    if unknown:
+        # A misspelt key ("patern", "phase-map") was ignored, and the rule silently did something else.
+        raise InputError(f"{where} ({name}): unknown key {unknown[0]!r}; a rule's keys are {', '.join(_RULE_KEYS)}")
     if kind not in _RULE_KINDS:
         raise InputError(f"{where} ({name}): 'kind' is {kind!r}; use one of {_RULE_KINDS}")
     pattern = None
@@ -228,6 +235,9 @@ def parse_step_rules(data: Any, source: str) -> StepRules:
         raise InputError(f"{source}: expected an object with a 'rules' list (see bench_kernel/trace/data/steps.json)")
     if data.get("version") != 1:
         raise InputError(f"{source}: 'version' is {data.get('version')!r}; this bench-kernel reads version 1")
+    unknown = [k for k in data if k not in _FILE_KEYS]
+    if unknown:
+        raise InputError(f"{source}: unknown key {unknown[0]!r}; the file's keys are {', '.join(_FILE_KEYS)}")
     rules = tuple(_rule(i, r, source) for i, r in enumerate(data["rules"]))
     names = [r.name for r in rules]
     if len(set(names)) != len(names):

@@ -18,6 +18,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from bench_kernel.errors import TraceError
 from bench_kernel.kernels import KernelName, decode
 from bench_kernel.trace._intervals import IntervalForest
 from bench_kernel.trace._records import MODULE_PREFIX, Frame, KernelRecord, LaunchRecord, OpRecord, parse_frame
@@ -166,7 +167,8 @@ class Trace:
     def __init__(self, *, path: Path, rank: int | None, metadata: dict[str, Any], names: list[str],
                  kernels: KernelTable, launches: LaunchTable, ops: OpTable, annotations: AnnotationTable,
                  memops: MemopTable, python: PythonTable, comms: CommTable, event_counts: dict[str, int],
-                 event_total: int, links: bool, shapes: bool, stacks: bool) -> None:
+                 event_total: int, links: bool, shapes: bool, stacks: bool,
+                 load_notes: tuple[str, ...] = ()) -> None:
         order = np.argsort(kernels.start_us, kind="stable")
         self.path = path
         self.rank = rank
@@ -190,6 +192,9 @@ class Trace:
         self.shapes = shapes
         self.stacks = stacks
         self._decoded: dict[int, KernelName] = {}
+        #: What the loader left out, repaired or could not keep, one line each; every trace command
+        #: shows these with its notes (issue 10: such events made totals silently wrong).
+        self.load_notes = load_notes
 
     def __repr__(self) -> str:
         return f"Trace({str(self.path)!r}, kernels={len(self.kernels)}, events={self.event_total})"
@@ -302,6 +307,10 @@ class Trace:
         """Load every ``python_function`` event (re-reading the file once) if not loaded yet."""
         if self.stacks:
             return
+        if not self.path.is_file():
+            raise TraceError(f"{self.path} is not a regular file (a pipe?) and cannot be read twice; its Python "
+                             "stacks are read in the first pass only when asked for (load_trace(..., stacks=True)), "
+                             "or save the trace to a file first")
         from bench_kernel.trace._load import load_trace
 
         full = load_trace(self.path, self.rank, stacks=True)
