@@ -157,3 +157,18 @@ def test_roofline_needs_a_gpu_or_a_device(run_cli, tmp_path):
     assert "--roofline needs a GPU to detect, or --device NAME" in r.stderr
     r = run_cli("run", f"{t}:cases", "--roofline", "--device", "H2000")
     assert r.exit_code == 1 and "H2000" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_a_result_timed_by_graph_alone_is_placed_without_a_launch_floor():
+    # Seen on the H200: methods=("graph", "kernel") left events out, and every such case got
+    # "roofline: events_us and graph_us go together" instead of a placement.
+    from bench_kernel.hardware import get_device
+    from bench_kernel.measure import BenchResult, Measurement, Samples
+    from bench_kernel.orchestrate import CaseWork, place
+
+    graph = Measurement("graph", Samples.of([100.0, 101.0, 99.0]))
+    result = BenchResult(name="mm", measurements={"graph": graph}, flops=2e11, bytes=1e8)
+    case = Case(fn=torch.matmul, flops=2e11, bytes=1e8)
+    placed = place(result, get_device("H200"), CaseWork(case, "bf16", "params", "case", "case"))
+    assert placed.roofline is not None and not any(n.startswith("roofline:") for n in placed.notes)
+    assert placed.roofline.time_us == 100.0 and placed.roofline.launch_us is None

@@ -121,7 +121,8 @@ def cases():
         print("fn says hi")
         os.write(1, b"C-level write to fd 1\\n")  # what a C extension's printf does
         return x + 1
-    return {"name": "p", "fn": fn, "make_inputs": lambda: (torch.ones(8),), "reference": lambda x: x + 1}
+    dev = "cuda" if torch.cuda.is_available() else "cpu"  # source-trace needs a kernel on a GPU
+    return {"name": "p", "fn": fn, "make_inputs": lambda: (torch.ones(8, device=dev),), "reference": lambda x: x + 1}
 """
 
 

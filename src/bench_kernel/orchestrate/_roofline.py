@@ -40,9 +40,13 @@ def place(result: BenchResult, spec: Any, work: CaseWork, *, warm_cache: bool = 
     if t is None or not result.bytes:
         return replace(result, notes=result.notes + ("roofline: no time or no bytes to place",))
     method = result.primary_method
+    # The launch floor needs the same call timed both ways; with one of the two methods only, none.
+    ev, gr = result.median_us("events"), result.median_us("graph")
+    if ev is None or gr is None:
+        ev = gr = None
     try:
         r = analyze(result.flops or 0.0, result.bytes, t, device=spec, dtype=work.dtype, name=result.name,
-                    events_us=result.median_us("events"), graph_us=result.median_us("graph"),
+                    events_us=ev, graph_us=gr,
                     timed_with=method if method in ("graph", "events") else "graph")
     except (DeviceError, UsageError) as e:  # UsageError: a dtype without a peak rate (int32, ...)
         return replace(result, notes=result.notes + (f"roofline: {e}",))
