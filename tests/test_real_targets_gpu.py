@@ -122,6 +122,10 @@ def test_profile_records_a_trace_ops_can_read(target, run_cli, tmp_path):
         r = run_cli("profile", str(REAL / target), "--case", case.label, "--steps", "2", "-o", str(out))
         assert r.exit_code == 0, r.stderr
         report = ops(load_trace(out, shapes=True))
-        assert report.rows and report.total_kernel_us > 0 and report.device is not None
+        assert report.total_kernel_us > 0 and report.device is not None
+        if case.label == "triton_matmul_autotuned":  # a direct Triton launch: no op, said so
+            assert report.unlinked_kernels > 0 and any("have no op in the trace" in n for n in report.notes)
+        else:
+            assert report.rows
         if case.label.startswith("sdpa"):  # the attention op is counted from the trace too
             assert any(r.formula == "attention" and r.flops for r in report.rows), [r.op for r in report.rows]

@@ -151,3 +151,21 @@ def test_a_capture_for_a_trace_without_graph_replays_is_not_used(run_cli, tmp_pa
     cap = _trace(tmp_path / "cap.json", [_mm([[4, 8], [8, 2]])])
     _, data = _rows(run_cli, path, "--capture", str(cap))
     assert "--capture cap.json is not used: no kernel of t.json was replayed from a CUDA/HIP graph" in data["notes"]
+
+
+def test_kernels_launched_by_no_op_are_said_not_refused(run_cli, tmp_path):
+    # What `bench-kernel profile` records for a Triton matmul on an H200: shapes recorded (every op
+    # has its Input Dims, empty for aten::empty), but the kernel's launch sits under no op.
+    path = _trace(tmp_path / "t.json", [{"name": "aten::empty", "Input Dims": [[], [], []], "Input type": ["", "", ""]}])
+    doc = json.loads(path.read_text())
+    for e in doc["traceEvents"]:
+        if e["cat"] == "kernel":  # a second kernel that no launch links to an op
+            doc["traceEvents"].append({**e, "name": "matmul_kernel", "ts": e["ts"] + 100,
+                                       "args": {**e["args"], "External id": 99, "correlation": 5000}})
+            break
+    path.write_text(json.dumps(doc))
+    r = run_cli("ops", str(path), "--device", "H200", "--json")
+    assert r.exit_code == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["unlinked_kernels"] == 1 and report["unlinked_us"] == 10.0
+    assert any(n.startswith("1 kernels (10.0 us) have no op in the trace: launched directly") for n in report["notes"])

@@ -183,8 +183,10 @@ def _collect(trace: Trace, capture: Trace | None) -> tuple[_Calls, float, int, l
 
 
 def _has_shapes(t: Trace) -> bool:
+    # Recorded with record_shapes=True, every op carries its Input Dims, empty lists included
+    # (aten::empty's arguments are sizes, not tensors): the key's presence is what tells.
     dims = t.ops.input_dims
-    return dims is not None and any(isinstance(d, tuple) and any(d) for d in dims)
+    return dims is not None and any(isinstance(d, tuple) for d in dims)
 
 
 def ops(trace: Trace, *, device: str | None = None, by: str = "op", capture: Trace | None = None) -> OpsReport:
@@ -229,7 +231,9 @@ def ops(trace: Trace, *, device: str | None = None, by: str = "op", capture: Tra
     counted = sum(r.counted_us for r in rows)
     assert abs(sum(r.kernel_us for r in rows) + unlinked_us - total) <= 1e-6 * max(total, 1.0)
     if unlinked and capture is None and not trace.graph_launched.any():
-        notes.append(f"{unlinked} kernels ({unlinked_us:.1f} us) have no op in the trace")
+        notes.append(f"{unlinked} kernels ({unlinked_us:.1f} us) have no op in the trace: launched directly "
+                     f"(Triton, custom extensions), they have no recorded shapes to count; "
+                     f"'bench-kernel inventory' lists them")
     uncounted = [r.op for r in rows if r.counted_us == 0]
     if uncounted:
         notes.append(f"no FLOPs/bytes for {len(uncounted)} ops ({', '.join(uncounted[:6])}"
