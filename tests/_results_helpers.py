@@ -20,3 +20,25 @@ def result(name: str, params: dict, samples: list[float], method: str = "host", 
     m = Measurement(method, Samples.of(samples), calls_per_sample=4, stop_reason="precision", wall_s=0.25)
     return BenchResult(name=name, params=dict(params), measurements={method: m},
                        env={"device": "synthetic", "git_commit": "abc"}, **kw)
+
+
+def clocks_around(median_mhz: float, n: int, max_mhz: float = 1980.0) -> tuple[float, ...]:
+    """``n`` SM clock readings in the H200's 15 MHz steps around ``median_mhz`` (none above
+    ``max_mhz``) whose median is ``median_mhz``: the clock wanders a few steps while sampling."""
+    steps = (-30, -15, 0, 15, 30)
+    return tuple(float(min(median_mhz + steps[i % len(steps)], max_mhz)) for i in range(n))
+
+
+def clocked_point(provider: str, params: dict, median_us: float, clock_mhz: float | None, *, seed: int,
+                  method: str = "graph", n: int = 100):
+    """A measured ``PointResult`` of ``n`` GPU-like samples around ``median_us`` (1% spread, so the
+    bootstrap CI is as tight as an H200's) with an SM clock reading per sample around ``clock_mhz``
+    (none when None: the host method, no NVML, a run stored before clocks were)."""
+    from bench_kernel.results import PointResult
+
+    clocks = clocks_around(clock_mhz, n) if clock_mhz is not None else ()
+    m = Measurement(method, Samples.of(gpu_like_samples(seed, n=n, median_us=median_us, sigma=0.01)),
+                    calls_per_sample=20, stop_reason="precision", wall_s=0.5, sm_clock_mhz=clocks)
+    r = BenchResult(name=provider, params=dict(params), measurements={method: m},
+                    env={"device": "NVIDIA H200", "git_commit": "abc"}, correct=True)
+    return PointResult(provider, dict(params), "ok", r)

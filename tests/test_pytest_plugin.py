@@ -186,3 +186,69 @@ def test_a_baseline_that_is_not_there_is_a_usage_error_before_any_test(pytester)
     result = pytester.runpytest("--kernel-bench-baseline", "nope.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: kernel_bench: 'nope.json' is neither a results file nor a stored run*"])
+
+
+#: The inner suite's conftest: ``bench()`` replays what a power-capped H200 recorded for each test
+#: (per-call samples around a median, and the SM clock per sample), so the baseline comparison sees
+#: real records with clocks on a machine without NVML. The plugin's verdict logic runs for real.
+H200_REPLAY = """
+import pytest
+
+import bench_kernel.orchestrate
+from bench_kernel.measure import BenchResult, Measurement, Samples
+
+#: test -> (median us, median SM clock MHz) of this run
+THIS_RUN = {"test_k.py::test_triton": (58.8, 1515.0), "test_k.py::test_torch": (110.0, 1980.0)}
+
+
+def replay(fn, *, name, params, methods, **kw):
+    us, mhz = THIS_RUN[name]
+    samples = [us * (1 + 0.001 * (i % 7 - 3)) for i in range(60)]
+    m = Measurement("host", Samples.of(samples), stop_reason="precision", sm_clock_mhz=(mhz,) * 60)
+    return BenchResult(name=name, params=dict(params), measurements={"host": m}, correct=None)
+
+
+@pytest.fixture(autouse=True)
+def power_capped_h200(monkeypatch):
+    monkeypatch.setattr(bench_kernel.orchestrate, "bench", replay)
+"""
+
+CLOCKED_TESTS = """
+def test_triton(kernel_bench):
+    kernel_bench(lambda: None, methods=("host",))
+
+def test_torch(kernel_bench):
+    kernel_bench(lambda: None, methods=("host",))
+"""
+
+
+def _clocked_baseline(path) -> str:
+    """The baseline run: triton at 51.8 us and 1980 MHz (this run: 58.8 us at 1515, identical code),
+    torch at 100 us and 1980 MHz (this run: 110 us at 1980, a real 10% slowdown)."""
+    import json
+
+    from _results_helpers import clocked_point
+
+    results = [clocked_point(f"test_k.py::test_{name}", {}, us, 1980.0, seed=i, method="host").result.to_dict()
+               for i, (name, us) in enumerate((("triton", 51.8), ("torch", 100.0)))]
+    path.write_text(json.dumps({"results": results}))
+    return str(path)
+
+
+def test_a_slowdown_this_runs_lower_clock_explains_passes_unless_strict(pytester):
+    pytester.makeconftest(H200_REPLAY)
+    pytester.makepyfile(test_k=CLOCKED_TESTS)
+    base = _clocked_baseline(pytester.path / "base.json")
+    result = pytester.runpytest("--kernel-bench-baseline", base)
+    result.assert_outcomes(passed=1, failed=1)  # the real 10% at equal clocks still fails
+    result.stdout.fnmatch_lines(["*test_k.py::test_triton*slower (clock)*",
+                                 "*test_k.py::test_triton: slower (clock): SM clock baseline 1980 MHz, this run "
+                                 "1515 MHz: the lower clock alone can explain it*"])
+    result.stdout.fnmatch_lines(["*kernel_bench: test_k.py::test_torch: slower than the baseline base.json: median "
+                                 "110 µs vs 100 µs (host), ratio 1.10* beyond the 3% threshold"])
+    assert "test_triton: slower than the baseline" not in result.stdout.str()
+    strict = pytester.runpytest("--kernel-bench-baseline", base, "--kernel-bench-strict-clocks")
+    strict.assert_outcomes(failed=2)
+    strict.stdout.fnmatch_lines(["*kernel_bench: test_k.py::test_triton: slower than the baseline base.json: median "
+                                 "58.8 µs vs 51.8* µs (host), ratio 1.13* beyond the 3% threshold; this run at a lower "
+                                 "SM clock (1515 MHz vs the baseline's 1980), counted by --kernel-bench-strict-clocks"])

@@ -310,3 +310,34 @@ def test_compare_with_an_html_path_writes_its_table_with_coloured_verdicts(run_c
     html = out.read_text()
     assert html.count('<span class="verdict verdict-same">same</span>') == 5
     assert html.count('<span class="verdict verdict-slower">slower</span>') == 1
+
+
+def test_a_slowdown_the_lower_clock_explains_is_marked_clock_in_the_report(tmp_path, run_cli):
+    # Two identical GEMM sweeps on a power-capped H200: run 2 sampled at lower SM clocks.
+    from _results_helpers import clocked_point
+    from bench_kernel.results import open_store
+
+    db = tmp_path / "r.db"
+    runs = [{"torch": (50.0, 1980), "triton": (51.8, 1980)}, {"torch": (50.2, 1980), "triton": (58.8, 1515)}]
+    with open_store(db) as store:
+        for i, points in enumerate(runs):
+            run = store.start_run(kind="sweep", name="sweep_gemm.py:sweep", config={"providers": ["torch", "triton"]},
+                                  env={"device": "NVIDIA H200"})
+            for j, (provider, (us, mhz)) in enumerate(points.items()):
+                store.save_result(run.id, clocked_point(provider, {"M": 1024}, us, mhz, seed=10 * i + j).result)
+            store.finish_run(run.id)
+    html = render_report(load_inputs(["1", "2"], db_path=str(db)), generated_at=WHEN)
+    section = html[html.index('id="comparison"'):]
+    badges = re.findall(r'<span class="([^"]+)"(?: title="([^"]*)")?>([^<]+)</span>', section)
+    assert badges == [("verdict verdict-same", "", "same"),
+                      ("verdict verdict-slower verdict-clock",
+                       "SM clock A 1980 MHz, B 1515 MHz: the lower clock alone can explain this", "slower (clock)")]
+    assert "<li>triton M=1024: slower (clock): SM clock A 1980 MHz, B 1515 MHz (clock ratio 1.307, time ratio" in section
+    assert ".verdict-clock {" in html  # styled apart from a regression's red
+    # Run 2's own pivot and fastest-provider tables say its points ran at very different clocks.
+    spread = ("SM clock: 1 of 2 points ran more than 10% below this run&#x27;s highest median clock (1980 MHz; "
+              "lowest 1515 MHz): triton M=1024; ")
+    assert html.count(spread) == 2 and html.count("SM clock: ") == 2
+    out = tmp_path / "cmp.html"
+    assert run_cli("compare", "1", "2", "--db", str(db), "-o", str(out)).exit_code == 0  # not a regression
+    assert out.read_text().count('class="verdict verdict-slower verdict-clock"') == 1

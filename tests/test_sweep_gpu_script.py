@@ -40,7 +40,7 @@ def test_report_script(tmp_path):
     _fill(db)
     out = tmp_path / "out"
     subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gpu" / "sweep_gemm_report.py"), "--db", str(db),
-                    "--multi", "4", "--exit", "same=0", "slow=1", "reverse=0", "multi=0", "--out", str(out)],
+                    "--multi", "4", "--exit", "same=0", "strict=0", "slow=1", "reverse=0", "multi=0", "--out", str(out)],
                    check=True, capture_output=True)
     data = json.loads((out / "sweep-gemm.json").read_text())
     verdicts = {k: [(p["provider"], p["verdict"]) for p in v["points"]] for k, v in data["compare"].items()}
@@ -51,5 +51,7 @@ def test_report_script(tmp_path):
     assert sorted(data["multi"]["points_by_gpu"]) == ["gpu:0", "gpu:1"]
     text = (out / "sweep-gemm.md").read_text()
     assert "`bench-kernel compare` exit status: 1" in text and "speed-up 1.90x on 2 GPUs" in text
+    # No clocks in these runs: nothing is marked (clock), and the strict exit is reported as given.
+    assert "With `--strict-clocks` (a clock-limited slowdown counts): exit status 0; 0 point(s) marked (clock)." in text
     assert "| M | torch time | torch TFLOP/s | triton time | triton TFLOP/s | triton vs torch | best |" in text
     assert data["overhead"]["points"] == 4 and data["overhead"]["mean_point_wall_s"] == 1.0

@@ -6,8 +6,8 @@
 # 1. bench-kernel sweep examples/sweep_gemm.py --best --plot   (run 1: torch vs 3 Triton tiles)
 # 2. the same sweep again                                      (run 2)
 # 3. SWEEP_GEMM_SLOW=torch: torch made ~10% slower             (run 3)
-# 4. compare 1 2 (must be all "same", exit 0), compare 2 3 (must catch torch, exit 1),
-#    compare 3 2 (faster, exit 0)
+# 4. compare 1 2 (must be "same" or "(clock)" everywhere, exit 0; with --strict-clocks the clock-
+#    limited slowdowns count), compare 2 3 (must catch torch, exit 1), compare 3 2 (faster, exit 0)
 # 5. with 2+ GPUs: --gpus all (run 4), compare 1 4, and the wall-time speed-up (issue 15)
 # Writes into $OUT: sweep-gemm.md and sweep-gemm.json (-> benchmarks/results/sweep-gemm-h200.md
 # and .json), sweep-gemm-h200.png (the plot), results.db (every run, raw samples), log.txt.
@@ -36,9 +36,10 @@ SWEEP_GEMM_SLOW=torch timeout $T $BK sweep $SPEC $ARGS >> "$LOG" 2>&1
 echo "exit $?" >> "$LOG"
 step "compare"
 $BK compare 1 2 >> "$LOG" 2>&1; SAME=$?
+$BK compare 1 2 --strict-clocks >> "$LOG" 2>&1; STRICT=$?
 $BK compare 2 3 >> "$LOG" 2>&1; SLOW=$?
 $BK compare 3 2 >> "$LOG" 2>&1; BACK=$?
-echo "compare exit: same=$SAME slow=$SLOW reverse=$BACK" | tee -a "$LOG"
+echo "compare exit: same=$SAME strict=$STRICT slow=$SLOW reverse=$BACK" | tee -a "$LOG"
 MULTI_ARGS=()
 NGPU=$(nvidia-smi -L 2>/dev/null | wc -l)
 if [ "${NGPU:-0}" -ge 2 ]; then
@@ -51,7 +52,7 @@ if [ "${NGPU:-0}" -ge 2 ]; then
 fi
 step "report"
 python3 benchmarks/gpu/sweep_gemm_report.py --db "$BENCH_KERNEL_DB" --first 1 --second 2 --slow 3 \
-  "${MULTI_ARGS[@]}" --exit same=$SAME slow=$SLOW reverse=$BACK ${EXTRA:-} --out "$OUT" > /dev/null 2>> "$LOG"
+  "${MULTI_ARGS[@]}" --exit same=$SAME strict=$STRICT slow=$SLOW reverse=$BACK ${EXTRA:-} --out "$OUT" > /dev/null 2>> "$LOG"
 echo "report exit $?" | tee -a "$LOG"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv >> "$LOG" 2>&1
 cp "$BENCH_KERNEL_DB" "$OUT/results.db"

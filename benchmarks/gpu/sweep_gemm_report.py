@@ -1,10 +1,11 @@
 """Write the GEMM sweep results (issue 11, and issue 15 with --multi) from the results database.
 
     python benchmarks/gpu/sweep_gemm_report.py --db DB --first 1 --second 2 --slow 3 \
-        [--multi 4] [--exit same=0 slow=1 reverse=0 multi=0] --out DIR
+        [--multi 4] [--exit same=0 strict=0 slow=1 reverse=0 multi=0] --out DIR
 
 Writes DIR/sweep-gemm.md (the sweep table and the fastest provider per point of the first run,
-the wall time of every run, ``compare`` first->second (must be all "same"), second->slow (must
+the wall time of every run, ``compare`` first->second (must be "same", or "(clock)" where the
+lower SM clock explains a difference; ``strict`` is its exit with --strict-clocks), second->slow (must
 catch the slowed provider) and back, the sweep's own overhead, and with --multi the --gpus run:
 which GPU ran each point, its compare against the first run and the wall-time speed-up) and
 DIR/sweep-gemm.json (every figure above, raw). ``benchmarks/gpu/sweep_gemm.sh`` runs it.
@@ -47,14 +48,15 @@ def build(db: str, first: int, second: int, slow: int, multi: int | None, exits:
              f"Made by `bash benchmarks/gpu/sweep_gemm.sh` (command of run {first}: "
              f"`{' '.join(r1.command)}`).", ""]
     lines += [to_markdown(sweep_table(r1, points[first], best_per_point(points[first]))), ""]
-    lines += [to_markdown(best_table(r1, best_per_point(points[first]))), ""]
+    lines += [to_markdown(best_table(r1, best_per_point(points[first]), points[first])), ""]
     lines += ["## Runs", "", "| run | what | points | wall s |", "|---:|---|---:|---:|"]
     what = {first: "the sweep", second: "the same sweep again", slow: "SWEEP_GEMM_SLOW=torch (a spin of 10% of each call after it)",
             multi: "--gpus all"}
     for i, r in runs.items():
         lines.append(f"| {i} | {what[i]} | {r.n_points}/{r.total_points} | {r.wall_s:.1f} |")
     lines.append("")
-    titles = {"same": f"Run {first} -> run {second} (identical: must be all 'same', exit 0)",
+    titles = {"same": f"Run {first} -> run {second} (identical: must be 'same', or marked '(clock)' where the "
+                      f"lower SM clock explains it, exit 0)",
               "slow": f"Run {second} -> run {slow} (torch slowed by ~10%: must say slower, exit 1)",
               "reverse": f"Run {slow} -> run {second} (the way back: faster, exit 0)",
               "multi": f"Run {first} (one GPU) -> run {multi} (--gpus all): must be all 'same'"}
@@ -62,6 +64,9 @@ def build(db: str, first: int, second: int, slow: int, multi: int | None, exits:
         code = exits.get(key)
         lines += [f"## {titles[key]}", "", f"`bench-kernel compare` exit status: {code}" if code is not None else "",
                   "", to_markdown(comparison_table(rc)), ""]
+        if key == "same" and exits.get("strict") is not None:
+            lines += [f"With `--strict-clocks` (a clock-limited slowdown counts): exit status {exits['strict']}; "
+                      f"{len(rc.clock_limited)} point(s) marked (clock).", ""]
     lines += ["## The sweep's own overhead", "",
               f"Per point of run {first}: {overhead['mean_point_wall_s']:.3f} s wall in the worker, of which "
               f"{overhead['mean_timed_loops_s']:.3f} s in the timed loops and "

@@ -182,6 +182,32 @@ def test_compare_bad_references(tmp_path, run_cli, spec):
               "--threshold must be a fraction in [0, 1) (0.03 = 3%), got 5.0")
 
 
+def test_compare_strict_clocks_takes_no_value(tmp_path, run_cli):
+    _one_line(run_cli("compare", "1", "2", "--db", str(tmp_path / "r.db"), "--strict-clocks=yes"), 2,
+              "Option '--strict-clocks' does not take a value.")
+
+
+@pytest.mark.parametrize("clocks,shown", [
+    ('"fast"', "sm_clock_mhz must be a list of MHz readings, got 'fast'"),
+    ("[1980, -1515]", "sm_clock_mhz holds -1515: a reading is a number of MHz (>= 0), or null"),
+    ('[1980, "1515"]', "sm_clock_mhz holds '1515': a reading is a number of MHz (>= 0), or null"),
+    ("[1980, Infinity]", "sm_clock_mhz holds inf: a reading is a number of MHz (>= 0), or null"),
+    ("[1980, true]", "sm_clock_mhz holds True: a reading is a number of MHz (>= 0), or null"),
+])
+def test_compare_results_file_with_clocks_that_are_not_clocks(tmp_path, run_cli, clocks, shown):
+    # A clock that is not one would make a verdict 'clock-limited' on a wrong number: refused.
+    from _results_helpers import clocked_point
+
+    result = clocked_point("k", {"M": 1}, 10.0, 1980, seed=0, n=6).result.to_dict()
+    result["measurements"]["graph"]["sm_clock_mhz"] = "CLOCKS"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"results": [result]}).replace('"CLOCKS"', clocks))  # raw JSON: Infinity too
+    for flags in ((), ("--strict-clocks",)):
+        _one_line(run_cli("compare", str(bad), str(bad), *flags), 1,
+                  f"{str(bad)!r} is not a bench-kernel results file (ValueError: {shown}); expected the --json "
+                  f"output of 'bench-kernel run' or 'bench-kernel sweep'")
+
+
 @pytest.mark.parametrize("args,message", [
     (["--name", "x", "--where", "M"], "--where 'M': expected AXIS=VALUE, e.g. M=1024"),
     (["--plot", "h.png"], "--where and --plot need --name PATTERN"),

@@ -18,14 +18,19 @@ __all__ = ["command"]
               help="Relative difference below which points are 'same' even when significant.")
 @click.option("-m", "--method", default=None, type=click.Choice(["graph", "events", "kernel", "host"]),
               help="Compare this method's samples (default: A's primary method at each point).")
+@click.option("--strict-clocks", is_flag=True,
+              help="Count a slowdown that B's lower SM clock can explain ('slower (clock)') as a regression too.")
 @output_options()
-def command(a: str, b: str, db_path: str | None, threshold: float, method: str | None, output: Output) -> int:
+def command(a: str, b: str, db_path: str | None, threshold: float, method: str | None, strict_clocks: bool,
+            output: Output) -> int:
     """Compare B against A: stored runs (12, latest, latest~1), --json result files, or one
     provider of either (12:torch 12:triton).
 
     Per matched point: both medians, B/A, a 95% bootstrap CI of that ratio from the stored
     samples and a verdict (faster, slower, same). Exit status 1 when B is significantly slower
-    than A anywhere (beyond --threshold), so CI jobs can gate on it.
+    than A anywhere (beyond --threshold), so CI jobs can gate on it. Where both sides recorded SM
+    clocks and B's was lower by enough to explain the slowdown, the verdict reads 'slower (clock)'
+    and does not count unless --strict-clocks.
     """
     from bench_kernel.report import comparison_table
     from bench_kernel.results import compare_points, open_store, resolve_ref
@@ -47,7 +52,8 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
     if (side_a.provider is None) != (side_b.provider is None):
         raise UsageError("give a provider on both sides (12:torch 12:triton) or on neither")
     rc = compare_points(side_a.points, side_b.points, threshold=threshold, method=method,
-                        by_provider=side_a.provider is None, a_label=side_a.label, b_label=side_b.label)
+                        by_provider=side_a.provider is None, a_label=side_a.label, b_label=side_b.label,
+                        strict_clocks=strict_clocks)
     emit(output, data=rc.to_dict(), tables=comparison_table(rc))
     slower = rc.regressions
     if slower:

@@ -79,7 +79,7 @@ def command(spec: str, db_path: str | None, resume: str | None, providers: tuple
     best = result.best()
     tables = [sweep_table(result.run, result.points, best)]
     if show_best:
-        tables.append(best_table(result.run, best))
+        tables.append(best_table(result.run, best, result.points))
     if plot_path:
         written = plot_sweep(result.run, result.points, x_axis, plot_path)
         err.print(f"plot: {written}", highlight=False, markup=False, soft_wrap=True)

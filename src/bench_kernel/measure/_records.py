@@ -82,7 +82,26 @@ class Measurement:
         return cls(method=d["method"], samples=Samples.of(d.get("samples_us") or ()),
                    calls_per_sample=int(d.get("calls_per_sample", 1)), cache=d.get("cache", "cold"),
                    stop_reason=d.get("stop_reason"), wall_s=float(d.get("wall_s") or 0.0),
-                   notes=tuple(d.get("notes") or ()), error=d.get("error"))
+                   notes=tuple(d.get("notes") or ()), error=d.get("error"),
+                   sm_clock_mhz=_clocks(d.get("sm_clock_mhz") or ()))
+
+
+def _clocks(values: Any) -> tuple[float | None, ...]:
+    """Stored SM clock readings read back: each a number of MHz, or None (unreadable; 0 is read
+    the same way where they are used, as NVML has no clock 0).
+
+    Anything else (a word, a negative or infinite clock) is a ValueError naming the value: a
+    comparison that weighs clocks must never weigh a wrong one (``results.compare``).
+    """
+    if isinstance(values, (str, bytes, dict)):
+        raise ValueError(f"sm_clock_mhz must be a list of MHz readings, got {values!r}")
+    out = []
+    for v in values:
+        ok = v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < math.inf)
+        if not ok:
+            raise ValueError(f"sm_clock_mhz holds {v!r}: a reading is a number of MHz (>= 0), or null")
+        out.append(None if v is None else float(v))
+    return tuple(out)
 
 
 @dataclass(frozen=True)

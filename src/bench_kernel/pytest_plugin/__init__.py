@@ -6,7 +6,9 @@
 
 Options: ``--kernel-bench-baseline RUN|FILE`` compares every measurement with the same point of
 a stored run (an id, ``latest``) or a ``--json`` results file, with ``compare``'s statistics; a
-significant regression fails the test with both medians, the ratio and its CI.
+significant regression fails the test with both medians, the ratio and its CI; one that this
+run's lower SM clock can explain (``compare``'s ``slower (clock)``) passes unless
+``--kernel-bench-strict-clocks``.
 ``--kernel-bench-save`` stores the session's measurements as a new run (``--kernel-bench-db``
 picks the database). A table of every measurement ends the session.
 
@@ -37,6 +39,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "$BENCH_KERNEL_DB or the user data dir).")
     group.addoption("--kernel-bench-threshold", type=float, default=0.03, metavar="FRACTION",
                     help="A slowdown within this fraction is never a regression (default 0.03 = 3%%).")
+    group.addoption("--kernel-bench-strict-clocks", action="store_true", default=False,
+                    help="Fail a slowdown that this run's lower SM clock can explain too (by default it passes, "
+                         "marked 'slower (clock)').")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -47,6 +52,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_STATE] = SessionState(baseline_ref=config.getoption("kernel_bench_baseline"),
                                         save=config.getoption("kernel_bench_save"),
                                         db_path=config.getoption("kernel_bench_db"), threshold=threshold,
+                                        strict_clocks=config.getoption("kernel_bench_strict_clocks"),
                                         run_name=f"pytest {config.rootpath.name}",
                                         command=("pytest", *config.invocation_params.args))
 

@@ -65,6 +65,8 @@ class SessionState:
     save: bool = False
     db_path: str | None = None
     threshold: float = 0.03
+    #: fail a slowdown that this run's lower SM clock explains too (``--kernel-bench-strict-clocks``)
+    strict_clocks: bool = False
     records: list[tuple[str, KernelBenchResult]] = field(default_factory=list)  # (nodeid, result)
     #: the baseline's points (``bench_kernel.results.PointSet``), resolved when the session starts
     baseline: Any = None
@@ -187,11 +189,13 @@ class KernelBench:
         record = KernelBenchResult(name, params, result, comparison, why)
         self._state.records.append((self._nodeid, record))
         self._state.store_result(result)  # stored before a regression fails the test: it is data too
-        if comparison is not None and comparison.verdict == "slower":
+        if comparison is not None and comparison.is_regression(self._state.strict_clocks):
             c = comparison
+            clock = (f"; this run at a lower SM clock ({c.clock_b_mhz:.0f} MHz vs the baseline's {c.clock_a_mhz:.0f}), "
+                     f"counted by --kernel-bench-strict-clocks" if c.clock_limited else "")
             pytest.fail(f"kernel_bench: {name}: slower than the baseline {self._state.baseline.label}: median "
                         f"{_us(c.b_median_us)} vs {_us(c.a_median_us)} ({record.method}), ratio {c.ratio:.3f} "
-                        f"(95% CI {c.ci95_low:.3f}-{c.ci95_high:.3f}), beyond the {c.threshold:.0%} threshold",
+                        f"(95% CI {c.ci95_low:.3f}-{c.ci95_high:.3f}), beyond the {c.threshold:.0%} threshold{clock}",
                         pytrace=False)
         return record
 

@@ -36,13 +36,17 @@ def summary_table(records: Sequence[tuple[str, KernelBenchResult]], baseline: st
         c = r.comparison
         if c is not None:
             ci = "" if c.note else f" ({c.ci95_low:.2f}–{c.ci95_high:.2f})"
-            row.update(base_us=c.a_median_us, ratio=f"{c.ratio:.2f}x{ci}", verdict=c.verdict)
+            row.update(base_us=c.a_median_us, ratio=f"{c.ratio:.2f}x{ci}",
+                       verdict=f"{c.verdict} (clock)" if c.clock_limited else c.verdict)
         elif baseline:
             row.update(verdict=r.baseline_note or "-")
         rows.append(row)
     if baseline:
         notes = [f"baseline {baseline}: ratio = this median / the baseline's, 95% CI by bootstrap (the "
                  f"statistics of 'bench-kernel compare')"]
+        notes += [f"{r.name}: {r.comparison.verdict} (clock): SM clock baseline {r.comparison.clock_a_mhz:.0f} MHz, "
+                  f"this run {r.comparison.clock_b_mhz:.0f} MHz: the lower clock alone can explain it"
+                  for _, r in records if r.comparison is not None and r.comparison.clock_limited]
     else:
         notes = ["median: the primary method's; ±CI: half-width of its 95% confidence interval"]
     return Table(cols, rows, title=f"kernel_bench: {len(records)} measurement(s)", notes=notes)

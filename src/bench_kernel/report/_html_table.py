@@ -35,11 +35,15 @@ def _text_cell(text: str, full: str | None) -> Markup:
     return el("td", {"class": "name nowrap" if len(shown) <= _NOWRAP_CHARS else "name", "title": title}, shown)
 
 
-def verdict_badge(verdict: str) -> Markup:
-    """A coloured pill for ``faster``/``slower``/``same`` (text stays, so it prints in grey too)."""
+def verdict_badge(verdict: str, clocks: str | None = None) -> Markup:
+    """A coloured pill for ``faster``/``slower``/``same`` (text stays, so it prints in grey too);
+    a clock-limited one (``slower (clock)``) in amber, with both SM clocks (``clocks``) on hover."""
     word = verdict.split()[0] if verdict else ""
     cls = f"verdict verdict-{word}" if word in VERDICTS else "verdict"
-    return el("span", {"class": cls}, verdict)
+    if verdict.endswith("(clock)"):
+        cls += " verdict-clock"
+    title = f"SM clock {clocks}: the lower clock alone can explain this" if clocks else None
+    return el("span", {"class": cls, "title": title}, verdict)
 
 
 def html_table(table: Table, *, hover: Mapping[str, str] | None = None,

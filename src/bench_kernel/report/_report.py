@@ -89,7 +89,7 @@ def render_report(inputs: Sequence[ResultsInput | TraceInput], *, title: str | N
 def _verdicts(table: Table) -> dict[str, Any]:
     """A ``verdict`` column (``compare``) is drawn as coloured badges."""
     if any(c.key == "verdict" for c in table.columns):
-        return {"verdict": lambda row: verdict_badge(str(row.get("verdict") or ""))}
+        return {"verdict": lambda row: verdict_badge(str(row.get("verdict") or ""), row.get("clocks"))}
     return {}
 
 

@@ -36,7 +36,7 @@ def sweep_tables(inp: ResultsInput) -> Markup:
     best = best_per_point(inp.points)
     parts = [html_table(sweep_table(inp.run, inp.points, best))]
     if best:
-        parts.append(html_table(best_table(inp.run, best)))
+        parts.append(html_table(best_table(inp.run, best, inp.points)))
     return join(parts)
 
 
@@ -65,7 +65,7 @@ def sweep_plots(inputs: Sequence[ResultsInput], start: int = 0) -> tuple[list[Ma
 
 
 def _badge(row: dict[str, Any]) -> Markup:
-    return verdict_badge(str(row.get("verdict") or ""))
+    return verdict_badge(str(row.get("verdict") or ""), row.get("clocks"))
 
 
 def comparison_section(inputs: Sequence[ResultsInput], threshold: float) -> Markup | None:
@@ -77,7 +77,8 @@ def comparison_section(inputs: Sequence[ResultsInput], threshold: float) -> Mark
         return None
     a = inputs[0]
     parts: list[Any] = [el("p", None, f"A = {a.label}; each later input is B. A verdict is slower or faster only "
-                                      f"when B / A is beyond {threshold:.0%} and its 95% CI excludes 1.")]
+                                      f"when B / A is beyond {threshold:.0%} and its 95% CI excludes 1; marked (clock) "
+                                      f"where the slower side's lower SM clock alone can explain it.")]
     for b in inputs[1:]:
         by_provider = not (a.provider and b.provider)  # two providers of runs: match on the point alone
         rc = compare_points(a.points, b.points, threshold=threshold, by_provider=by_provider,

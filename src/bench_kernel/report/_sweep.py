@@ -67,6 +67,20 @@ def _where(p: PointResult, axes: Sequence[str]) -> str:
     return " ".join(f"{k}={p.params.get(k)}" for k in axes)
 
 
+def clock_note(points: Sequence[PointResult], consequence: str) -> str | None:
+    """A note when some points ran at an SM clock >10% below the run's highest (``clock_spread``):
+    how many, a few of them, and ``consequence`` (what it does to the table); None otherwise."""
+    from bench_kernel.results import clock_spread
+
+    spread = clock_spread(points)
+    if spread is None or not spread.below:
+        return None
+    shown = ", ".join(spread.below[:3]) + (f" and {len(spread.below) - 3} more" if len(spread.below) > 3 else "")
+    return (f"SM clock: {len(spread.below)} of {spread.clocked} points ran more than {spread.fraction:.0%} below "
+            f"this run's highest median clock ({spread.max_mhz:.0f} MHz; lowest {spread.min_mhz:.0f} MHz): "
+            f"{shown}; {consequence}; --steady holds each point's load until the clock settles")
+
+
 def sweep_table(run: RunInfo, points: Sequence[PointResult], best: Sequence[Best] = ()) -> Table:
     """A row per point, per provider its time, throughput and speedup over the baseline; the
     best provider last. Unmeasured cells say why (``unsupported``, ``WRONG``, ``error``)."""
@@ -128,14 +142,18 @@ def sweep_table(run: RunInfo, points: Sequence[PointResult], best: Sequence[Best
     for (name, status, error), where in untimed.items():
         at = "every point" if len(where) == len(seen) else ", ".join(w or "the point" for w in where)
         notes.append(f"{name}: {status} at {at}" + (f": {error}" if error else ""))
+    clocks = clock_note(points, "a compute-bound kernel's time follows the clock, so their times are not "
+                                "comparable with the others'")
+    notes += [clocks] if clocks else []
     # A provider never timed has no speedup to show.
     timed = {p.provider for p in points if p.status == "ok"}
     cols = [c for c in cols if not (c.key.endswith(":speedup") and c.key[:-len(":speedup")] not in timed)]
     return Table(cols, rows, title=_title("sweep", run, fixed), notes=notes)
 
 
-def best_table(run: RunInfo, best: Sequence[Best]) -> Table:
-    """Per point: the fastest provider, its time, the runner-up and whether the margin is significant."""
+def best_table(run: RunInfo, best: Sequence[Best], points: Sequence[PointResult] = ()) -> Table:
+    """Per point: the fastest provider, its time, the runner-up and whether the margin is significant;
+    with the sweep's ``points``, a note when they ran at very different SM clocks."""
     varying, fixed = _split_axes(_axes(run, [b.params for b in best]))
     cols = [Column(f"axis:{a}", a, "text", justify="right") for a in varying]
     cols += [Column("provider", "fastest"), Column("median_us", "time", "duration_us"),
@@ -150,6 +168,8 @@ def best_table(run: RunInfo, best: Sequence[Best]) -> Table:
         rows.append(row)
     notes = ["margin = runner-up time / fastest time - 1; significant: the 95% bootstrap CI of that "
              "ratio lies above 1 (see 'bench-kernel compare')"]
+    clocks = clock_note(points, "a provider that ran at a higher clock can look fastest for that alone")
+    notes += [clocks] if clocks else []
     return Table(cols, rows, title=_title("fastest per point:", run, fixed), notes=notes)
 
 

@@ -23,22 +23,28 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
     ``provider, params, status ("ok"|"mismatch"|"unsupported"|"error"), result (BenchResult with
     raw samples), error, worker ("main"|"host:N"|"gpu:N"|"ray:..."), wall_s, run_id, finished_at,
     roofline (dict)``; ``median_us`` is the primary method's median.
-``compare(a_samples, b_samples, threshold=0.03) -> Comparison``
+``compare(a_samples, b_samples, threshold=0.03, *, a_clocks_mhz=(), b_clocks_mhz=()) -> Comparison``
     ``a_median_us, b_median_us, ratio`` (B/A, >1 = B slower), ``ci95_low, ci95_high`` (percentile
     bootstrap of the ratio of medians, 2,000 resamples, fixed seed: see ``_compare``'s docstring
-    for why), ``verdict`` ("faster"|"slower"|"same"), ``significant``, ``describe()``.
-``compare_points(a_points, b_points, threshold=, method=, by_provider=) -> ResultsComparison``
+    for why), ``verdict`` ("faster"|"slower"|"same"), ``significant``, ``describe()``;
+    ``clock_a_mhz, clock_b_mhz`` (median SM clocks, None without readings), ``clock_limited``
+    (the slower side's lower clock can explain the verdict) and ``is_regression(strict_clocks)``.
+``compare_points(a_points, b_points, threshold=, method=, by_provider=, strict_clocks=) -> ResultsComparison``
     ``rows`` (MatchedPoint: provider, params, method, comparison), ``unmatched`` (with reasons),
-    ``regressions``. ``best_per_point(points) -> list[Best]`` (fastest, runner-up, margin,
-    significant). ``load_results_file(path)`` reads ``run --json`` / ``sweep --json`` output
+    ``regressions`` (clock-limited ones only with ``strict_clocks``), ``clock_limited``.
+    ``best_per_point(points) -> list[Best]`` (fastest, runner-up, margin, significant).
+    ``load_results_file(path)`` reads ``run --json`` / ``sweep --json`` output
     (``points_from_output(data, where)`` the same output already parsed);
     ``resolve_ref("12" | "latest" | "file.json" | "12:torch", open_db) -> PointSet`` names a side.
+``clock_spread(points) -> ClockSpread | None``: the points' median SM clocks, and which ran more
+    than 10% below the run's highest (``median_clock_mhz``, ``point_clock_mhz`` read them).
 ``Recorder(store, name=, config=, env=, source=)`` records results that are not a sweep (``run
     --save``, a pytest session) as one run: ``save(BenchResult)``, ``save_error(...)``, ``finish()``.
 ``provenance(path) -> Provenance`` (sha256, git commit, dirty flag of the file's repository).
 """
 
-from bench_kernel.results._compare import DEFAULT_THRESHOLD, Comparison, compare
+from bench_kernel.results._clocks import CLOCK_SPREAD, ClockSpread, clock_spread, median_clock_mhz, point_clock_mhz
+from bench_kernel.results._compare import DEFAULT_THRESHOLD, Comparison, clock_explains, compare
 from bench_kernel.results._files import load_results_file, points_from_output
 from bench_kernel.results._match import (
     Best,
@@ -57,9 +63,11 @@ from bench_kernel.results._schema import SCHEMA, SCHEMA_V1, SCHEMA_VERSION
 from bench_kernel.results._store import Store, open_store
 
 __all__ = [
-    "DB_ENV", "DEFAULT_THRESHOLD", "POINT_STATUSES", "SCHEMA", "SCHEMA_V1", "SCHEMA_VERSION",
-    "Best", "Comparison", "MatchedPoint", "PointResult", "PointSet", "Provenance", "Recorder", "ResultsComparison", "RunInfo",
-    "Store", "Unmatched", "best_per_point", "compare", "compare_points", "default_db_path",
+    "CLOCK_SPREAD", "DB_ENV", "DEFAULT_THRESHOLD", "POINT_STATUSES", "SCHEMA", "SCHEMA_V1", "SCHEMA_VERSION",
+    "Best", "ClockSpread", "Comparison", "MatchedPoint", "PointResult", "PointSet", "Provenance", "Recorder",
+    "ResultsComparison", "RunInfo",
+    "Store", "Unmatched", "best_per_point", "clock_explains", "clock_spread", "compare", "compare_points",
+    "default_db_path", "median_clock_mhz", "point_clock_mhz",
     "file_sha256", "load_results_file", "open_store", "params_key", "points_from_output", "provenance", "resolve_db_path", "resolve_ref",
     "status_of",
 ]

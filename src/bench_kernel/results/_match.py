@@ -50,10 +50,18 @@ class ResultsComparison:
     threshold: float
     rows: tuple[MatchedPoint, ...]
     unmatched: tuple[Unmatched, ...]
+    #: count a slowdown that A's higher SM clock explains as a regression too (``--strict-clocks``)
+    strict_clocks: bool = False
 
     @property
     def regressions(self) -> list[MatchedPoint]:
-        return [r for r in self.rows if r.comparison.verdict == "slower"]
+        """Significant slowdowns; clock-limited ones only with ``strict_clocks``."""
+        return [r for r in self.rows if r.comparison.is_regression(self.strict_clocks)]
+
+    @property
+    def clock_limited(self) -> list[MatchedPoint]:
+        """Slower/faster verdicts the slower side's lower SM clock can explain (``_compare``)."""
+        return [r for r in self.rows if r.comparison.clock_limited]
 
     def counts(self) -> dict[str, int]:
         out = {v: 0 for v in ("faster", "slower", "same")}
@@ -63,7 +71,9 @@ class ResultsComparison:
 
     def to_dict(self) -> dict[str, Any]:
         return {"a": self.a_label, "b": self.b_label, "threshold": self.threshold,
-                "counts": self.counts(), "points": [r.to_dict() for r in self.rows],
+                "strict_clocks": self.strict_clocks, "counts": self.counts(),
+                "clock_limited": len(self.clock_limited), "regressions": len(self.regressions),
+                "points": [r.to_dict() for r in self.rows],
                 "unmatched": [u.to_dict() for u in self.unmatched]}
 
 
@@ -86,18 +96,21 @@ def _pair(a: PointResult, b: PointResult, method: str | None, threshold: float) 
                 for side, p in (("A", a), ("B", b))}
         return (f"no {m} measurement on {' and '.join(missing)} "
                 f"(A has {have['A']}; B has {have['B']}); choose one with --method")
+    ma, mb = a.result.measurements[m], b.result.measurements[m]
     return MatchedPoint(a.provider, b.provider, dict(a.params), m,
-                        compare(a.result.measurements[m].samples, b.result.measurements[m].samples, threshold))
+                        compare(ma.samples, mb.samples, threshold, a_clocks_mhz=ma.sm_clock_mhz,
+                                b_clocks_mhz=mb.sm_clock_mhz))
 
 
 def compare_points(a: Sequence[PointResult], b: Sequence[PointResult], *, threshold: float = DEFAULT_THRESHOLD,
                    method: str | None = None, by_provider: bool = True, a_label: str = "A",
-                   b_label: str = "B") -> ResultsComparison:
+                   b_label: str = "B", strict_clocks: bool = False) -> ResultsComparison:
     """Match ``a`` and ``b`` point by point and compare each pair (see :func:`compare`).
 
     by_provider: match on (provider, params) -- two runs; False matches on params alone, for
         two providers of one run (each side then holds one provider).
     method: the timing method to compare (default: A's primary method at each point).
+    strict_clocks: a slowdown that the lower SM clock of B explains is a regression too.
     """
     def key(p: PointResult) -> Any:
         return p.key if by_provider else params_key(p.params)
@@ -120,7 +133,7 @@ def compare_points(a: Sequence[PointResult], b: Sequence[PointResult], *, thresh
             rows.append(got)
     unmatched += [Unmatched(p.provider, dict(p.params), f"only in B ({b_label})")
                   for p in b if key(p) not in a_keys]
-    return ResultsComparison(a_label, b_label, threshold, tuple(rows), tuple(unmatched))
+    return ResultsComparison(a_label, b_label, threshold, tuple(rows), tuple(unmatched), strict_clocks)
 
 
 @dataclass(frozen=True)
