@@ -8,6 +8,8 @@ slower side at the higher clock, a slowdown beyond the clock ratio, and no clock
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 from dataclasses import replace
 
@@ -198,6 +200,14 @@ def test_the_sweep_table_and_best_say_when_points_ran_at_very_different_clocks()
                                "comparable with the others'; --steady holds each point's load until the clock settles")
     (note,) = [n for n in best_table(run, best, points).notes if n.startswith("SM clock")]
     assert note.startswith(expected) and "can look fastest for that alone; --steady" in note
+    # A run made with --steady: the low clocks are each point's settled state, and the note says so
+    # instead of suggesting the option that was used (seen in the H200 GEMM sweep).
+    held = dataclasses.replace(run, config={**run.config, "options": {"steady": True}})
+    (note,) = [n for n in sweep_table(held, points, best).notes if n.startswith("SM clock")]
+    assert note == ("SM clock: 2 of 4 points settled more than 10% below this run's highest median clock (1980 MHz; "
+                    "lowest 1515 MHz): triton M=1024 N=4096 K=4096, triton M=8192 N=4096 K=4096; measured with "
+                    "--steady, each is its sustained, power-capped time (reproducible run to run), not the burst a "
+                    "single call after an idle moment gets")
 
 
 @pytest.mark.parametrize("clock", [None, 1980.0, 1515.0])

@@ -172,7 +172,7 @@ def _source_trace(printing: Path) -> subprocess.CompletedProcess:
 def test_source_trace_json_stays_parseable_when_the_target_prints(printing):
     r = _source_trace(printing)
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["name"] == "p"
+    assert json.loads(r.stdout)["subject"] == "p"  # the document of case p: stdout is its JSON alone
     assert "fn says hi" in r.stderr and "says hi" not in r.stdout
 
 

@@ -67,18 +67,31 @@ def _where(p: PointResult, axes: Sequence[str]) -> str:
     return " ".join(f"{k}={p.params.get(k)}" for k in axes)
 
 
-def clock_note(points: Sequence[PointResult], consequence: str) -> str | None:
+def clock_note(points: Sequence[PointResult], consequence: str, steady: bool = False) -> str | None:
     """A note when some points ran at an SM clock >10% below the run's highest (``clock_spread``):
-    how many, a few of them, and ``consequence`` (what it does to the table); None otherwise."""
+    how many, a few of them, and ``consequence`` (what it does to the table); None otherwise.
+
+    ``steady``: the run held each point's load until its clock settled, so a low clock is that
+    point's sustained (power-capped) state, reproducible run to run, not an accident of timing.
+    """
     from bench_kernel.results import clock_spread
 
     spread = clock_spread(points)
     if spread is None or not spread.below:
         return None
     shown = ", ".join(spread.below[:3]) + (f" and {len(spread.below) - 3} more" if len(spread.below) > 3 else "")
+    if steady:
+        return (f"SM clock: {len(spread.below)} of {spread.clocked} points settled more than {spread.fraction:.0%} "
+                f"below this run's highest median clock ({spread.max_mhz:.0f} MHz; lowest {spread.min_mhz:.0f} MHz): "
+                f"{shown}; measured with --steady, each is its sustained, power-capped time (reproducible run to "
+                f"run), not the burst a single call after an idle moment gets")
     return (f"SM clock: {len(spread.below)} of {spread.clocked} points ran more than {spread.fraction:.0%} below "
             f"this run's highest median clock ({spread.max_mhz:.0f} MHz; lowest {spread.min_mhz:.0f} MHz): "
             f"{shown}; {consequence}; --steady holds each point's load until the clock settles")
+
+
+def _steady(run: RunInfo) -> bool:
+    return bool((run.config.get("options") or {}).get("steady"))
 
 
 def sweep_table(run: RunInfo, points: Sequence[PointResult], best: Sequence[Best] = ()) -> Table:
@@ -143,7 +156,7 @@ def sweep_table(run: RunInfo, points: Sequence[PointResult], best: Sequence[Best
         at = "every point" if len(where) == len(seen) else ", ".join(w or "the point" for w in where)
         notes.append(f"{name}: {status} at {at}" + (f": {error}" if error else ""))
     clocks = clock_note(points, "a compute-bound kernel's time follows the clock, so their times are not "
-                                "comparable with the others'")
+                                "comparable with the others'", steady=_steady(run))
     notes += [clocks] if clocks else []
     # A provider never timed has no speedup to show.
     timed = {p.provider for p in points if p.status == "ok"}
@@ -168,7 +181,8 @@ def best_table(run: RunInfo, best: Sequence[Best], points: Sequence[PointResult]
         rows.append(row)
     notes = ["margin = runner-up time / fastest time - 1; significant: the 95% bootstrap CI of that "
              "ratio lies above 1 (see 'bench-kernel compare')"]
-    clocks = clock_note(points, "a provider that ran at a higher clock can look fastest for that alone")
+    clocks = clock_note(points, "a provider that ran at a higher clock can look fastest for that alone",
+                        steady=_steady(run))
     notes += [clocks] if clocks else []
     return Table(cols, rows, title=_title("fastest per point:", run, fixed), notes=notes)
 
