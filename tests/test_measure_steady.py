@@ -60,6 +60,10 @@ def test_stability_notes_skip_failed_methods():
     failed = Measurement.failed("events", "no")
     notes = stability_notes({"graph": ok, "events": failed}, 1980.0)
     assert [n.split(":")[0] for n in notes] == ["graph", "graph"]
+    # held steady: the settled clock below the maximum is the point, and no note suggests --steady
+    held = stability_notes({"graph": ok, "events": failed}, 1980.0, steady=True)
+    assert held == ["graph: the per-call time drifted +19.1% from the first to the last third of the samples "
+                    "even after the steady hold"]
 
 
 def test_stopping_rule_records_a_clock_per_sample_and_waits_for_min_time():
@@ -91,7 +95,7 @@ def test_measurement_to_dict_has_the_clocks():
 def test_graph_floor_note_only_for_sub_2us_calls_well_above_their_kernels():
     assert graph_floor_note(1.03, 0.86) == (
         "graph: 1.03 us per call is 20% above the kernels' own 0.86 us: below ~2 us a CUDA-graph node's own cost "
-        "shows (~0.7 us per node on an H200); 'kernel' is the device time of the kernels, 'graph' the cost of "
+        "shows (~1.1 us per node on an H200); 'kernel' is the device time of the kernels, 'graph' the cost of "
         "the call inside a graph")
     assert graph_floor_note(1.03, 0.98) is None  # within 10%
     assert graph_floor_note(12.4, 9.8) is None  # long enough for the node cost not to matter

@@ -341,3 +341,13 @@ def test_a_slowdown_the_lower_clock_explains_is_marked_clock_in_the_report(tmp_p
     out = tmp_path / "cmp.html"
     assert run_cli("compare", "1", "2", "--db", str(db), "-o", str(out)).exit_code == 0  # not a regression
     assert out.read_text().count('class="verdict verdict-slower verdict-clock"') == 1
+
+
+def test_a_settled_steady_hold_is_summed_up_not_listed_as_distrust():
+    # measure writes the hold's note; the report recognises it by its text, so the two must agree
+    from bench_kernel.measure import Settle
+    from bench_kernel.report._report_summary import _SETTLED
+
+    held = Settle(True, 4.5, ((100.0, 1470.0),) * 3)
+    assert _SETTLED.match(held.note()).group(1) == "4.5"
+    assert _SETTLED.match(Settle(False, 20.1, ((100.0, 1470.0),)).note()) is None  # not settled: still distrust

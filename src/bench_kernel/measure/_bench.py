@@ -207,7 +207,7 @@ def _measure(case: Case, env: dict[str, Any], methods: Sequence[str], cache: str
         notes += [throttled] if throttled else []
     measurements = {m: timed[m].measurement for m in METHODS if m in timed}
     notes += _method_notes(timed, precision, max_time_s)
-    notes += stability_notes(measurements, state_before.get("max_sm_clock_mhz"))
+    notes += stability_notes(measurements, state_before.get("max_sm_clock_mhz"), steady)
     kernels: tuple[KernelStat, ...] = timed["kernel"].kernels if "kernel" in timed else ()
     return BenchResult(**{**base, "env": env}, measurements=measurements,
                        kernels=kernels, correct=True if case.reference is not None else None, notes=tuple(notes))

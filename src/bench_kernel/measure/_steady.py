@@ -131,9 +131,10 @@ def clock_note(method: str, clocks_mhz: Sequence[float | None], max_clock_mhz: f
             f"the settled clock")
 
 
-def trend_note(method: str, samples: Samples) -> str | None:
+def trend_note(method: str, samples: Samples, steady: bool = False) -> str | None:
     """A note when the median of the last third of the samples differs from the first third's by
-    more than 3% and their 95% CIs do not overlap (the clock was still settling)."""
+    more than 3% and their 95% CIs do not overlap (the clock was still settling). ``steady``: the
+    load was already held until it settled, so the note does not suggest holding it."""
     v = samples.values_us
     if len(v) < TREND_MIN_SAMPLES:
         return None
@@ -144,12 +145,16 @@ def trend_note(method: str, samples: Samples) -> str | None:
     apart = l_lo > f_hi or l_hi < f_lo
     if abs(drift) <= TREND_FRACTION or not apart:
         return None
+    if steady:
+        return (f"{method}: the per-call time drifted {drift:+.1%} from the first to the last third of the "
+                f"samples even after the steady hold")
     return (f"{method}: the per-call time drifted {drift:+.1%} from the first to the last third of the "
             f"samples (the clock settling?); steady=True (--steady) holds the load until it settles")
 
 
-#: Below this per-call time (us) a CUDA-graph node's own cost shows in ``graph``: 0.72 us per node
-#: on an H200 (benchmarks/results/calibrate-h200.md); benchmarks/gpu/sub_us.py measures the cause.
+#: Below this per-call time (us) a CUDA-graph node's own cost shows in ``graph``: 1.09-1.11 us per
+#: extra node on an H200, whatever the graph's size, stream or input rotation
+#: (benchmarks/results/trust-h200.md, from benchmarks/gpu/sub_us.py).
 GRAPH_NODE_FLOOR_US = 2.0
 #: ... when ``graph`` reads this much above the kernels' own device time (fraction).
 GRAPH_ABOVE_KERNEL = 0.10
@@ -160,19 +165,23 @@ def graph_floor_note(graph_us: float | None, kernel_us: float | None) -> str | N
     if not graph_us or not kernel_us or graph_us >= GRAPH_NODE_FLOOR_US or graph_us <= kernel_us * (1 + GRAPH_ABOVE_KERNEL):
         return None
     return (f"graph: {graph_us:.3g} us per call is {graph_us / kernel_us - 1:.0%} above the kernels' own "
-            f"{kernel_us:.3g} us: below ~2 us a CUDA-graph node's own cost shows (~0.7 us per node on an H200); "
+            f"{kernel_us:.3g} us: below ~2 us a CUDA-graph node's own cost shows (~1.1 us per node on an H200); "
             f"'kernel' is the device time of the kernels, 'graph' the cost of the call inside a graph")
 
 
-def stability_notes(measurements: dict[str, Any], max_clock_mhz: float | None) -> list[str]:
+def stability_notes(measurements: dict[str, Any], max_clock_mhz: float | None, steady: bool = False) -> list[str]:
     """:func:`clock_note` and :func:`trend_note` for every measurement that has samples, and
-    :func:`graph_floor_note` for the graph against the kernel method."""
+    :func:`graph_floor_note` for the graph against the kernel method.
+
+    ``steady``: the clock was held until it settled; a settled clock below the maximum is the
+    point (the hold's own note says which), so only a drift after it is noted.
+    """
     notes = []
     for method, m in measurements.items():
         if not m.ok:
             continue
-        notes += [n for n in (clock_note(method, m.sm_clock_mhz, max_clock_mhz), trend_note(method, m.samples))
-                  if n]
+        clock = None if steady else clock_note(method, m.sm_clock_mhz, max_clock_mhz)
+        notes += [n for n in (clock, trend_note(method, m.samples, steady)) if n]
     g, k = measurements.get("graph"), measurements.get("kernel")
     floor = graph_floor_note(g.median_us if g is not None and g.ok else None,
                              k.median_us if k is not None and k.ok else None)

@@ -99,6 +99,10 @@ def _trace_facts(inp: TraceInput) -> Pairs:
             ("kernel time", format_value(inv.total_kernel_us, "duration_us"))]
 
 
+#: The note of a steady hold that settled (measure's ``Settle.note``); "did not settle" stays a note.
+_SETTLED = re.compile(r"^steady: held the load ([0-9.]+) s until the time and clock settled")
+
+
 def _named(labels: list[str], total: int) -> str:
     """Which cases a note is about: all, a few by name, or a count and the first names."""
     if len(labels) == total and total > 1:
@@ -120,12 +124,16 @@ def _input_notes(inp: ResultsInput) -> list[str]:
         notes.append(f"the spec's repository had uncommitted changes at {run.get('git_commit')}")
     untimed: dict[tuple[str, str, str], list[str]] = {}
     by_note: dict[str, list[str]] = {}
+    held_s: list[float] = []
     for p in inp.records:
         why = p.get("error") or ""
         if p["status"] != "ok":
             untimed.setdefault((p["provider"], p["status"], why), []).append(params_text(p.get("params") or {}))
         for n in p["result"].get("notes") or ():
-            if n != why:
+            held = _SETTLED.match(n)
+            if held:  # a settled hold is how the point was measured, not something to distrust
+                held_s.append(float(held.group(1)))
+            elif n != why:
                 by_note.setdefault(n, []).append(point_label(p))
     per_provider = {name: sum(1 for p in inp.records if p["provider"] == name) for name, _, _ in untimed}
     for (name, status, why), where in untimed.items():
@@ -133,6 +141,10 @@ def _input_notes(inp: ResultsInput) -> list[str]:
               else "at " + "; ".join(w or "its only point" for w in where[:3]) + (" …" if len(where) > 3 else ""))
         notes.append(f"{name}: {status} {at}" + (f": {why}" if why else ""))
     total = len(inp.records)
+    if held_s:
+        notes.append(f"measured with --steady: {len(held_s)} of {total} cases held the load "
+                     f"{min(held_s):.1f}-{max(held_s):.1f} s until time and SM clock settled; their times are the "
+                     f"sustained (possibly power-capped) ones")
     notes += [f"{_named(labels, total)}: {n}" for n, labels in by_note.items()]
     return notes
 
