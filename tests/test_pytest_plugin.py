@@ -115,7 +115,7 @@ def test_a_bad_threshold_is_a_usage_error(pytester):
     pytester.makepyfile(test_k=HOST_TEST)
     result = pytester.runpytest("--kernel-bench-threshold", "1.5")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--kernel-bench-threshold must be a fraction in [[]0, 1) (0.03 = 3%), got 1.5*"])
+    result.stderr.fnmatch_lines(["*--kernel-bench-threshold must be a fraction in [[]0, 1) (0.04 = 4%), got 1.5*"])
 
 
 def _baseline_file(path, median_us: float, name: str = "test_k.py::test_sum") -> str:
@@ -137,7 +137,7 @@ def test_a_significant_regression_against_a_baseline_file_fails_with_both_median
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([
         "*kernel_bench: test_k.py::test_sum: slower than the baseline base.json: median * µs vs 1 µs (host), "
-        "ratio *.* (95% CI *-*), beyond the 3% threshold*"])
+        "ratio *.* (95% CI *-*), beyond the 4% threshold*"])
     result.stdout.fnmatch_lines(["*test_k.py::test_sum*host*µs*1 µs*x (*–*)*slower*"])
 
 
@@ -245,10 +245,19 @@ def test_a_slowdown_this_runs_lower_clock_explains_passes_unless_strict(pytester
                                  "*test_k.py::test_triton: slower (clock): SM clock baseline 1980 MHz, this run "
                                  "1515 MHz: the lower clock alone can explain it*"])
     result.stdout.fnmatch_lines(["*kernel_bench: test_k.py::test_torch: slower than the baseline base.json: median "
-                                 "110 µs vs 100 µs (host), ratio 1.10* beyond the 3% threshold"])
+                                 "110 µs vs 100 µs (host), ratio 1.10* beyond the 4% threshold"])
     assert "test_triton: slower than the baseline" not in result.stdout.str()
     strict = pytester.runpytest("--kernel-bench-baseline", base, "--kernel-bench-strict-clocks")
     strict.assert_outcomes(failed=2)
     strict.stdout.fnmatch_lines(["*kernel_bench: test_k.py::test_triton: slower than the baseline base.json: median "
-                                 "58.8 µs vs 51.8* µs (host), ratio 1.13* beyond the 3% threshold; this run at a lower "
+                                 "58.8 µs vs 51.8* µs (host), ratio 1.13* beyond the 4% threshold; this run at a lower "
                                  "SM clock (1515 MHz vs the baseline's 1980), counted by --kernel-bench-strict-clocks"])
+
+
+def test_the_plugin_threshold_is_compares():
+    # written out in the plugin (importing results would load numpy into every pytest session)
+    from bench_kernel.pytest_plugin import _DEFAULT_THRESHOLD
+    from bench_kernel.pytest_plugin._fixture import SessionState
+    from bench_kernel.results import DEFAULT_THRESHOLD
+
+    assert _DEFAULT_THRESHOLD == SessionState().threshold == DEFAULT_THRESHOLD

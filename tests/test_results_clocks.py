@@ -138,7 +138,7 @@ def test_the_record_says_it_in_to_dict_and_describe():
         "slower", True, 1980, 1515)
     assert rc.rows[0].comparison.describe().endswith(
         "(95% CI " + f"{rc.rows[0].comparison.ci95_low:.3f}-{rc.rows[0].comparison.ci95_high:.3f}"
-        + ", threshold 3%), the slower side at a lower SM clock: A 1980 MHz, B 1515 MHz")
+        + ", threshold 4%), the slower side at a lower SM clock: A 1980 MHz, B 1515 MHz")
     assert compare_points(pa, pb, strict_clocks=True).to_dict()["regressions"] == 1
 
 

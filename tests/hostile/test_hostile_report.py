@@ -121,7 +121,7 @@ def test_a_database_that_is_not_one(run_cli, tmp_path):
 def test_a_threshold_out_of_range(run_cli, tmp_path):
     r = run_cli("report", str(EAGER), "--threshold", "1.5", "-o", str(tmp_path / "r.html"))
     assert r.exit_code == 2
-    assert _err(r) == "bench-kernel: error: --threshold must be a fraction in [0, 1) (0.03 = 3%), got 1.5\n"
+    assert _err(r) == "bench-kernel: error: --threshold must be a fraction in [0, 1) (0.04 = 4%), got 1.5\n"
 
 
 @pytest.mark.parametrize("name", ["r.pdf", "r.json", "r"])

@@ -179,7 +179,7 @@ def test_compare_bad_references(tmp_path, run_cli, spec):
     _one_line(run_cli("compare", "1:add", "1:zzz", "--db", str(db)), 2,
               "provider 'zzz' is not in run 1; its providers: add")
     _one_line(run_cli("compare", "1", "1", "--db", str(db), "--threshold", "5"), 2,
-              "--threshold must be a fraction in [0, 1) (0.03 = 3%), got 5.0")
+              "--threshold must be a fraction in [0, 1) (0.04 = 4%), got 5.0")
 
 
 def test_compare_strict_clocks_takes_no_value(tmp_path, run_cli):

@@ -6,6 +6,7 @@ import click
 
 from bench_kernel.cli._common import Output, db_option, emit, output_options, print_error
 from bench_kernel.errors import UsageError
+from bench_kernel.results import DEFAULT_THRESHOLD
 
 __all__ = ["command"]
 
@@ -14,7 +15,7 @@ __all__ = ["command"]
 @click.argument("a")
 @click.argument("b")
 @db_option
-@click.option("--threshold", type=float, default=0.03, show_default=True,
+@click.option("--threshold", type=float, default=DEFAULT_THRESHOLD, show_default=True,
               help="Relative difference below which points are 'same' even when significant.")
 @click.option("-m", "--method", default=None, type=click.Choice(["graph", "events", "kernel", "host"]),
               help="Compare this method's samples (default: A's primary method at each point).")
@@ -36,7 +37,7 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
     from bench_kernel.results import compare_points, open_store, resolve_ref
 
     if not 0 <= threshold < 1:
-        raise UsageError(f"--threshold must be a fraction in [0, 1) (0.03 = 3%), got {threshold!r}")
+        raise UsageError(f"--threshold must be a fraction in [0, 1) (0.04 = 4%), got {threshold!r}")
     opened = []
 
     def open_db():  # opened only if a side names a stored run, and once

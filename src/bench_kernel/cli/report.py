@@ -11,6 +11,7 @@ import click
 
 from bench_kernel.cli._common import db_option, dumps
 from bench_kernel.errors import UsageError
+from bench_kernel.results import DEFAULT_THRESHOLD
 
 __all__ = ["command"]
 
@@ -40,7 +41,7 @@ def _write_atomic(path: Path, text: str) -> None:
 @click.option("--title", default=None, help="The report's title (default: 'bench-kernel report').")
 @click.option("--top", type=click.IntRange(min=1), default=25, show_default=True,
               help="Kernels listed per trace (the longest by total time).")
-@click.option("--threshold", type=float, default=0.03, show_default=True,
+@click.option("--threshold", type=float, default=DEFAULT_THRESHOLD, show_default=True,
               help="Comparison: a ratio within this fraction of 1 is 'same' even when significant.")
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="Print what was written (path, size, inputs) as JSON.")
@@ -63,7 +64,7 @@ def command(inputs: tuple[str, ...], output_path: Path, title: str | None, top: 
                          f"{' or '.join(REPORT_FORMATS)} (got {output_path.suffix or 'no extension'!r}); "
                          f"for a PDF, open the HTML in a browser and print it")
     if not 0 <= threshold < 1:
-        raise UsageError(f"--threshold must be a fraction in [0, 1) (0.03 = 3%), got {threshold!r}")
+        raise UsageError(f"--threshold must be a fraction in [0, 1) (0.04 = 4%), got {threshold!r}")
     if output_path.is_dir():
         raise UsageError(f"-o {str(output_path)!r} is a directory; give a file name ending in .html")
     if not output_path.parent.is_dir():
