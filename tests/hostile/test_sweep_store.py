@@ -220,3 +220,16 @@ def test_bad_history_options(tmp_path, run_cli, args, message):
 
 def test_run_db_without_save(run_cli, tmp_path):
     _one_line(run_cli("run", "--db", str(tmp_path / "r.db")), 2, "--db is where --save stores the run: add --save")
+
+
+@pytest.mark.parametrize("args", [("history",), ("compare", "1", "2"), ("report", "1", "-o", "{tmp}/r.html")])
+def test_reading_commands_leave_no_database_behind(run_cli, tmp_path, args):
+    # history/compare/report on a database that does not exist yet used to create an empty one
+    db = tmp_path / "never.db"
+    r = run_cli(*[a.format(tmp=tmp_path) for a in args], "--db", str(db))
+    assert not db.exists()
+    if args[0] == "history":
+        assert r.exit_code == 0
+    else:
+        assert r.exit_code == 1 and r.stderr == (f"bench-kernel: error: no run 1 in {str(db)!r} (it holds no runs; "
+                                                 "see 'bench-kernel history')\n")

@@ -42,7 +42,7 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
 
     def open_db():  # opened only if a side names a stored run, and once
         if not opened:
-            opened.append(open_store(db_path))
+            opened.append(open_store(db_path, create=False))
         return opened[0]
 
     try:

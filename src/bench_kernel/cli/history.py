@@ -43,7 +43,7 @@ def command(db_path: str | None, pattern: str | None, where: tuple[str, ...], li
         raise UsageError("--where and --plot need --name PATTERN")
     if limit is not None and limit < 1:
         raise UsageError(f"--limit must be >= 1, got {limit}")
-    with open_store(db_path) as store:
+    with open_store(db_path, create=False) as store:
         if pattern is None:
             runs = store.runs(limit)
             emit(output, data={"db": str(store.path), "runs": [r.to_dict() for r in runs]},

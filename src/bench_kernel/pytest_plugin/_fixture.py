@@ -95,7 +95,7 @@ class SessionState:
             def open_db() -> Any:
                 if self.store is not None:
                     return self.store
-                opened.append(open_store(self.db_path))
+                opened.append(open_store(self.db_path, create=False))
                 return opened[-1]
 
             try:

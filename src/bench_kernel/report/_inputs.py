@@ -185,7 +185,7 @@ def load_inputs(refs: Sequence[str], *, top: int = TOP_KERNELS,
         if not opened:
             from bench_kernel.results import open_store
 
-            opened.append(open_store(db_path))
+            opened.append(open_store(db_path, create=False))
         return opened[0]
 
     out: list[ResultsInput | TraceInput] = []

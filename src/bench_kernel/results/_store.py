@@ -319,18 +319,26 @@ def _open_connection(path: Path, timeout_s: float) -> sqlite3.Connection:
     return conn
 
 
-def open_store(path: str | os.PathLike[str] | None = None, *, timeout_s: float | None = None) -> Store:
+def open_store(path: str | os.PathLike[str] | None = None, *, timeout_s: float | None = None,
+               create: bool = True) -> Store:
     """Open (creating or migrating as needed) the results database at ``path``.
 
     path: a file; None means ``$BENCH_KERNEL_DB``, else ``<user data dir>/bench-kernel/results.db``.
     timeout_s: how long a locked database is waited for, seconds (default 10, or
         ``$BENCH_KERNEL_DB_TIMEOUT``).
+    create: False for commands that only read (history, compare, report, a pytest baseline): a
+        database that does not exist yet is then an empty store in memory, and no file is left behind.
     Raises StoreError, with the reason in one line, for a directory, a file that is not SQLite,
     another program's database, a newer schema, a corrupted file or a lock held too long.
     """
     db = resolve_db_path(path)
     wait = _timeout(timeout_s)
     _check_file(db)
+    if not create and not db.exists():
+        conn = _open_connection(Path(":memory:"), wait)
+        store = Store(conn, db, wait)  # named after the file, so messages say which database holds nothing
+        _prepare(store, conn, db)
+        return store
     try:
         db.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
