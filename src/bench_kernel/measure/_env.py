@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import functools
 import platform
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any, Callable
+
+from bench_kernel.vcs import head_commit
 
 __all__ = ["capture_env", "gpu_state", "sm_clock_reader", "throttle_note"]
 
@@ -23,12 +24,7 @@ THROTTLE_DROP_FRACTION = 0.10
 @functools.lru_cache(maxsize=1)
 def _git_commit() -> str | None:
     # The commit of the code being measured is the user's cwd, not bench-kernel's install.
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, timeout=2, cwd=Path.cwd())
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
+    return head_commit(Path.cwd(), short=True)
 
 
 @functools.lru_cache(maxsize=4)

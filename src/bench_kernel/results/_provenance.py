@@ -9,14 +9,14 @@ the file itself is not tracked.
 from __future__ import annotations
 
 import hashlib
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench_kernel.vcs import git, head_commit
+
 __all__ = ["Provenance", "provenance", "file_sha256"]
 
-_GIT_TIMEOUT_S = 5
 
 
 @dataclass(frozen=True)
@@ -38,23 +38,15 @@ def file_sha256(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
-    try:
-        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                              timeout=_GIT_TIMEOUT_S)
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
 def provenance(path: str | Path) -> Provenance:
     """Hash ``path`` and read the commit and dirty flag of the git repository holding it."""
     p = Path(path).resolve()
     digest = file_sha256(p)
-    head = _git(p.parent, "rev-parse", "HEAD")
-    if head is None or head.returncode != 0 or not head.stdout.strip():
+    head = head_commit(p.parent)
+    if head is None:
         return Provenance(str(p), digest)
-    status = _git(p.parent, "status", "--porcelain", "--untracked-files=no")
-    tracked = _git(p.parent, "ls-files", "--error-unmatch", p.name)
+    status = git(p.parent, "status", "--porcelain", "--untracked-files=no")
+    tracked = git(p.parent, "ls-files", "--error-unmatch", p.name)
     dirty = bool(status is None or status.returncode != 0 or status.stdout.strip()
                  or tracked is None or tracked.returncode != 0)
-    return Provenance(str(p), digest, head.stdout.strip(), dirty)
+    return Provenance(str(p), digest, head, dirty)
