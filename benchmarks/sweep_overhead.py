@@ -27,7 +27,7 @@ from pathlib import Path
 
 import bench_kernel
 from bench_kernel.measure import Case, bench_case
-from bench_kernel.orchestrate import SweepOptions, run_sweep, run_unit
+from bench_kernel.sweeps import SweepOptions, run_sweep, run_unit
 from bench_kernel.results import open_store
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("results",),
     ("source_trace",),
     ("orchestrate",),
+    ("sweeps",),
     ("report",),
     ("cli", "pytest_plugin"),
     ("__main__",),

@@ -9,7 +9,7 @@ import pytest
 import bench_kernel
 from _sweep_helpers import FAST, write_spec
 from bench_kernel.errors import Interrupted, StoreError, TargetError
-from bench_kernel.orchestrate import load_spec, run_sweep
+from bench_kernel.sweeps import load_spec, run_sweep
 from bench_kernel.results import open_store
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench_kernel.orchestrate import load_spec, run_sweep
+from bench_kernel.sweeps import load_spec, run_sweep
 
 pytestmark = pytest.mark.gpu
 SPEC = str(Path(__file__).resolve().parent.parent / "examples" / "sweep_gemm.py")

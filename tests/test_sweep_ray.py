@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from _sweep_helpers import FAST, write_spec
-from bench_kernel.orchestrate import load_spec, run_sweep
+from bench_kernel.sweeps import load_spec, run_sweep
 
 ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
 

@@ -55,7 +55,7 @@ def command(spec: str, db_path: str | None, resume: str | None, providers: tuple
     """
     from rich.console import Console
 
-    from bench_kernel.orchestrate import load_spec, parse_gpus, run_sweep
+    from bench_kernel.sweeps import load_spec, parse_gpus, run_sweep
     from bench_kernel.report import PLOT_FORMATS, ProgressBar, best_table, plot_sweep, sweep_table
     from bench_kernel.results import open_store
 

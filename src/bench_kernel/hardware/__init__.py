@@ -6,7 +6,7 @@ CONTRACT (used by roofline/, measure/, the CLI):
 ``load_calibration(device) -> Calibration | None`` (the cached "measured" roof, no torch).
 """
 
-from bench_kernel.hardware._calibrate import calibrate
+from bench_kernel.hardware._measure_ceilings import calibrate
 from bench_kernel.hardware._calibration import (
     Calibration,
     cache_dir,

@@ -11,7 +11,7 @@ from bench_kernel.measure._inputs import call_with, iter_tensors
 from bench_kernel.measure._kernel import CALL_MARK
 from bench_kernel.measure._limit import DEFAULT_TIMEOUT_S, Expired, TimeLimit
 from bench_kernel.measure._method import Method, Timed
-from bench_kernel.measure._record import check_writable, record_trace
+from bench_kernel.measure._profiler import check_writable, record_trace
 from bench_kernel.measure._records import METHODS, BenchResult, KernelStat, Measurement
 from bench_kernel.measure._runner import guard, user_error
 from bench_kernel.measure._stats import Samples

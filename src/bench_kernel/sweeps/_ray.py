@@ -18,9 +18,9 @@ from typing import Any, Callable
 from bench_kernel.errors import UsageError
 from bench_kernel.measure import GPU_METHODS, BenchResult
 from bench_kernel.results import PointResult, file_sha256
-from bench_kernel.orchestrate._local import Unit
-from bench_kernel.orchestrate._spec import SweepSpec, load_spec, split_spec_target
-from bench_kernel.orchestrate._unit import SweepOptions, run_unit
+from bench_kernel.sweeps._local import Unit
+from bench_kernel.sweeps._spec import SweepSpec, load_spec, split_spec_target
+from bench_kernel.sweeps._unit import SweepOptions, run_unit
 
 __all__ = ["RayRunner"]
 

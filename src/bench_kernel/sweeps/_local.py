@@ -1,7 +1,7 @@
 """Sharding a sweep over local worker processes: one per GPU (``--gpus``) or N on the host
 (``--workers``).
 
-Each worker is a fresh ``python -m bench_kernel.orchestrate._worker`` that imports the spec by
+Each worker is a fresh ``python -m bench_kernel.sweeps._worker`` that imports the spec by
 its path (factories are code, not data), pinned to its GPU with ``CUDA_VISIBLE_DEVICES`` and
 ``HIP_VISIBLE_DEVICES`` set before it starts, so torch in it sees exactly one device, as index 0.
 The queue is dynamic: a worker gets its next point when it returns the last, so one slow point
@@ -107,7 +107,7 @@ class _Worker(threading.Thread):
     def _start(self) -> bool:
         env = {**os.environ, **self.slot.env, "PYTHONUNBUFFERED": "1"}
         with self.log.open("a") as err:
-            self.proc = subprocess.Popen([sys.executable, "-m", "bench_kernel.orchestrate._worker"],
+            self.proc = subprocess.Popen([sys.executable, "-m", "bench_kernel.sweeps._worker"],
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
                                          env=env, text=True, bufsize=1)
         try:

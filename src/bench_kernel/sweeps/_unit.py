@@ -15,7 +15,7 @@ from typing import Any
 from bench_kernel.errors import BenchKernelError, TargetError, Unsupported
 from bench_kernel.measure import DEFAULT_METHODS, BenchResult, Case, as_cases, bench_case
 from bench_kernel.results import PointResult, status_of
-from bench_kernel.orchestrate._spec import SweepSpec
+from bench_kernel.sweeps._spec import SweepSpec
 
 __all__ = ["SweepOptions", "run_unit", "case_at"]
 

@@ -1,4 +1,4 @@
-"""A sweep worker process: ``python -m bench_kernel.orchestrate._worker``.
+"""A sweep worker process: ``python -m bench_kernel.sweeps._worker``.
 
 Protocol, one JSON object per line. The parent writes the setup line (spec target, options,
 label, threads), then one unit per line (``{"unit": i, "provider": p, "point": {...}}``) and
@@ -39,8 +39,8 @@ def main() -> int:
 
             torch.set_num_threads(int(setup["threads"]))
         from bench_kernel.measure import capture_env
-        from bench_kernel.orchestrate._spec import load_spec
-        from bench_kernel.orchestrate._unit import SweepOptions, run_unit
+        from bench_kernel.sweeps._spec import load_spec
+        from bench_kernel.sweeps._unit import SweepOptions, run_unit
 
         spec = load_spec(setup["target"])
         options = SweepOptions.from_dict(setup["options"])

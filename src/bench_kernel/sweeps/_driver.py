@@ -33,9 +33,9 @@ from bench_kernel.results import (
     params_key,
     provenance,
 )
-from bench_kernel.orchestrate._local import LocalPool, Unit, gpu_slots, host_slots
-from bench_kernel.orchestrate._spec import DEFAULT_SPEC_NAME, SweepSpec
-from bench_kernel.orchestrate._unit import SweepOptions, run_unit
+from bench_kernel.sweeps._local import LocalPool, Unit, gpu_slots, host_slots
+from bench_kernel.sweeps._spec import DEFAULT_SPEC_NAME, SweepSpec
+from bench_kernel.sweeps._unit import SweepOptions, run_unit
 
 __all__ = ["SweepResult", "sweep", "run_sweep", "parse_gpus", "Progress"]
 
@@ -199,7 +199,7 @@ def _drive(spec: SweepSpec, db: Store | None, given: dict[str, Any], resume: int
     todo = [u for u in units if (u.provider, params_key(u.point)) not in done_keys]
 
     if backend == "ray":
-        from bench_kernel.orchestrate._ray import RayRunner
+        from bench_kernel.sweeps._ray import RayRunner
 
         runner: Any = RayRunner(spec, options, address)
     elif workers is not None or gpus is not None:
