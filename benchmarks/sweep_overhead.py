@@ -26,8 +26,10 @@ import time
 from pathlib import Path
 
 import bench_kernel
-from bench_kernel.measure import Case, bench_case
-from bench_kernel.sweeps import SweepOptions, run_sweep, run_unit
+from bench_kernel.measure import Case
+from bench_kernel.options import Options
+from bench_kernel.orchestrate import bench_case
+from bench_kernel.sweeps import run_sweep, run_unit
 from bench_kernel.results import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,13 +71,13 @@ def _measure(units: int) -> dict:
     spec_file.write_text(SPEC.replace("UNITS", str(units)))
     spec = bench_kernel.load_spec(str(spec_file))
     points = spec.points()
-    options = SweepOptions(**FAST)
+    options = Options(**FAST)
 
     def plain(p: dict, name: str) -> None:  # the case as the sweep builds it, with the same reference check
         case = Case(**spec.providers[name](p))
         if name != spec.baseline:
             case = dataclasses.replace(case, reference=spec.providers[spec.baseline](p)["fn"])
-        bench_case(case, **FAST)
+        bench_case(case, options)
 
     # Per point, a plain bench_case and the sweep's run_unit, interleaved so both see the same
     # machine (it is shared: absolute times are noisy, the paired differences much less so).
@@ -90,14 +92,14 @@ def _measure(units: int) -> dict:
                 t2 = time.perf_counter()
                 plain_ms.append((t1 - t0) * 1e3)
                 diffs_ms.append(((t2 - t1) - (t1 - t0)) * 1e3)
-    res = run_sweep(spec, store=tmp / "inline.db", **FAST)
+    res = run_sweep(spec, store=tmp / "inline.db", options=FAST)
     inline = analyse(str(tmp / "inline.db"), str(res.run.id))
     out = {"units": units, "repeats": REPEATS, "plain_point_ms_median": statistics.median(plain_ms),
            "unit_minus_plain_ms_median": statistics.median(diffs_ms),
            "unit_minus_plain_ms_quartiles": statistics.quantiles(diffs_ms, n=4),
            "inline_s": res.run.wall_s, "inline_analysis": inline}
     t0 = time.perf_counter()
-    res = run_sweep(spec, store=tmp / "workers2.db", workers=2, **FAST)
+    res = run_sweep(spec, store=tmp / "workers2.db", workers=2, options=FAST)
     out["workers2_s"] = time.perf_counter() - t0
     out["workers2_analysis"] = analyse(str(tmp / "workers2.db"), str(res.run.id))
     # The store alone: claim + commit of one point (what each point pays in SQLite), N times.

@@ -13,9 +13,6 @@ import pytest
 
 PAIRS = [
     # (api "module:function", cli "module", {api parameter: cli parameter})
-    ("bench_kernel.orchestrate:bench", "bench_kernel.cli.run",
-     {"cache": "cache", "precision": "precision", "max_time_s": "max_time_s", "device_index": "device_index",
-      "device": "device_name", "timeout_s": "timeout_s", "steady": "steady"}),
     ("bench_kernel.trace:inventory", "bench_kernel.cli.inventory", {"by": "by", "top": "top", "per_step": "per_step"}),
     ("bench_kernel.trace:layers", "bench_kernel.cli.layers", {"anchor": "anchor", "step": "step"}),
     ("bench_kernel.trace:timeline", "bench_kernel.cli.timeline", {"launch_gap_max_us": "launch_gap_us"}),
@@ -43,12 +40,21 @@ def test_cli_defaults_are_the_api_defaults(api, cli, mapping):
     assert {a: opts[c] for a, c in mapping.items()} == {a: sig[a].default for a in mapping}
 
 
-def test_bench_methods_default_is_the_measure_default():
-    import bench_kernel
-    from bench_kernel.measure import DEFAULT_METHODS, bench
+def test_the_measuring_defaults_are_written_once_in_options():
+    """bench(), run, sweep and the plugin take their measuring defaults from Options: the API's
+    signature shows Options' values, and a command given no option passes nothing at all."""
+    import dataclasses
 
-    # the CLI passes no methods to mean the default; both bench() layers must agree on it
-    assert inspect.signature(bench_kernel.bench).parameters["methods"].default == DEFAULT_METHODS
-    inner = inspect.signature(bench).parameters
-    outer = inspect.signature(bench_kernel.bench).parameters
-    assert {k: p.default for k, p in inner.items()} == {k: outer[k].default for k in inner}
+    import bench_kernel
+    from bench_kernel.options import OPTION_FIELDS, Options
+
+    defaults = {f.name: f.default for f in dataclasses.fields(Options)}
+    sig = inspect.signature(bench_kernel.bench).parameters
+    assert {k: sig[k].default for k in defaults} == defaults
+    assert {f.name for f in OPTION_FIELDS} == set(defaults)
+    for cli in ("bench_kernel.cli.run", "bench_kernel.cli.sweep"):
+        command = importlib.import_module(cli).command
+        given = command.make_context(command.name, ["x"], resilient_parsing=True).params
+        # click passes "not given" for every measuring option; Options.build() then fills the defaults
+        assert all(given[f.name] in (None, (), False) for f in OPTION_FIELDS), cli
+    assert Options.build() == Options()

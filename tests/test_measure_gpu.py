@@ -9,7 +9,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import bench_kernel  # noqa: E402
-from bench_kernel.measure import Case, bench_case  # noqa: E402
+from bench_kernel.measure import Case, measure_case  # noqa: E402
+from bench_kernel.options import Options  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
@@ -70,7 +71,7 @@ def test_triton_kernel_is_seen_by_the_kernel_method():
 
     example = Path(__file__).parent.parent / "examples" / "triton_add.py"
     [case] = bench_kernel.load_target(f"{example}:cases")
-    r = bench_case(case, methods=("graph", "kernel"))
+    r = measure_case(case, Options(methods=("graph", "kernel")))
     assert r.correct is True
     assert [s.short for s in r.kernels if s.kind == "kernel"] == ["add_kernel"]
     assert r.median_us("kernel") <= r.median_us("graph") * 1.05

@@ -201,7 +201,8 @@ from bench_kernel.measure import BenchResult, Measurement, Samples
 THIS_RUN = {"test_k.py::test_triton": (58.8, 1515.0), "test_k.py::test_torch": (110.0, 1980.0)}
 
 
-def replay(fn, *, name, params, methods, **kw):
+def replay(case, options, **kw):
+    name, params = case.name, case.params
     us, mhz = THIS_RUN[name]
     samples = [us * (1 + 0.001 * (i % 7 - 3)) for i in range(60)]
     m = Measurement("host", Samples.of(samples), stop_reason="precision", sm_clock_mhz=(mhz,) * 60)
@@ -210,7 +211,8 @@ def replay(fn, *, name, params, methods, **kw):
 
 @pytest.fixture(autouse=True)
 def power_capped_h200(monkeypatch):
-    monkeypatch.setattr(bench_kernel.orchestrate, "bench", replay)
+    # where every measurement goes through (the plugin, run and sweeps alike)
+    monkeypatch.setattr("bench_kernel.orchestrate._cases.bench_case", replay)
 """
 
 CLOCKED_TESTS = """
@@ -261,3 +263,31 @@ def test_the_plugin_threshold_is_compares():
     from bench_kernel.results import DEFAULT_THRESHOLD
 
     assert _DEFAULT_THRESHOLD == SessionState().threshold == DEFAULT_THRESHOLD
+
+
+SESSION_OPTIONS_TESTS = """
+import time
+
+def test_defaults_from_the_session(kernel_bench):
+    r = kernel_bench(lambda: sum(range(100)))  # no methods here: the session's --kernel-bench-method host
+    assert r.method == "host" and r.result.measurements["host"].cache == "warm"
+
+def test_a_call_overrides_the_session(kernel_bench):
+    kernel_bench(lambda: time.sleep(5), name="sleeper", timeout_s=0.5)
+"""
+
+
+def test_the_session_takes_runs_measuring_options_and_a_call_overrides_them(pytester):
+    pytester.makepyfile(test_k=SESSION_OPTIONS_TESTS)
+    result = pytester.runpytest("--kernel-bench-method", "host", "--kernel-bench-cache", "warm",
+                                "--kernel-bench-max-time", "0.05", "--kernel-bench-precision", "0.5",
+                                "--kernel-bench-timeout", "60")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*TimeLimitError*sleeper*timed out after 0.5 s*"])
+
+
+def test_a_bad_session_option_is_a_usage_error_before_any_test(pytester):
+    pytester.makepyfile(test_k=HOST_TEST)
+    result = pytester.runpytest("--kernel-bench-precision", "0")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*kernel_bench: precision must be a finite number > 0*"])

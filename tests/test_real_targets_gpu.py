@@ -45,12 +45,13 @@ def _kernel_names(result) -> list[str]:
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_same_kernels_with_and_without_roofline_and_nothing_above_the_roof(target):
+    from bench_kernel.options import Options
     from bench_kernel.orchestrate import bench_case
 
     for case in _cases(target):
-        before = bench_case(case, methods=("kernel",), **FAST)
-        placed = bench_case(case, methods=("graph", "kernel"), roofline=True, **FAST)
-        after = bench_case(case, methods=("kernel",), **FAST)
+        before = bench_case(case, Options(methods=("kernel",), **FAST))
+        placed = bench_case(case, Options(methods=("graph", "kernel"), roofline=True, **FAST))
+        after = bench_case(case, Options(methods=("kernel",), **FAST))
         assert _kernel_names(before) == _kernel_names(placed) == _kernel_names(after), case.label
         assert not any(n.startswith("counting failed") for n in placed.notes), placed.notes
         assert placed.roofline is not None, placed.notes  # no case lost to counting
@@ -62,11 +63,12 @@ def test_same_kernels_with_and_without_roofline_and_nothing_above_the_roof(targe
 
 
 def test_counted_dtype_and_causal_half():
+    from bench_kernel.options import Options
     from bench_kernel.orchestrate import bench_case
 
     gqa, causal = _cases("sdpa.py:cases")
-    full = bench_case(gqa, methods=("kernel",), roofline=True, **FAST)
-    half = bench_case(causal, methods=("kernel",), roofline=True, **FAST)
+    full = bench_case(gqa, Options(methods=("kernel",), roofline=True, **FAST))
+    half = bench_case(causal, Options(methods=("kernel",), roofline=True, **FAST))
     assert full.roofline.dtype == half.roofline.dtype == "bf16"
     assert full.flops == 4 * 4 * 32 * 4096 * 4096 * 128 == 2 * half.flops  # GQA: the query's 32 heads
     assert any("causal: counted as half" in n for n in half.notes)
@@ -76,6 +78,7 @@ def test_the_autotuner_chooses_before_capture(monkeypatch):
     import torch
     from triton.runtime.autotuner import Autotuner
 
+    from bench_kernel.options import Options
     from bench_kernel.orchestrate import bench_case
 
     [case] = _cases("triton_matmul.py:cases")
@@ -89,7 +92,7 @@ def test_the_autotuner_chooses_before_capture(monkeypatch):
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(Autotuner, "_bench", observed)
-    result = bench_case(case, methods=("graph", "kernel"), roofline=True, **FAST)
+    result = bench_case(case, Options(methods=("graph", "kernel"), roofline=True, **FAST))
     assert len(benched) == len(tuner.configs)  # every config benchmarked once, in the warm-up ...
     assert not any(benched)  # ... and none while a graph was being captured
     assert len(tuner.cache) == 1 and result.measurements["graph"].ok

@@ -24,7 +24,7 @@ def _by(points):
 
 def test_a_small_sweep_end_to_end(spec, tmp_path):
     db = tmp_path / "r.db"
-    res = run_sweep(load_spec(str(spec)), store=db, command=["bench-kernel", "sweep", str(spec)], **FAST)
+    res = run_sweep(load_spec(str(spec)), store=db, command=["bench-kernel", "sweep", str(spec)], options=FAST)
     by = _by(res.points)
     assert [(p.provider, p.params["M"]) for p in res.points] == [
         (prov, m) for m in (1, 2, 3) for prov in ("add", "wrong", "picky")]
@@ -44,7 +44,8 @@ def test_a_small_sweep_end_to_end(spec, tmp_path):
     assert (run.kind, run.status, run.n_points, run.total_points, run.baseline) == ("sweep", "done", 9, 9, "add")
     assert run.config["axes"] == {"M": [1, 2, 3], "kind": ["a"]}
     assert run.config["options"] == {"methods": ["host"], "cache": "cold", "precision": 0.5, "max_time_s": 0.02,
-                                     "steady": False}
+                                     "timeout_s": 300.0, "steady": False, "device_index": 0, "roofline": False,
+                                     "device": None}
     assert run.source_path == str(spec.resolve()) and len(run.source_hash) == 64
     assert run.command == ("bench-kernel", "sweep", str(spec)) and run.env["backend"] == "cpu"
     with open_store(db) as store:
@@ -65,12 +66,20 @@ def test_the_python_api_without_a_store():
     assert res.to_dict()["run"]["n_points"] == 4 and len(res.to_dict()["best"]) == 2
 
 
-def test_documented_defaults():
-    sig = inspect.signature(bench_kernel.sweep).parameters
-    assert [sig[k].default for k in ("baseline", "methods", "cache", "precision", "max_time_s", "store", "where")] == [
-        None] * 7
-    assert "None means its defaults (graph,\n        events, kernel -- host without a GPU; \"cold\"; 0.01; 0.5 s)" in (
-        bench_kernel.sweep.__doc__)
+def test_a_sweep_given_no_options_measures_with_the_options_defaults(tmp_path):
+    from bench_kernel.gpu import has_gpu
+    from bench_kernel.options import Options
+
+    if has_gpu():
+        pytest.skip("checks the CPU fallback of the default (GPU) methods")
+    res = bench_kernel.sweep({"n": [1]}, {"a": lambda p: (lambda: None)}, store=tmp_path / "d.db",
+                             max_time_s=0.05)
+    stored = res.run.config["options"]
+    assert stored == Options(max_time_s=0.05).to_dict()
+    assert stored["cache"] == "cold" and stored["precision"] == 0.01 and stored["timeout_s"] == 300.0
+    # no GPU here: the default GPU methods were replaced by host, and the point says so
+    [p] = res.points
+    assert list(p.result.measurements) == ["host"] and any("no GPU" in n for n in p.result.notes)
 
 
 def test_factory_failures_are_recorded_per_point():
@@ -124,13 +133,13 @@ def test_interrupted_then_resumed_runs_each_point_once(spec, tmp_path, monkeypat
     monkeypatch.setenv("SWEEP_TEST_STOP_AT", "3")
     with pytest.raises(Interrupted, match="interrupted after 7 of 9 points; they are stored in run 1: "
                                           "finish it with --resume 1"):
-        run_sweep(load_spec(str(spec)), store=db, **FAST)
+        run_sweep(load_spec(str(spec)), store=db, options=FAST)
     with open_store(db) as store:
         run = store.run(1)
         before = {p.key: p.finished_at for p in store.points(run)}
     assert run.status == "interrupted" and len(before) == 7
     monkeypatch.delenv("SWEEP_TEST_STOP_AT")
-    res = run_sweep(load_spec(str(spec)), store=db, resume="latest", **FAST)
+    res = run_sweep(load_spec(str(spec)), store=db, resume="latest", options=FAST)
     assert res.run.status == "done" and res.run.id == 1 and len(res.points) == 9
     assert {p.key: p.finished_at for p in res.points if p.key in before} == before  # not re-run
     calls = log.read_text().split("\n")
@@ -141,18 +150,18 @@ def test_interrupted_then_resumed_runs_each_point_once(spec, tmp_path, monkeypat
 
 def test_resume_refuses_another_spec_and_other_options(spec, tmp_path):
     db = tmp_path / "r.db"
-    run_sweep(load_spec(str(spec)), store=db, providers=["add"], **FAST)
+    run_sweep(load_spec(str(spec)), store=db, providers=["add"], options=FAST)
     with pytest.raises(StoreError, match=f"run 1 is of sweep '{spec}:sweep', not '{spec}:bigger'"):
-        run_sweep(load_spec(f"{spec}:bigger"), store=db, resume=1, **FAST)
+        run_sweep(load_spec(f"{spec}:bigger"), store=db, resume=1, options=FAST)
     other = tmp_path / "other" / "spec.py"
     other.parent.mkdir()
     other.write_text(spec.read_text() + "\n# edited\n")
     with pytest.raises(StoreError, match="run 1 was made from a spec with sha256 [0-9a-f]{12}; .* has sha256 [0-9a-f]{12}"):
-        run_sweep(load_spec(str(other)), store=db, resume=1, **FAST)
+        run_sweep(load_spec(str(other)), store=db, resume=1, options=FAST)
     with pytest.raises(bench_kernel.errors.UsageError, match="run 1 was measured with max_time_s 0.02; resuming it with 0.5"):
-        run_sweep(load_spec(str(spec)), store=db, resume=1, methods=None, max_time_s=0.5)
+        run_sweep(load_spec(str(spec)), store=db, resume=1, options=dict(max_time_s=0.5))
     with pytest.raises(bench_kernel.errors.UsageError, match="run 1 was measured with steady False; resuming it with True"):
-        run_sweep(load_spec(str(spec)), store=db, resume=1, steady=True)
+        run_sweep(load_spec(str(spec)), store=db, resume=1, options=dict(steady=True))
     res = run_sweep(load_spec(str(spec)), store=db, resume=1)  # nothing missing: nothing runs
     assert [p.provider for p in res.points] == ["add"] * 3 and res.run.status == "done"
 
@@ -160,7 +169,7 @@ def test_resume_refuses_another_spec_and_other_options(spec, tmp_path):
 def test_steady_is_stored_with_the_run_and_used_for_its_points(tmp_path):
     one = tmp_path / "one.py"
     one.write_text("def sweep():\n    return {'axes': {'n': [64]}, 'providers': {'s': lambda p: (lambda: sum(range(p['n'])))}}\n")
-    res = run_sweep(load_spec(str(one)), store=tmp_path / "s.db", steady=True, **FAST)
+    res = run_sweep(load_spec(str(one)), store=tmp_path / "s.db", options=dict(FAST, steady=True))
     assert res.run.config["options"]["steady"] is True
     [point] = res.points
     # the measurement held the load before sampling (its record says so) and sampled its minimum time

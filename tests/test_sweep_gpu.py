@@ -15,7 +15,7 @@ QUICK = dict(methods=("graph",), max_time_s=0.1)
 
 
 def test_gemm_sweep_providers_match_torch_and_are_timed(tmp_path):
-    res = run_sweep(load_spec(SPEC), store=tmp_path / "r.db", **QUICK)
+    res = run_sweep(load_spec(SPEC), store=tmp_path / "r.db", options=QUICK)
     assert len(res.points) == 5 * 4
     bad = [(p.label, p.status, p.error) for p in res.points if p.status != "ok"]
     assert bad == []  # every Triton config agrees with torch.matmul at every M, bf16 tolerance
@@ -27,7 +27,7 @@ def test_gemm_sweep_providers_match_torch_and_are_timed(tmp_path):
 
 
 def test_one_gpu_worker_is_pinned_and_named(tmp_path):
-    res = run_sweep(load_spec(SPEC), store=tmp_path / "r.db", gpus=[0], providers=["torch"], **QUICK)
+    res = run_sweep(load_spec(SPEC), store=tmp_path / "r.db", gpus=[0], providers=["torch"], options=QUICK)
     assert {p.worker for p in res.points} == {"gpu:0"} and all(p.status == "ok" for p in res.points)
     assert res.run.env["workers"]["gpu:0"]["visible_devices"] == "0"
     assert res.run.env["workers"]["gpu:0"]["device"] == res.points[0].result.env["device"]

@@ -13,9 +13,9 @@ ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
 
 def test_ray_backend_on_a_local_instance(tmp_path, monkeypatch):
     spec = load_spec(str(write_spec(tmp_path)))
-    inline = run_sweep(spec, store=tmp_path / "inline.db", **FAST)
+    inline = run_sweep(spec, store=tmp_path / "inline.db", options=FAST)
     monkeypatch.setenv("SWEEP_TEST_DIE_AT", "3:exit")  # Ray workers inherit the driver's environment
-    res = run_sweep(spec, store=tmp_path / "ray.db", backend="ray", **FAST)
+    res = run_sweep(spec, store=tmp_path / "ray.db", backend="ray", options=FAST)
     assert not ray.is_initialized()  # the driver disconnected
     got = {p.key: p.status for p in res.points}
     want = {p.key: p.status for p in inline.points}

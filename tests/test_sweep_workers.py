@@ -23,9 +23,9 @@ def _outcome(res):
 
 
 def test_two_workers_give_the_same_points_as_one(spec, tmp_path):
-    one = run_sweep(spec, store=tmp_path / "1.db", workers=1, **FAST)
-    two = run_sweep(spec, store=tmp_path / "2.db", workers=2, **FAST)
-    inline = run_sweep(spec, store=tmp_path / "0.db", **FAST)
+    one = run_sweep(spec, store=tmp_path / "1.db", workers=1, options=FAST)
+    two = run_sweep(spec, store=tmp_path / "2.db", workers=2, options=FAST)
+    inline = run_sweep(spec, store=tmp_path / "0.db", options=FAST)
     assert _outcome(one) == _outcome(two) == _outcome(inline)
     assert len(_outcome(two)) == 9 and list(_outcome(two).values()).count("ok") == 7
     assert {p.worker for p in one.points} == {"host:0"}
@@ -43,7 +43,7 @@ def test_two_workers_give_the_same_points_as_one(spec, tmp_path):
 @pytest.mark.parametrize("how,said", [("exit", "exit code 3"), ("kill", "killed by SIGKILL")])
 def test_a_worker_that_dies_costs_one_point(spec, tmp_path, monkeypatch, how, said):
     monkeypatch.setenv("SWEEP_TEST_DIE_AT", f"2:{how}")
-    res = run_sweep(spec, store=tmp_path / "r.db", workers=2, **FAST)
+    res = run_sweep(spec, store=tmp_path / "r.db", workers=2, options=FAST)
     by = {(p.provider, p.params["M"]): p for p in res.points}
     dead = by[("wrong", 2)]
     assert dead.status == "error"
@@ -60,14 +60,14 @@ def test_a_spec_that_cannot_load_in_a_worker_stops_before_any_run(tmp_path):
     spec = load_spec(str(write_spec(tmp_path, text)))
     with pytest.raises(TargetError, match=r"worker host:0 could not start: TargetError: importing '.*spec.py' "
                                           r"raised RuntimeError: needs a GPU"):
-        run_sweep(spec, store=tmp_path / "r.db", workers=1, **FAST)
+        run_sweep(spec, store=tmp_path / "r.db", workers=1, options=FAST)
     with open_store(tmp_path / "r.db") as store:
         assert store.runs() == []
 
 
 def test_workers_measure_on_the_host(spec, tmp_path):
     with pytest.raises(UsageError, match="--workers runs host processes with the host method; use --gpus"):
-        run_sweep(spec, store=tmp_path / "r.db", workers=2, methods=("graph",))
+        run_sweep(spec, store=tmp_path / "r.db", workers=2, options=dict(methods=("graph",)))
     with pytest.raises(UsageError, match="choose one of --workers, --gpus and --backend ray"):
         run_sweep(spec, workers=2, gpus=[0])
 

@@ -38,6 +38,7 @@ def _names(result) -> list[str]:
 def _bench_target(target: str, gpu: bool) -> tuple[list, list[dict], str | None]:
     from bench_kernel.errors import BenchKernelError
     from bench_kernel.measure import load_target
+    from bench_kernel.options import Options
     from bench_kernel.orchestrate import bench_case
 
     try:
@@ -50,9 +51,9 @@ def _bench_target(target: str, gpu: bool) -> tuple[list, list[dict], str | None]
     for case in cases:
         t0 = time.perf_counter()
         try:
-            before = bench_case(case, methods=("kernel",), **OPTIONS)
-            placed = bench_case(case, roofline=True, **OPTIONS)
-            after = bench_case(case, methods=("kernel",), **OPTIONS)
+            before = bench_case(case, Options(methods=("kernel",), **OPTIONS))
+            placed = bench_case(case, Options(roofline=True, **OPTIONS))
+            after = bench_case(case, Options(methods=("kernel",), **OPTIONS))
         except BenchKernelError as e:
             checks.append({"case": case.label, "error": str(e)})
             continue

@@ -14,6 +14,8 @@ __version__ = "0.1.0"
 # public name -> (module that defines it, attribute). Every capability adds its names here.
 _EXPORTS: dict[str, tuple[str, str]] = {
     "bench": ("bench_kernel.orchestrate", "bench"),
+    "Options": ("bench_kernel.options", "Options"),
+    "run_cases": ("bench_kernel.orchestrate", "run_cases"),
     "BenchResult": ("bench_kernel.measure", "BenchResult"),
     "Case": ("bench_kernel.measure", "Case"),
     "Measurement": ("bench_kernel.measure", "Measurement"),

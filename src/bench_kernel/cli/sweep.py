@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from bench_kernel.cli._common import Output, command_line, db_option, emit, output_options, print_error
-from bench_kernel.cli._numbers import Number
+from bench_kernel.cli._options import measure_options
 from bench_kernel.errors import UsageError
 
 __all__ = ["command"]
@@ -28,15 +29,7 @@ __all__ = ["command"]
               help="ray: run the points as Ray tasks (the [ray] extra).")
 @click.option("--address", default=None, metavar="ADDR",
               help="Ray cluster address for --backend ray (default: start a local instance).")
-@click.option("-m", "--method", "methods", multiple=True, type=click.Choice(["graph", "events", "kernel", "host"]),
-              help="Timing method (repeatable). Default: graph, events, kernel (host without a GPU).")
-@click.option("--cache", type=click.Choice(["cold", "warm"]), default=None, help="L2 state (default: cold).")
-@click.option("--precision", type=Number(min=0, min_open=True), default=None,
-              help="Stop when the median's 95% CI is within this relative half-width (default: 0.01).")
-@click.option("--max-time", "max_time_s", type=Number(min=0, min_open=True), default=None,
-              help="Sampling time bound per method and point, seconds (default: 0.5).")
-@click.option("--steady", is_flag=True,
-              help="Hold each point's load until time and SM clock settle before sampling (power-capped GPUs).")
+@measure_options()
 @click.option("--best", "show_best", is_flag=True,
               help="Also print the fastest provider per point, its margin and whether it is significant.")
 @click.option("--plot", "plot_path", default=None, type=click.Path(dir_okay=False),
@@ -45,13 +38,14 @@ __all__ = ["command"]
 @output_options()
 def command(spec: str, db_path: str | None, resume: str | None, providers: tuple[str, ...],
             workers: int | None, gpus: str | None, backend: str, address: str | None,
-            methods: tuple[str, ...], cache: str | None, precision: float | None, max_time_s: float | None,
-            steady: bool, show_best: bool, plot_path: str | None, x_axis: str | None, output: Output) -> int:
+            options_given: dict[str, Any], show_best: bool, plot_path: str | None, x_axis: str | None,
+            output: Output) -> int:
     """Sweep SPEC (path/to/spec.py[:name], default name 'sweep'): every provider at every point.
 
     The spec defines axes (their product is the points) and providers (point -> case). Each
     provider is checked against the baseline's output at each point before it is timed; each
     point is committed to the results database as it finishes (see 'bench-kernel history').
+    On --resume the measuring options are the stored run's: give none, or the same values.
     """
     from rich.console import Console
 
@@ -72,8 +66,7 @@ def command(spec: str, db_path: str | None, resume: str | None, providers: tuple
     gpu_list = parse_gpus(gpus) if gpus is not None else None
     err = Console(stderr=True)
     with open_store(db_path) as store, ProgressBar(err) as bar:
-        result = run_sweep(loaded, methods=methods or None, cache=cache, precision=precision,
-                           max_time_s=max_time_s, steady=steady, store=store, resume=resume, providers=providers or None,
+        result = run_sweep(loaded, options=options_given, store=store, resume=resume, providers=providers or None,
                            workers=workers, gpus=gpu_list, backend=backend, address=address,
                            command=command_line(), progress=bar)
     best = result.best()

@@ -1,18 +1,18 @@
 """How long does it take: timing methods, input rotation, L2 flush, stopping rule, statistics.
 
-Only measurement lives here; ``bench_kernel.orchestrate`` adds the roofline on top.
+Only measurement lives here; ``bench_kernel.orchestrate`` adds the time limit, the loop over cases
+and the roofline on top. What to measure and how is a :class:`bench_kernel.options.Options`.
 """
 
-from bench_kernel.measure._bench import (DEFAULT_METHODS, GPU_METHODS, as_case, bench, bench_case, bench_many,
-                                         clone_inputs, validate_options)
 from bench_kernel.measure._case import Case, as_cases, load_object, load_target
 from bench_kernel.measure._env import capture_env, gpu_state
 from bench_kernel.measure._inputs import call_with, iter_tensors
 from bench_kernel.measure._kernel import CALL_MARK
-from bench_kernel.measure._limit import DEFAULT_TIMEOUT_S, Expired, TimeLimit
+from bench_kernel.measure._limit import Expired, TimeLimit
+from bench_kernel.measure._measure import as_case, clone_inputs, measure_case
 from bench_kernel.measure._method import Method, Timed
 from bench_kernel.measure._profiler import check_writable, record_trace
-from bench_kernel.measure._records import METHODS, BenchResult, KernelStat, Measurement
+from bench_kernel.measure._records import BenchResult, KernelStat, Measurement
 from bench_kernel.measure._runner import guard, user_error
 from bench_kernel.measure._stats import Samples
 from bench_kernel.measure._steady import Settle, clock_note, graph_floor_note, settled, stability_notes, trend_note
@@ -20,9 +20,9 @@ from bench_kernel.measure._stopping import StoppingRule
 from bench_kernel.measure._suite import builtin_suite
 
 __all__ = [
-    "CALL_MARK", "DEFAULT_METHODS", "DEFAULT_TIMEOUT_S", "GPU_METHODS", "METHODS", "BenchResult", "Case", "Expired",
-    "KernelStat", "Measurement", "Method", "Samples", "Settle", "StoppingRule", "TimeLimit", "Timed", "as_case",
-    "as_cases", "bench", "bench_case", "bench_many", "builtin_suite", "call_with", "capture_env", "check_writable",
-    "clock_note", "clone_inputs", "gpu_state", "graph_floor_note", "guard", "iter_tensors", "load_object",
-    "load_target", "record_trace", "settled", "stability_notes", "trend_note", "user_error", "validate_options",
+    "CALL_MARK", "BenchResult", "Case", "Expired", "KernelStat", "Measurement", "Method", "Samples", "Settle",
+    "StoppingRule", "TimeLimit", "Timed", "as_case", "as_cases", "builtin_suite", "call_with", "capture_env",
+    "check_writable", "clock_note", "clone_inputs", "gpu_state", "graph_floor_note", "guard", "iter_tensors",
+    "load_object", "load_target", "measure_case", "record_trace", "settled", "stability_notes", "trend_note",
+    "user_error",
 ]

@@ -29,15 +29,15 @@ class EventsMethod:
     """Per-call device time between two events, host gaps hidden, launch cost included.
 
     flusher: flush L2 before every sample (cold), or None (warm).
-    rotates_beyond_l2: the inputs rotate over sets larger than L2, so a sample may hold several
-        calls and still be cold.
+    rotation_cache: the L2 state the input rotation alone gives the calls: ``"cold"`` when the sets
+        are larger than L2, so a sample may hold several calls and still be cold.
     """
 
     name = "events"
 
-    def __init__(self, flusher: L2Flusher | None, rotates_beyond_l2: bool = False) -> None:
+    def __init__(self, flusher: L2Flusher | None, rotation_cache: str = "warm") -> None:
         self.flusher = flusher
-        self.rotates_beyond_l2 = rotates_beyond_l2
+        self.rotation_cache = rotation_cache
 
     def run(self, runner: Runner, rule: StoppingRule) -> Timed:
         """Sample until ``rule`` is finished; a cold sample holds one call unless the inputs rotate beyond L2."""
@@ -45,7 +45,7 @@ class EventsMethod:
         # Event timestamps resolve ~0.5 us: several calls per sample make a short kernel's time
         # exact, which keeps it cold only if the calls rotate over input sets beyond L2.
         batch = calls_to_fill(WARM_SAMPLE_US, runner.est_us, hi=1000)
-        cps = batch if (flusher is None or self.rotates_beyond_l2) else 1
+        cps = batch if (flusher is None or self.rotation_cache == "cold") else 1
         backlog = min(BACKLOG_FACTOR * runner.host_us * cps + BACKLOG_MARGIN_US, BACKLOG_MAX_US)
         per_sync = calls_to_fill(SYNC_BATCH_US, runner.est_us * cps + backlog, hi=200)
         timer = EventTimer(per_sync)

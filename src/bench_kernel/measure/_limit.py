@@ -27,11 +27,10 @@ import threading
 from typing import Any, Callable
 
 from bench_kernel.errors import TimeLimitError
+from bench_kernel.options import DEFAULT_TIMEOUT_S
 
-__all__ = ["Expired", "TimeLimit", "current_limit", "DEFAULT_TIMEOUT_S"]
+__all__ = ["Expired", "TimeLimit", "current_limit"]
 
-#: The default per-case limit (seconds): far above any sane benchmark (seconds), far below "forever".
-DEFAULT_TIMEOUT_S = 300.0
 
 _current: contextvars.ContextVar["TimeLimit | None"] = contextvars.ContextVar("bench_kernel_limit", default=None)
 

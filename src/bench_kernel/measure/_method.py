@@ -27,7 +27,7 @@ class Timed:
 
 @runtime_checkable
 class Method(Protocol):
-    """A timing method: ``name`` is one of :data:`~bench_kernel.measure.METHODS`."""
+    """A timing method: ``name`` is one of :data:`~bench_kernel.options.METHODS`."""
 
     name: str
 

@@ -10,11 +10,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from bench_kernel.measure._stats import Samples
+from bench_kernel.options import METHODS
 
-__all__ = ["Measurement", "KernelStat", "BenchResult", "METHODS", "SCHEMA_VERSION"]
+__all__ = ["Measurement", "KernelStat", "BenchResult", "SCHEMA_VERSION"]
 
-#: The timing methods, in the order results show them (DESIGN.md, "Measurement").
-METHODS = ("graph", "events", "kernel", "host")
 SCHEMA_VERSION = 1
 
 

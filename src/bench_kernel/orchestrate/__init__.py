@@ -1,17 +1,22 @@
-"""Orchestration: measurement and the roofline together, and profiling.
+"""Orchestration: the time limit, the measurement and the roofline together; the loop over cases;
+profiling.
 
 ``bench()`` here is the one users call (``bench_kernel.bench``): it measures with
 ``bench_kernel.measure`` and places the result under the device's roofs with
-``bench_kernel.roofline``. Nothing below this layer knows about the other.
+``bench_kernel.roofline``. Nothing below this layer knows about the other. ``run_cases`` (and
+:class:`CaseRunner`, one case at a time) is the one loop over cases that ``run``, ``run --save``
+and the pytest plugin share; a sweep point is measured by the same ``bench_case``.
 """
 
-from bench_kernel.orchestrate._bench import bench, bench_case, bench_many
+from bench_kernel.orchestrate._bench import bench, bench_case
+from bench_kernel.orchestrate._cases import CaseError, CaseRunner, CasesRun, Progress, run_cases
 from bench_kernel.orchestrate._count import CaseWork, count_work, infer_dtype
 from bench_kernel.orchestrate._profile import (DEFAULT_STEPS, ProfileSummary, check_profile_options, profile,
                                              summarize_profile)
 from bench_kernel.orchestrate._roofline import place, plot_results, resolve_device
 
 __all__ = [
-    "DEFAULT_STEPS", "CaseWork", "ProfileSummary", "bench", "bench_case", "bench_many", "check_profile_options",
-    "count_work", "infer_dtype", "place", "plot_results", "profile", "resolve_device", "summarize_profile",
+    "DEFAULT_STEPS", "CaseError", "CaseRunner", "CaseWork", "CasesRun", "ProfileSummary", "Progress", "bench",
+    "bench_case", "check_profile_options", "count_work", "infer_dtype", "place", "plot_results", "profile",
+    "resolve_device", "run_cases", "summarize_profile",
 ]

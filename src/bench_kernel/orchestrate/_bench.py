@@ -1,46 +1,51 @@
-"""``bench()`` with everything a user asks for at once: the measurement, then the roofline.
+"""``bench()`` with everything a user asks for at once: the time limit, the measurement, the roofline.
 
-``bench_kernel.measure`` only measures; this layer adds the device's roofs: resolve the device
-first (a wrong name fails before anything runs), measure, count the work the case does not state
-(after timing, on the eager twin of compiled code: counting must not change the code under test;
-a counting failure is a note, never a lost case), place and judge the result.
+``bench_kernel.measure`` only measures; this layer bounds the case's time, then adds the device's
+roofs: resolve the device first (a wrong name fails before anything runs), measure, count the work
+the case does not state (after timing, on the eager twin of compiled code: counting must not change
+the code under test; a counting failure is a note, never a lost case), place and judge the result.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Sequence
+import dataclasses
+from typing import Any, Callable
 
-from bench_kernel.errors import BenchKernelError
+from bench_kernel.errors import BenchKernelError, UsageError
 from bench_kernel.gpu import has_gpu
-from bench_kernel.measure import DEFAULT_METHODS, DEFAULT_TIMEOUT_S, BenchResult, Case, TimeLimit, as_case, guard
-from bench_kernel.measure import capture_env, validate_options
-from bench_kernel.measure import bench_case as measure_case
+from bench_kernel.measure import BenchResult, Case, TimeLimit, as_case, capture_env, guard, measure_case
+from bench_kernel.options import Options
 from bench_kernel.orchestrate._count import CaseWork, count_work, infer_dtype
 from bench_kernel.orchestrate._roofline import place, resolve_device
 
-__all__ = ["bench", "bench_case", "bench_many"]
+__all__ = ["bench", "bench_case"]
 
 
-def bench_case(case: Case, *, methods: Sequence[str] = DEFAULT_METHODS, cache: str = "cold",
-               precision: float = 0.01, max_time_s: float = 0.5, device_index: int = 0,
-               roofline: bool = False, device: str | None = None,
-               timeout_s: float | None = DEFAULT_TIMEOUT_S, steady: bool = False,
-               progress: Callable[[str], None] | None = None) -> BenchResult:
-    """Measure one :class:`Case` (``bench_kernel.measure.bench_case``) and, with ``roofline``,
-    place it under the roofs of ``device`` (a peak-table name; default the current GPU).
-    ``timeout_s`` bounds the whole case, the counting pass included."""
-    validate_options(methods, cache, precision, max_time_s, timeout_s)
-    spec = resolve_device(device, has_gpu()) if roofline else None
-    capture_env(device_index)  # the first import of torch and triton (seconds) is not the case's time
-    with TimeLimit(timeout_s, case.label):
-        return _bench_case(case, spec, methods=methods, cache=cache, precision=precision, max_time_s=max_time_s,
-                           device_index=device_index, steady=steady, progress=progress)
+def bench_case(case: Case, options: Options, *, env: dict[str, Any] | None = None, roof: Any = None,
+               progress: Callable[[str], None] | None = None,
+               on_stuck: Callable[[Any], Any] | None = None) -> BenchResult:
+    """Measure one :class:`Case` as ``options`` say, within ``options.timeout_s`` (the counting pass
+    included), and with ``options.roofline`` place it under the device's roofs.
+
+    env: the machine's state (:func:`~bench_kernel.measure.capture_env`), taken once per run by the
+    caller; captured here when None. roof: the resolved device spec for the roofline, likewise
+    (resolved here when None and ``options.roofline``). on_stuck: the time limit's ``on_stuck``
+    (``bench_kernel.measure.TimeLimit``). Raises TimeLimitError past the limit, MeasurementError
+    when the case's code raises.
+    """
+    if options.roofline and roof is None:
+        roof = resolve_device(options.device, has_gpu())
+    if env is None:
+        env = capture_env(options.device_index)  # torch's first import (seconds) is not the case's time
+    with TimeLimit(options.timeout_s, case.label, on_stuck=on_stuck):
+        result = measure_case(case, options, env=env, progress=progress)
+        if not options.roofline or result.correct is False:
+            return result
+        return _place(case, result, roof, options, progress)
 
 
-def _bench_case(case: Case, spec: Any, progress: Callable[[str], None] | None, **options: Any) -> BenchResult:
-    result = measure_case(case, timeout_s=None, progress=progress, **options)
-    if spec is None or result.correct is False:
-        return result
+def _place(case: Case, result: BenchResult, roof: Any, options: Options,
+           progress: Callable[[str], None] | None) -> BenchResult:
     if progress:
         progress(f"{case.label}: counting FLOPs and bytes")
     try:
@@ -48,10 +53,10 @@ def _bench_case(case: Case, spec: Any, progress: Callable[[str], None] | None, *
     except BenchKernelError as e:  # a counting failure never loses the timed case
         result = result.with_work(flops=case.flops, bytes=case.bytes, notes=[f"counting failed: {e}"])
         given = ("given" if case.flops is not None else None, "given" if case.bytes is not None else None)
-        return place(result, spec, CaseWork(case, *infer_dtype(case, None), *given))
+        return place(result, roof, CaseWork(case, *infer_dtype(case, None), *given))
     work = count_work(case, inputs)
     result = result.with_work(flops=work.case.flops, bytes=work.case.bytes, notes=work.notes)
-    return place(result, spec, work, warm_cache=options["cache"] == "warm" or _warm_rotation(result))
+    return place(result, roof, work, warm_cache=options.cache == "warm" or _warm_rotation(result))
 
 
 def _warm_rotation(result: BenchResult) -> bool:
@@ -61,25 +66,47 @@ def _warm_rotation(result: BenchResult) -> bool:
 
 
 def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | None = None,
-          methods: Sequence[str] = DEFAULT_METHODS, cache: str = "cold", precision: float = 0.01,
-          max_time_s: float = 0.5, reference: Callable[..., Any] | None = None,
-          flops: float | None = None, bytes: float | None = None, name: str | None = None,
-          params: dict[str, Any] | None = None, device_index: int = 0,
-          timeout_s: float | None = DEFAULT_TIMEOUT_S, steady: bool = False, roofline: bool = False,
-          device: str | None = None) -> BenchResult:
+          reference: Callable[..., Any] | None = None, flops: float | None = None, bytes: float | None = None,
+          name: str | None = None, params: dict[str, Any] | None = None,
+          methods: tuple[str, ...] = Options.methods, cache: str = Options.cache,
+          precision: float = Options.precision, max_time_s: float = Options.max_time_s,
+          timeout_s: float | None = Options.timeout_s, steady: bool = Options.steady,
+          device_index: int = Options.device_index, roofline: bool = Options.roofline,
+          device: str | None = Options.device, options: Options | None = None) -> BenchResult:
     """Time ``fn`` on the GPU (or the host without one) and return a :class:`BenchResult`.
 
-    The arguments are those of :func:`bench_kernel.measure.bench`, plus:
+    fn: a zero-argument callable, or ``fn(*inputs)`` with ``make_inputs()`` building one fresh
+        input set (a tuple spreads as arguments, a dict as keywords); a :class:`Case` works too.
+    reference: called on a copy of the same fresh inputs; a mismatch means no time is reported
+        (``correct`` False, the reason in ``notes``).
+    flops, bytes: work per call, for achieved TFLOP/s and TB/s (finite, >= 0).
+    methods: any of "graph" (CUDA/HIP graph replay / N), "events" (events + backlog, launch cost
+        included), "kernel" (profiler: summed device time of every kernel of one call, plus a
+        breakdown), "host" (wall clock; the only method without a GPU).
+    cache: "cold" (L2 flushed before event/profiler samples, inputs rotated beyond L2, also inside
+        the graph) or "warm".
+    precision: stop once the 95% CI of the median is within this relative half-width.
+    max_time_s: sampling time bound per method, seconds.
+    timeout_s: stop the case after this many seconds with a TimeLimitError (None, 0 or inf: no
+        limit); see ``bench_kernel.measure._limit`` for what can and cannot be interrupted.
+    steady: hold the load until the SM clock and the per-call time settle before each method, and
+        sample at least 1 s per method (power-capped GPUs); every sample's clock is in
+        ``Measurement.sm_clock_mhz`` either way.
     roofline: also place the result under the roofs of ``device`` (peak-table name; default the
         current GPU) as ``result.roofline``; FLOPs/bytes not given are counted from one call.
+    options: all of the above at once, as an :class:`~bench_kernel.options.Options` (then leave
+        the separate keywords at their defaults).
+    Raises MeasurementError when ``fn`` raises; UsageError for bad arguments.
     """
+    given = dict(methods=methods, cache=cache, precision=precision, max_time_s=max_time_s, timeout_s=timeout_s,
+                 steady=steady, device_index=device_index, roofline=roofline, device=device)
+    if options is None:
+        options = Options(**given)
+    else:
+        defaults = {f.name: f.default for f in dataclasses.fields(Options)}
+        changed = sorted(k for k, v in given.items() if v != defaults[k])
+        if changed:
+            raise UsageError(f"bench(): give either options= or {', '.join(changed)}, not both")
     case = as_case(fn, make_inputs=make_inputs, reference=reference, flops=flops, bytes=bytes, name=name,
                    params=params)
-    return bench_case(case, methods=methods, cache=cache, precision=precision, max_time_s=max_time_s,
-                      device_index=device_index, roofline=roofline, device=device, timeout_s=timeout_s,
-                      steady=steady)
-
-
-def bench_many(cases: Iterable[Case], **kwargs: Any) -> list[BenchResult]:
-    """:func:`bench_case` over several cases with the same options."""
-    return [bench_case(c, **kwargs) for c in cases]
+    return bench_case(case, options)

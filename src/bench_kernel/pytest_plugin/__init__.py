@@ -10,7 +10,10 @@ significant regression fails the test with both medians, the ratio and its CI; o
 run's lower SM clock can explain (``compare``'s ``slower (clock)``) passes unless
 ``--kernel-bench-strict-clocks``.
 ``--kernel-bench-save`` stores the session's measurements as a new run (``--kernel-bench-db``
-picks the database). A table of every measurement ends the session.
+picks the database). A table of every measurement ends the session. How every call measures
+(``--kernel-bench-method``, ``-cache``, ``-precision``, ``-max-time``, ``-timeout``, ``-steady``, ...)
+comes from the same table as ``bench-kernel run``'s options (``bench_kernel.options.OPTION_FIELDS``);
+a call's own keywords override them.
 
 Installed with bench-kernel, so it loads in every pytest session: this module imports only
 pytest and the standard library; the measuring code loads on the fixture's first call.
@@ -18,8 +21,12 @@ pytest and the standard library; the measuring code loads on the fixture's first
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from bench_kernel.errors import UsageError
+from bench_kernel.options import OPTION_FIELDS, Options, OptionField
 from bench_kernel.pytest_plugin._fixture import KernelBench, KernelBenchResult, SessionState
 
 __all__ = ["KernelBench", "KernelBenchResult", "kernel_bench"]
@@ -30,8 +37,50 @@ _STATE = pytest.StashKey[SessionState]()
 _DEFAULT_THRESHOLD = 0.04
 
 
+def _flag(f: OptionField) -> str:
+    return "--kernel-bench-" + f.flag.removeprefix("--")
+
+
+def _dest(f: OptionField) -> str:
+    return "kernel_bench_opt_" + f.name
+
+
+def _add_measure_options(group: Any) -> None:
+    """The measuring options of ``bench-kernel run``, as ``--kernel-bench-*`` (defaults: not given)."""
+    kinds: dict[str, dict[str, Any]] = {
+        "methods": {"action": "append", "choices": None},
+        "choice": {"choices": None},
+        "number": {"type": float},
+        "limit": {"type": float},
+        "index": {"type": int},
+        "flag": {"action": "store_true", "default": None},
+        "text": {},
+    }
+    for f in OPTION_FIELDS:
+        kw = dict(kinds[f.kind])
+        if "choices" in kw:
+            kw["choices"] = list(f.choices)
+        default = f.default
+        shown = "" if f.kind == "flag" or default is None else (
+            f" Default: {', '.join(default) if isinstance(default, tuple) else default}.")
+        group.addoption(_flag(f), dest=_dest(f), help=f.help.replace("%", "%%") + shown, **kw)
+
+
+def _session_options(config: pytest.Config) -> Options:
+    given = {}
+    for f in OPTION_FIELDS:
+        value = config.getoption(_dest(f))
+        if value is not None:
+            given[f.name] = tuple(value) if f.kind == "methods" else value
+    try:
+        return Options.build(**given)
+    except UsageError as e:
+        raise pytest.UsageError(f"kernel_bench: {e}") from None
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("kernel-bench", "kernel performance tests (bench-kernel's kernel_bench fixture)")
+    _add_measure_options(group)
     group.addoption("--kernel-bench-baseline", metavar="RUN|FILE", default=None,
                     help="Compare every kernel_bench measurement with this stored run (id, 'latest') or --json "
                          "results file; a significant regression fails the test.")
@@ -58,7 +107,8 @@ def pytest_configure(config: pytest.Config) -> None:
                                         db_path=config.getoption("kernel_bench_db"), threshold=threshold,
                                         strict_clocks=config.getoption("kernel_bench_strict_clocks"),
                                         run_name=f"pytest {config.rootpath.name}",
-                                        command=("pytest", *config.invocation_params.args))
+                                        command=("pytest", *config.invocation_params.args),
+                                        options=_session_options(config))
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

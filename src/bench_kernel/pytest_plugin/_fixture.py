@@ -7,13 +7,11 @@ call of the fixture, so a test suite that never uses it pays only for the option
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
-__all__ = ["KernelBench", "KernelBenchResult", "SessionState", "GPU_METHODS", "DEFAULT_METHODS"]
+from bench_kernel.options import Options
 
-#: The fixture's default methods, as ``bench()``'s: all of them need a GPU.
-DEFAULT_METHODS = ("graph", "events", "kernel")
-GPU_METHODS = frozenset(DEFAULT_METHODS)
+__all__ = ["KernelBench", "KernelBenchResult", "SessionState"]
 
 
 @dataclass(frozen=True)
@@ -70,14 +68,17 @@ class SessionState:
     records: list[tuple[str, KernelBenchResult]] = field(default_factory=list)  # (nodeid, result)
     #: the baseline's points (``bench_kernel.results.PointSet``), resolved when the session starts
     baseline: Any = None
-    #: the store measurements are saved to (``--kernel-bench-save``), and the run once one exists
+    #: the store measurements are saved to (``--kernel-bench-save``)
     store: Any = None
-    recorder: Any = None
     #: the stored run once the session has finished (``RunInfo``), for the summary
     saved_run: Any = None
     #: what starts the stored run: (name, command) of this session
     run_name: str = "pytest"
     command: tuple[str, ...] = ()
+    #: how every call measures unless it says otherwise (the session's ``--kernel-bench-*`` options)
+    options: Options = field(default_factory=Options)
+    #: the session's ``bench_kernel.orchestrate.CaseRunner``: one env, one stored run
+    runner: Any = None
 
     def seen(self, name: str, params: dict[str, Any]) -> bool:
         return any(r.name == name and r.params == params for _, r in self.records)
@@ -119,24 +120,21 @@ class SessionState:
             return rc.rows[0].comparison, None
         return None, rc.unmatched[0].reason
 
-    def store_result(self, result: Any) -> None:
-        """Commit ``result`` to this session's stored run (started at the first measurement)."""
-        if self.store is None:
-            return
-        if self.recorder is None:
-            from bench_kernel.measure import capture_env
-            from bench_kernel.results import Recorder
+    def measure(self, case: Any, options: Options) -> Any:
+        """Measure ``case`` as ``run`` measures one (the session's env captured once; with
+        ``--kernel-bench-save`` each result is committed to this session's stored run as it ends)."""
+        if self.runner is None:
+            from bench_kernel.orchestrate import CaseRunner
 
-            self.recorder = Recorder(self.store, name=self.run_name, env=capture_env(),
-                                     config={"threshold": self.threshold, "baseline": self.baseline_ref},
-                                     command=self.command)
-        self.recorder.save(result)
+            self.runner = CaseRunner(self.options, store=self.store, name=self.run_name, command=self.command,
+                                     config={"threshold": self.threshold, "baseline": self.baseline_ref})
+        return self.runner.run(case, options=options)
 
     def close(self, interrupted: bool) -> Any:
         """Finish the stored run (``interrupted`` on Ctrl-C) and close the store; the run or None."""
         run = None
-        if self.recorder is not None:
-            run = self.recorder.finish("interrupted" if interrupted else "done")
+        if self.runner is not None:
+            run = self.runner.finish("interrupted" if interrupted else "done").run
         if self.store is not None:
             self.store.close()
         return run
@@ -156,39 +154,38 @@ class KernelBench:
         self._nodeid = nodeid
 
     def __call__(self, fn: Callable[..., Any], *, make_inputs: Callable[[], Any] | None = None,
-                 methods: Sequence[str] = DEFAULT_METHODS, cache: str = "cold", precision: float = 0.01,
-                 max_time_s: float = 0.5, reference: Callable[..., Any] | None = None,
-                 flops: float | None = None, bytes: float | None = None, name: str | None = None,
-                 params: dict[str, Any] | None = None, device_index: int = 0) -> KernelBenchResult:
-        """Time ``fn``; the arguments are ``bench_kernel.bench``'s. ``name`` defaults to the test's
-        node id; (name, params) must differ between the calls of one session (they key the baseline)."""
+                 reference: Callable[..., Any] | None = None, flops: float | None = None,
+                 bytes: float | None = None, name: str | None = None, params: dict[str, Any] | None = None,
+                 **options: Any) -> KernelBenchResult:
+        """Time ``fn``; the arguments are ``bench_kernel.bench``'s. ``options``: fields of
+        ``bench_kernel.options.Options`` (``methods``, ``cache``, ``precision``, ``max_time_s``,
+        ``timeout_s``, ``steady``, ...) over the session's ``--kernel-bench-*`` options. ``name``
+        defaults to the test's node id; (name, params) must differ between the calls of one session
+        (they key the baseline)."""
         import pytest
 
         from bench_kernel.gpu import has_gpu
-        from bench_kernel.measure import validate_options
-        from bench_kernel.orchestrate import bench
+        from bench_kernel.measure import as_case
 
-        methods = validate_options(methods, cache, precision, max_time_s)
+        opts = Options.build(self._state.options, **options)
         name = name or self._nodeid
         params = dict(params or {})
         if self._state.seen(name, params):
             pytest.fail(f"kernel_bench: {name!r} with params {params} was already measured in this session; "
                         f"pass name= or params= to tell the calls apart (they key the baseline)", pytrace=False)
-        wanted = [m for m in methods if m in GPU_METHODS]
-        if wanted and not has_gpu():
-            pytest.skip(f"kernel_bench: {', '.join(wanted)} need a CUDA/HIP GPU and none is visible "
+        if opts.gpu_methods and not has_gpu():
+            pytest.skip(f"kernel_bench: {', '.join(opts.gpu_methods)} need a CUDA/HIP GPU and none is visible "
                         f"(methods=('host',) times on the host)")
-        result = bench(fn, make_inputs=make_inputs, methods=methods, cache=cache, precision=precision,
-                       max_time_s=max_time_s, reference=reference, flops=flops, bytes=bytes, name=name,
-                       params=params, device_index=device_index)
+        case = as_case(fn, make_inputs=make_inputs, reference=reference, flops=flops, bytes=bytes, name=name,
+                       params=params)
+        result = self._state.measure(case, opts)
         if result.correct is False:
             pytest.fail(f"kernel_bench: {name}: {result.notes[-1]}", pytrace=False)
         if result.time_us is None:
             pytest.fail(f"kernel_bench: {name}: no method measured: {'; '.join(result.notes)}", pytrace=False)
         comparison, why = self._state.compare(name, params, result) if self._state.baseline else (None, None)
         record = KernelBenchResult(name, params, result, comparison, why)
-        self._state.records.append((self._nodeid, record))
-        self._state.store_result(result)  # stored before a regression fails the test: it is data too
+        self._state.records.append((self._nodeid, record))  # stored before a regression fails the test
         if comparison is not None and comparison.is_regression(self._state.strict_clocks):
             c = comparison
             clock = (f"; this run at a lower SM clock ({c.clock_b_mhz:.0f} MHz vs the baseline's {c.clock_a_mhz:.0f}), "

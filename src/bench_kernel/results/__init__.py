@@ -58,7 +58,7 @@ from bench_kernel.results._paths import DB_ENV, default_db_path, resolve_db_path
 from bench_kernel.results._provenance import Provenance, file_sha256, provenance
 from bench_kernel.results._recorder import Recorder
 from bench_kernel.results._refs import PointSet, resolve_ref
-from bench_kernel.results._records import POINT_STATUSES, PointResult, RunInfo, params_key, status_of
+from bench_kernel.results._records import POINT_STATUSES, PointResult, RunInfo, params_key, point_label, status_of
 from bench_kernel.results._schema import SCHEMA, SCHEMA_V1, SCHEMA_VERSION
 from bench_kernel.results._store import Store, open_store
 
@@ -68,6 +68,6 @@ __all__ = [
     "ResultsComparison", "RunInfo",
     "Store", "Unmatched", "best_per_point", "clock_explains", "clock_spread", "compare", "compare_points",
     "default_db_path", "median_clock_mhz", "point_clock_mhz",
-    "file_sha256", "load_results_file", "open_store", "params_key", "points_from_output", "provenance", "resolve_db_path", "resolve_ref",
+    "file_sha256", "load_results_file", "open_store", "params_key", "point_label", "points_from_output", "provenance", "resolve_db_path", "resolve_ref",
     "status_of",
 ]

@@ -10,7 +10,7 @@ from typing import Any
 
 from bench_kernel.measure import BenchResult
 
-__all__ = ["RunInfo", "PointResult", "POINT_STATUSES", "params_key", "status_of"]
+__all__ = ["RunInfo", "PointResult", "POINT_STATUSES", "params_key", "point_label", "status_of"]
 
 #: How a point ended. ``running`` is only ever seen in the store, for a point whose process died.
 POINT_STATUSES = ("ok", "mismatch", "unsupported", "error", "running")
@@ -88,6 +88,11 @@ class RunInfo:
                       "env": dict(d.get("env") or {})})
 
 
+def point_label(name: str, params: dict[str, Any]) -> str:
+    """``"torch M=1024 N=512"``: a point's name and params as one line of text."""
+    return " ".join([name] + [f"{k}={v}" for k, v in params.items()])
+
+
 @dataclass(frozen=True)
 class PointResult:
     """One provider at one point of a run (or one case of a ``run --save``).
@@ -127,7 +132,7 @@ class PointResult:
 
     @property
     def label(self) -> str:
-        return " ".join([self.provider] + [f"{k}={v}" for k, v in self.params.items()])
+        return point_label(self.provider, self.params)
 
     def to_dict(self) -> dict[str, Any]:
         result = self.result.to_dict()

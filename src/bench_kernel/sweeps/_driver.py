@@ -15,14 +15,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from bench_kernel.errors import Interrupted, StoreError, UsageError
-from bench_kernel.measure import (
-    DEFAULT_METHODS,
-    GPU_METHODS,
-    capture_env,
-    gpu_state,
-    validate_options,
-)
 from bench_kernel.gpu import has_gpu
+from bench_kernel.measure import capture_env, gpu_state
+from bench_kernel.options import Options
 from bench_kernel.results import (
     Best,
     PointResult,
@@ -31,11 +26,12 @@ from bench_kernel.results import (
     best_per_point,
     open_store,
     params_key,
+    point_label,
     provenance,
 )
 from bench_kernel.sweeps._local import LocalPool, Unit, gpu_slots, host_slots
 from bench_kernel.sweeps._spec import DEFAULT_SPEC_NAME, SweepSpec
-from bench_kernel.sweeps._unit import SweepOptions, run_unit
+from bench_kernel.sweeps._unit import run_unit
 
 __all__ = ["SweepResult", "sweep", "run_sweep", "parse_gpus", "Progress"]
 
@@ -63,13 +59,15 @@ class SweepResult:
 class _Inline:
     """Runs units one after the other in this process (the default backend)."""
 
-    def __init__(self, spec: SweepSpec, options: SweepOptions) -> None:
+    def __init__(self, spec: SweepSpec, options: Options) -> None:
         self.spec, self.options = spec, options
+        self.env: dict[str, Any] = {}
 
     def start(self) -> dict[str, Any]:
-        env = capture_env(0)
+        self.env = capture_env(self.options.device_index)
+        env = dict(self.env)
         if has_gpu():
-            env["state_before"] = gpu_state(0)
+            env["state_before"] = gpu_state(self.options.device_index)
         return env
 
     def run(self, units: list[Unit], claim: Callable[[Unit, str], bool], done: Callable[[PointResult], None],
@@ -78,7 +76,7 @@ class _Inline:
             if claim(u, "main"):
                 if began:
                     began(u)
-                done(run_unit(self.spec, u.point, u.provider, self.options, worker="main"))
+                done(run_unit(self.spec, u.point, u.provider, self.options, worker="main", env=self.env))
 
     def close(self) -> None:
         pass
@@ -105,26 +103,23 @@ def parse_gpus(text: str) -> list[int]:
     return indices
 
 
-def _options(given: dict[str, Any], stored: dict[str, Any] | None, run_id: int | None,
-             host_only: bool) -> SweepOptions:
+def _options(given: Mapping[str, Any], stored: dict[str, Any] | None, run_id: int | None,
+             host_only: bool) -> Options:
+    """The run's options: ``given`` over the defaults, or on resume the stored run's (a value
+    given then that differs is a UsageError: one run, one way of measuring)."""
     if stored is not None:
-        opts = SweepOptions.from_dict(stored)
+        opts = Options.from_dict(stored)
         for key, value in given.items():
             have = getattr(opts, key)
-            if key == "steady" and not value:
-                continue  # a flag left out is not a different value
-            if value is not None and (tuple(value) if key == "methods" else value) != have:
+            if (tuple(value) if key == "methods" else value) != have:
                 raise UsageError(f"run {run_id} was measured with {key} {have!r}; resuming it with "
                                  f"{value!r} would mix two measurements: leave the option out")
         return opts
-    methods = given["methods"] or (("host",) if host_only else DEFAULT_METHODS)
-    if host_only and any(m in GPU_METHODS for m in methods):
+    if host_only and "methods" not in given:
+        given = {**given, "methods": ("host",)}
+    opts = Options.build(**given)
+    if host_only and opts.gpu_methods:
         raise UsageError("--workers runs host processes with the host method; use --gpus for GPU methods")
-    opts = SweepOptions(tuple(methods), given["cache"] or "cold",
-                        given["precision"] if given["precision"] is not None else 0.01,
-                        given["max_time_s"] if given["max_time_s"] is not None else 0.5,
-                        bool(given.get("steady")))
-    validate_options(opts.methods, opts.cache, opts.precision, opts.max_time_s)
     return opts
 
 
@@ -146,15 +141,16 @@ def _open(store: Store | str | os.PathLike[str] | None) -> tuple[Store | None, b
     return open_store(store), True
 
 
-def run_sweep(spec: SweepSpec, *, methods: Sequence[str] | None = None, cache: str | None = None,
-              precision: float | None = None, max_time_s: float | None = None, steady: bool = False,
+def run_sweep(spec: SweepSpec, *, options: Mapping[str, Any] | None = None,
               store: Store | str | os.PathLike[str] | None = None, resume: int | str | None = None,
               providers: Sequence[str] | None = None, workers: int | None = None,
               gpus: Sequence[int] | None = None, backend: str = "local", address: str | None = None,
               command: Sequence[str] = (), progress: Progress | None = None) -> SweepResult:
-    """Run ``spec``; see :func:`sweep`. Also: ``providers`` (a subset, by name), ``workers``
-    (N host processes), ``gpus`` (one process per GPU index), ``backend`` ("local" | "ray") with
-    ``address`` (an existing Ray cluster; None starts a local one), ``command`` (argv to store).
+    """Run ``spec``; see :func:`sweep`. ``options``: the :class:`~bench_kernel.options.Options`
+    fields the user gave, by name (the rest are the defaults, or on resume the stored run's).
+    Also: ``providers`` (a subset, by name), ``workers`` (N host processes), ``gpus`` (one process
+    per GPU index), ``backend`` ("local" | "ray") with ``address`` (an existing Ray cluster; None
+    starts a local one), ``command`` (argv to store).
     """
     if sum(x is not None for x in (workers, gpus)) + (backend == "ray") > 1:
         raise UsageError("choose one of --workers, --gpus and --backend ray")
@@ -166,17 +162,36 @@ def run_sweep(spec: SweepSpec, *, methods: Sequence[str] | None = None, cache: s
         raise UsageError("workers import the spec by its path: sharding needs a spec file")
     db, owned = _open(store)
     try:
-        return _drive(spec, db, dict(methods=methods, cache=cache, precision=precision, max_time_s=max_time_s,
-                                         steady=steady),
-                      resume, providers, workers, gpus, backend, address, command, progress)
+        plan = _plan(spec, db, dict(options or {}), resume, providers, host_only=workers is not None)
+        sharding = {"workers": workers, "gpus": list(gpus) if gpus is not None else None, "backend": backend}
+        return _execute(plan, db, _backend(plan, workers, gpus, backend, address), sharding, command, progress)
     finally:
         if owned and db is not None:
             db.close()
 
 
-def _drive(spec: SweepSpec, db: Store | None, given: dict[str, Any], resume: int | str | None,
-           providers: Sequence[str] | None, workers: int | None, gpus: Sequence[int] | None,
-           backend: str, address: str | None, command: Sequence[str], progress: Progress | None) -> SweepResult:
+@dataclass(frozen=True)
+class _Plan:
+    """What a sweep call will do: its spec, options, providers, every unit and those still to run."""
+
+    spec: SweepSpec
+    options: Options
+    providers: list[str]
+    units: list[Unit]
+    todo: list[Unit]
+    #: the stored run being resumed, if any
+    run: RunInfo | None
+    provenance: Any
+
+    def config(self, sharding: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The stored run's config: the spec's axes, the providers, the options (one shape for every run)."""
+        c = {**self.spec.config(), "providers": self.providers, "spec_name": self.spec.name,
+             "options": self.options.to_dict()}
+        return {**c, "sharding": sharding} if sharding is not None else c
+
+
+def _plan(spec: SweepSpec, db: Store | None, given: dict[str, Any], resume: int | str | None,
+          providers: Sequence[str] | None, host_only: bool) -> _Plan:
     prov = provenance(spec.path) if spec.path else None
     run: RunInfo | None = None
     if resume is not None:
@@ -191,44 +206,48 @@ def _drive(spec: SweepSpec, db: Store | None, given: dict[str, Any], resume: int
                          f"{', '.join(spec.providers)}")
     if run is not None and providers and list(providers) != run.providers:
         raise UsageError(f"run {run.id} measured providers {', '.join(run.providers)}; resume it without --provider")
-    options = _options(given, run.config.get("options") if run else None, run.id if run else None,
-                       host_only=workers is not None)
-    points = spec.points()
-    units = [Unit(i * len(chosen) + j, p, pt) for i, pt in enumerate(points) for j, p in enumerate(chosen)]
+    options = _options(given, run.config.get("options") if run else None, run.id if run else None, host_only)
+    units = [Unit(i * len(chosen) + j, p, pt) for i, pt in enumerate(spec.points()) for j, p in enumerate(chosen)]
     done_keys = db.done_keys(run.id) if run is not None else set()
     todo = [u for u in units if (u.provider, params_key(u.point)) not in done_keys]
+    return _Plan(spec, options, chosen, units, todo, run, prov)
 
+
+def _backend(plan: _Plan, workers: int | None, gpus: Sequence[int] | None, backend: str,
+             address: str | None) -> Any:
     if backend == "ray":
         from bench_kernel.sweeps._ray import RayRunner
 
-        runner: Any = RayRunner(spec, options, address)
-    elif workers is not None or gpus is not None:
+        return RayRunner(plan.spec, plan.options, address)
+    if workers is not None or gpus is not None:
         slots = gpu_slots(list(gpus)) if gpus is not None else host_slots(workers)
-        runner = LocalPool(spec.target, options.to_dict(), slots)
-    else:
-        runner = _Inline(spec, options)
+        return LocalPool(plan.spec.target, plan.options.to_dict(), slots)
+    return _Inline(plan.spec, plan.options)
+
+
+def _execute(plan: _Plan, db: Store | None, runner: Any, sharding: dict[str, Any], command: Sequence[str],
+             progress: Progress | None) -> SweepResult:
+    """Start the backend, open (or reopen) the stored run, run the units, finish the run."""
+    units, run = plan.units, plan.run
     t0 = time.perf_counter()
     status = "failed"
     opened = False  # whether this call started or reopened the run (only then does it finish it)
     collected: list[PointResult] = []
-    count = [len(units) - len(todo)]
+    count = [len(units) - len(plan.todo)]
+    env: dict[str, Any] = {}
+    say = progress or (lambda _d, _t, _c: None)
     try:
         env = runner.start()
         if isinstance(runner, LocalPool):
             first = next(iter(env.values()))
             env = {**first, "workers": {k: {x: v.get(x) for x in ("device", "device_index", "visible_devices")}
                                         for k, v in env.items()}}
-        if db is not None and run is None:
-            config = {**spec.config(), "providers": chosen, "spec_name": spec.name, "options": options.to_dict(),
-                      "sharding": {"workers": workers, "gpus": list(gpus) if gpus is not None else None,
-                                   "backend": backend}}
-            run = db.start_run(kind="sweep", name=spec.target or spec.name, config=config, env=env,
-                               command=command, source=prov.to_dict() if prov else None, total_points=len(units))
+        if db is not None:
+            run = (db.reopen_run(run.id) if run is not None else
+                   db.start_run(kind="sweep", name=plan.spec.target or plan.spec.name, config=plan.config(sharding),
+                                env=env, command=command, source=plan.provenance.to_dict() if plan.provenance else None,
+                                total_points=len(units)))
             opened = True
-        elif db is not None:
-            run = db.reopen_run(run.id)
-            opened = True
-        say = progress or (lambda _d, _t, _c: None)
         say(count[0], len(units), "")
 
         def claim(u: Unit, worker: str) -> bool:
@@ -238,7 +257,7 @@ def _drive(spec: SweepSpec, db: Store | None, given: dict[str, Any], resume: int
             return False
 
         def began(u: Unit) -> None:
-            say(count[0], len(units), " ".join([u.provider] + [f"{k}={v}" for k, v in u.point.items()]))
+            say(count[0], len(units), point_label(u.provider, u.point))
 
         def done(p: PointResult) -> None:
             if db is not None:
@@ -248,7 +267,7 @@ def _drive(spec: SweepSpec, db: Store | None, given: dict[str, Any], resume: int
             count[0] += 1
             say(count[0], len(units), p.label)
 
-        runner.run(todo, claim, done, began)
+        runner.run(plan.todo, claim, done, began)
         status = "done"
     except KeyboardInterrupt:
         status = "interrupted"
@@ -258,18 +277,17 @@ def _drive(spec: SweepSpec, db: Store | None, given: dict[str, Any], resume: int
         if db is not None and opened:
             env_after = dict(run.env)
             if isinstance(runner, _Inline) and has_gpu():
-                env_after["state_after"] = gpu_state(0)
+                env_after["state_after"] = gpu_state(plan.options.device_index)
             run = db.finish_run(run.id, status=status, wall_s=(run.wall_s or 0.0) + wall, env=env_after)
     if status == "interrupted":
         kept = (f"they are stored in run {run.id}: finish it with --resume {run.id}" if db is not None and run
                 else "nothing was stored")
         raise Interrupted(f"interrupted after {count[0]} of {len(units)} points; {kept}")
     if db is None:
-        run = RunInfo(id=None, kind="sweep", name=spec.target or spec.name, status=status,
+        run = RunInfo(id=None, kind="sweep", name=plan.spec.target or plan.spec.name, status=status,
                       created_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), wall_s=wall,
-                      command=tuple(command), config={**spec.config(), "providers": chosen,
-                                                      "spec_name": spec.name, "options": options.to_dict()},
-                      env=env, total_points=len(units), n_points=len(collected))
+                      command=tuple(command), config=plan.config(), env=env, total_points=len(units),
+                      n_points=len(collected))
         stored = collected
     else:
         stored = db.points(run.id)
@@ -278,11 +296,9 @@ def _drive(spec: SweepSpec, db: Store | None, given: dict[str, Any], resume: int
 
 
 def sweep(axes: Mapping[str, Sequence[Any]], providers: Mapping[str, Callable[[dict[str, Any]], Any]], *,
-          baseline: str | None = None, methods: Sequence[str] | None = None, cache: str | None = None,
-          precision: float | None = None, max_time_s: float | None = None, steady: bool = False,
-          store: Store | str | os.PathLike[str] | None = None,
+          baseline: str | None = None, store: Store | str | os.PathLike[str] | None = None,
           where: Callable[[dict[str, Any]], bool] | None = None, name: str = DEFAULT_SPEC_NAME,
-          resume: int | str | None = None, progress: Progress | None = None) -> SweepResult:
+          resume: int | str | None = None, progress: Progress | None = None, **options: Any) -> SweepResult:
     """Time every provider at every point of the product of ``axes``; check each against the baseline.
 
     axes: axis name -> values (str, int, float or bool); the points are their product, first
@@ -291,11 +307,11 @@ def sweep(axes: Mapping[str, Sequence[Any]], providers: Mapping[str, Callable[[d
         dict); a factory raising ``bench_kernel.Unsupported`` marks the point ``unsupported``.
     baseline: the provider whose output every other provider must match at each point before it
         is timed (default: the first); a mismatch is stored as ``mismatch``, not timed.
-    methods, cache, precision, max_time_s: as for ``bench()``; None means its defaults (graph,
-        events, kernel -- host without a GPU; "cold"; 0.01; 0.5 s), or on ``resume`` the stored
-        run's (a different value given then is a UsageError: one run, one way of measuring).
-    steady: hold each point's load until its time and SM clock settle before sampling (as for
-        ``bench()``): slower, but compute-bound points on a power-capped GPU read the same run to run.
+    **options: fields of :class:`~bench_kernel.options.Options` (``methods``, ``cache``,
+        ``precision``, ``max_time_s``, ``timeout_s`` (per point), ``steady``, ``device_index``,
+        ``roofline``, ``device``), as for ``bench()``; the ones not given take Options' defaults,
+        or on ``resume`` the stored run's (a different value given then is a UsageError: one run,
+        one way of measuring).
     store: a ``Store``, a database path, or None to keep nothing; each point is committed as it ends.
     resume: a stored run id (or "latest") of this sweep: only its missing points are run.
     progress: ``progress(done, total, current_label)``, called as points start and end.
@@ -303,5 +319,4 @@ def sweep(axes: Mapping[str, Sequence[Any]], providers: Mapping[str, Callable[[d
     store or resume problem, UsageError for bad options.
     """
     spec = SweepSpec(axes=dict(axes), providers=dict(providers), baseline=baseline, where=where, name=name)
-    return run_sweep(spec, methods=methods, cache=cache, precision=precision, max_time_s=max_time_s,
-                     steady=steady, store=store, resume=resume, progress=progress)
+    return run_sweep(spec, options=options, store=store, resume=resume, progress=progress)

@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from bench_kernel.errors import UsageError
-from bench_kernel.measure import GPU_METHODS, BenchResult
+from bench_kernel.measure import BenchResult
+from bench_kernel.options import Options
 from bench_kernel.results import PointResult, file_sha256
 from bench_kernel.sweeps._local import Unit
 from bench_kernel.sweeps._spec import SweepSpec, load_spec, split_spec_target
-from bench_kernel.sweeps._unit import SweepOptions, run_unit
+from bench_kernel.sweeps._unit import run_unit
 
 __all__ = ["RayRunner"]
 
@@ -55,13 +56,13 @@ def ray_unit(target: str, source: str | None, sha: str | None, point: dict[str, 
     ctx = ray.get_runtime_context()
     gpus = ray.get_gpu_ids()
     label = f"ray:{ctx.get_node_id()[:8]}" + (f"/gpu:{','.join(map(str, gpus))}" if gpus else "")
-    return run_unit(spec, point, provider, SweepOptions.from_dict(options), worker=label).to_dict()
+    return run_unit(spec, point, provider, Options.from_dict(options), worker=label).to_dict()
 
 
 class RayRunner:
     """Runs units as Ray tasks; same ``start``/``run``/``close`` shape as ``LocalPool``."""
 
-    def __init__(self, spec: SweepSpec, options: SweepOptions, address: str | None) -> None:
+    def __init__(self, spec: SweepSpec, options: Options, address: str | None) -> None:
         if spec.target is None:
             raise UsageError("the Ray backend needs a spec file (tasks import it on the nodes)")
         try:
@@ -69,7 +70,7 @@ class RayRunner:
         except ImportError:
             raise UsageError("--backend ray needs Ray: pip install 'bench-kernel[ray]'") from None
         self.spec, self.options, self.address = spec, options, address
-        self.gpu = any(m in GPU_METHODS for m in options.methods)
+        self.gpu = bool(options.gpu_methods)
         self._pending: dict[Any, Unit] = {}
 
     def start(self) -> dict[str, Any]:

@@ -9,38 +9,17 @@ provider's factory, its case, the correctness check and the timing all end as a 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from bench_kernel.errors import BenchKernelError, TargetError, Unsupported
-from bench_kernel.measure import DEFAULT_METHODS, BenchResult, Case, as_cases, bench_case
+from bench_kernel.measure import BenchResult, Case, as_cases
+from bench_kernel.options import Options
+from bench_kernel.orchestrate import bench_case
 from bench_kernel.results import PointResult, status_of
 from bench_kernel.sweeps._spec import SweepSpec
 
-__all__ = ["SweepOptions", "run_unit", "case_at"]
-
-
-@dataclass(frozen=True)
-class SweepOptions:
-    """How every point is measured (the arguments of ``bench()``)."""
-
-    methods: tuple[str, ...] = DEFAULT_METHODS
-    cache: str = "cold"
-    precision: float = 0.01
-    max_time_s: float = 0.5
-    #: Hold the load until the time and the SM clock settle before sampling (``bench(steady=True)``):
-    #: power-capped compute-bound points then read the same from run to run.
-    steady: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"methods": list(self.methods), "cache": self.cache, "precision": self.precision,
-                "max_time_s": self.max_time_s, "steady": self.steady}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "SweepOptions":
-        # runs stored before 'steady' existed were measured without it
-        return cls(tuple(d["methods"]), d["cache"], float(d["precision"]), float(d["max_time_s"]),
-                   bool(d.get("steady", False)))
+__all__ = ["run_unit", "case_at"]
 
 
 def case_at(spec: SweepSpec, provider: str, point: dict[str, Any]) -> Case:
@@ -70,13 +49,15 @@ def _unsupported_cause(e: BaseException) -> Unsupported | None:
     return None
 
 
-def run_unit(spec: SweepSpec, point: dict[str, Any], provider: str, options: SweepOptions,
-             worker: str | None = None, device_index: int = 0) -> PointResult:
+def run_unit(spec: SweepSpec, point: dict[str, Any], provider: str, options: Options,
+             worker: str | None = None, env: dict[str, Any] | None = None) -> PointResult:
     """Build ``provider``'s case at ``point``, check it against the baseline's output, time it.
 
     The baseline's ``fn`` is the reference of every other provider whose case has none of its
     own (same inputs, so the two must share a signature; a case that needs different inputs
-    sets its own ``reference``). A mismatch is recorded and not timed.
+    sets its own ``reference``). A mismatch is recorded and not timed. The point is measured as
+    ``run`` measures a case (``bench_kernel.orchestrate.bench_case``: ``options.timeout_s`` bounds
+    it); env: the worker's machine state, captured once per worker (None: captured here).
     """
     t0 = time.perf_counter()
     empty = BenchResult(name=provider, params=dict(point))
@@ -101,8 +82,7 @@ def run_unit(spec: SweepSpec, point: dict[str, Any], provider: str, options: Swe
             notes.append(f"not checked: the baseline could not be built: {e}")
     case = replace(case, name=provider, params=dict(point))
     try:
-        result = bench_case(case, methods=options.methods, cache=options.cache, precision=options.precision,
-                            max_time_s=options.max_time_s, device_index=device_index, steady=options.steady)
+        result = bench_case(case, options, env=env)
     except BenchKernelError as e:
         cause = _unsupported_cause(e)
         if cause is not None:

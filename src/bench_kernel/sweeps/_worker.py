@@ -40,10 +40,11 @@ def main() -> int:
             torch.set_num_threads(int(setup["threads"]))
         from bench_kernel.measure import capture_env
         from bench_kernel.sweeps._spec import load_spec
-        from bench_kernel.sweeps._unit import SweepOptions, run_unit
+        from bench_kernel.options import Options
+        from bench_kernel.sweeps._unit import run_unit
 
         spec = load_spec(setup["target"])
-        options = SweepOptions.from_dict(setup["options"])
+        options = Options.from_dict(setup["options"])
         env = capture_env(0)
         env["visible_devices"] = os.environ.get("CUDA_VISIBLE_DEVICES")
     except Exception as e:  # noqa: BLE001 - reported to the parent as one line
@@ -54,7 +55,7 @@ def main() -> int:
         msg = json.loads(line)
         if msg.get("quit"):
             break
-        point = run_unit(spec, msg["point"], msg["provider"], options, worker=label)
+        point = run_unit(spec, msg["point"], msg["provider"], options, worker=label, env=env)
         _send(proto, {"unit": msg["unit"], "point": point.to_dict()})
     return 0
 

@@ -1,0 +1,195 @@
+"""``measure_case()``: check, plan the inputs, warm up, then time one callable with each requested method.
+
+Order of work (DESIGN.md, "Measurement"): correctness check on fresh inputs -> input rotation sized
+from L2 -> warm-up outside any graph -> host, events, kernel, and graph LAST, because a failed
+capture can leave a stream in a bad state and must not spoil the other methods. Placing a result
+under a roofline, the time limit and the loop over cases are orchestration (``bench_kernel.orchestrate``):
+this module only measures, with the :class:`~bench_kernel.options.Options` it is given (checked when
+they were built, not here).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Sequence
+
+from bench_kernel.gpu import has_gpu
+from bench_kernel.options import GPU_METHODS, METHODS, Options
+from bench_kernel.measure._case import Case
+from bench_kernel.measure._check import compare
+from bench_kernel.measure._env import capture_env, gpu_state, sm_clock_reader, throttle_note
+from bench_kernel.measure._events import EventsMethod
+from bench_kernel.measure._graph import GraphMethod
+from bench_kernel.measure._host import HostMethod
+from bench_kernel.measure._inputs import L2Flusher, call_with, plan_rotation, tensor_bytes
+from bench_kernel.measure._kernel import KernelMethod
+from bench_kernel.measure._method import Method, Timed
+from bench_kernel.measure._records import BenchResult, KernelStat
+from bench_kernel.measure._runner import Runner, guard
+from bench_kernel.measure._steady import REHOLD_MAX_S, STEADY_MIN_SAMPLE_S, hold_until_settled, stability_notes
+from bench_kernel.measure._stopping import StoppingRule
+
+__all__ = ["measure_case", "as_case", "clone_inputs"]
+
+#: Input rotation may take at most this fraction of the device's free memory.
+ROTATION_MEMORY_FRACTION = 0.25
+#: The order methods run in: graph last (see the module docstring).
+_RUN_ORDER = ("host", "events", "kernel", "graph")
+
+
+def clone_inputs(inputs: Any) -> Any:
+    """A deep copy of an input set (tensors cloned), for code that must not see ``fn``'s writes."""
+    try:
+        import torch
+    except ImportError:
+        return copy.deepcopy(inputs)
+    if isinstance(inputs, torch.Tensor):
+        return inputs.clone()
+    if isinstance(inputs, (list, tuple)):
+        return type(inputs)(clone_inputs(x) for x in inputs)
+    if isinstance(inputs, dict):
+        return {k: clone_inputs(v) for k, v in inputs.items()}
+    return copy.deepcopy(inputs)
+
+
+def _check(case: Case) -> str | None:
+    """None when ``case.fn`` matches ``case.reference`` on fresh inputs; else why not."""
+    def run() -> str | None:
+        inputs = case.make_inputs() if case.make_inputs else None
+        ref_inputs = clone_inputs(inputs)  # the reference sees the inputs fn saw, even if fn works in place
+        out = call_with(case.fn, inputs)
+        ref = call_with(case.reference, ref_inputs)
+        return compare(out, ref)
+
+    return guard(case.label, "the correctness check", run)
+
+
+@dataclass
+class _InputPlan:
+    """The input sets the calls rotate over, and the L2 state that rotation alone gives the calls."""
+
+    sets: list[Any]
+    #: "cold" when two uses of one set are separated by more than L2's worth of other sets, else "warm"
+    rotation_cache: str
+    notes: list[str] = field(default_factory=list)
+
+
+def _plan_inputs(case: Case, cache: str, gpu: bool, l2_bytes: int | None, device_index: int) -> _InputPlan:
+    """One input set, or (cold cache on a GPU) as many as it takes to sweep L2 between two uses."""
+    first = guard(case.label, "make_inputs", case.make_inputs) if case.make_inputs else None
+    if not (cache == "cold" and gpu):
+        return _InputPlan([first], "warm")
+    if case.make_inputs is None:
+        return _InputPlan([first], "warm", ["no make_inputs: one input set, so the graph and host methods run "
+                                            "with a warm L2"])
+    import torch
+
+    free, _ = torch.cuda.mem_get_info(device_index)
+    rotation = plan_rotation(tensor_bytes(first), l2_bytes, budget_bytes=int(free * ROTATION_MEMORY_FRACTION))
+    sets = [first] + [guard(case.label, "make_inputs", case.make_inputs) for _ in range(rotation.sets - 1)]
+    return _InputPlan(sets, "cold" if rotation.exceeds_l2 else "warm", [rotation.note] if rotation.note else [])
+
+
+def _methods(names: Sequence[str], plan: _InputPlan, flusher: L2Flusher | None) -> list[Method]:
+    """The method objects for ``names``, in run order."""
+    make: dict[str, Callable[[], Method]] = {
+        "host": lambda: HostMethod(plan.rotation_cache),
+        "events": lambda: EventsMethod(flusher, rotation_cache=plan.rotation_cache),
+        "kernel": lambda: KernelMethod(flusher),
+        "graph": lambda: GraphMethod(len(plan.sets), plan.rotation_cache),
+    }
+    return [make[m]() for m in _RUN_ORDER if m in names]
+
+
+def _method_notes(timed: dict[str, Timed], options: Options) -> list[str]:
+    """What to distrust in each method's result: an error, or a stop on the time bound."""
+    notes = []
+    for m, t in timed.items():
+        meas = t.measurement
+        if meas.error:
+            notes.append(f"{m}: {meas.error}")
+        elif meas.stop_reason == "time":
+            notes.append(f"{m}: stopped at the {options.max_time_s:g} s bound at +/-{meas.samples.rel_ci95:.1%}, "
+                         f"above the {options.precision:.1%} precision asked for")
+    return notes
+
+
+def measure_case(case: Case, options: Options, *, env: dict[str, Any] | None = None,
+                 progress: Callable[[str], None] | None = None) -> BenchResult:
+    """Time one :class:`Case` with each method of ``options`` and return its :class:`BenchResult`.
+
+    env: the machine's state from :func:`capture_env` (taken once per run by the caller; captured
+    here when None). progress: called with a short description of each step.
+    Without a GPU the GPU methods are replaced by ``host`` (a note says so). A ``reference``
+    mismatch returns a result with ``correct`` False and no measurements. Raises MeasurementError
+    when the case's code raises. No time limit is applied here: ``bench_kernel.orchestrate`` does.
+    """
+    say = progress or (lambda _msg: None)
+    env = capture_env(options.device_index) if env is None else env
+    name = case.label
+    gpu = has_gpu()
+    methods = options.methods
+    device_index = options.device_index
+    notes: list[str] = []
+    if not gpu:
+        dropped = [m for m in methods if m in GPU_METHODS]
+        methods = tuple(m for m in methods if m not in GPU_METHODS) or ("host",)
+        if dropped:
+            notes.append(f"no GPU: {', '.join(dropped)} need a CUDA/HIP device; measured host wall clock")
+    base = dict(name=name, params=dict(case.params), env=env, flops=case.flops, bytes=case.bytes)
+
+    if case.reference is not None:
+        say(f"{name}: checking against the reference")
+        mismatch = _check(case)
+        if mismatch:
+            return BenchResult(**base, correct=False, notes=tuple(notes + [f"wrong result, not timed: {mismatch}"]))
+
+    plan = _plan_inputs(case, options.cache, gpu, env.get("l2_bytes"), device_index)
+    notes += plan.notes
+    runner = Runner(case.fn, plan.sets, name, gpu=gpu, device_index=device_index)
+    say(f"{name}: warming up")
+    runner.warmup()
+    notes += runner.notes
+    state_before = gpu_state(device_index) if gpu else {}
+    read_clock = sm_clock_reader(device_index) if gpu else None
+    flusher = L2Flusher(env.get("l2_bytes"), device_index) if gpu and options.cache == "cold" else None
+    timed: dict[str, Timed] = {}
+    holds = []
+    for i, method in enumerate(_methods(methods, plan, flusher)):
+        if options.steady:
+            say(f"{name}: holding the load until the clock settles ({method.name})")
+            holds.append(hold_until_settled(runner, read_clock or (lambda: None),
+                                            **({} if i == 0 else {"max_s": REHOLD_MAX_S})))
+        say(f"{name}: {method.name}")
+        rule = StoppingRule(precision=options.precision,
+                            max_time_s=max(options.max_time_s, 2 * STEADY_MIN_SAMPLE_S) if options.steady
+                            else options.max_time_s, min_time_s=STEADY_MIN_SAMPLE_S if options.steady else 0.0,
+                            read_clock=read_clock)
+        t = method.run(runner, rule)
+        timed[method.name] = replace(t, measurement=replace(t.measurement, sm_clock_mhz=tuple(rule.clocks_mhz)))
+    state_after = gpu_state(device_index) if gpu else {}
+
+    if holds:
+        notes.append(holds[0].note())
+        env = dict(env, steady=[h.to_dict() for h in holds])
+    if state_before or state_after:
+        env = dict(env, state_before=state_before, state_after=state_after)
+        throttled = throttle_note(state_before, state_after)
+        notes += [throttled] if throttled else []
+    measurements = {m: timed[m].measurement for m in METHODS if m in timed}
+    notes += _method_notes(timed, options)
+    notes += stability_notes(measurements, state_before.get("max_sm_clock_mhz"), options.steady)
+    kernels: tuple[KernelStat, ...] = timed["kernel"].kernels if "kernel" in timed else ()
+    return BenchResult(**{**base, "env": env}, measurements=measurements,
+                       kernels=kernels, correct=True if case.reference is not None else None, notes=tuple(notes))
+
+
+def as_case(fn: Callable[..., Any] | Case, **fields: Any) -> Case:
+    """``fn`` itself when it is a :class:`Case`, else a Case of ``fn`` and the given fields."""
+    if isinstance(fn, Case):
+        return fn
+    params = fields.get("params")
+    # Anything but a dict is left for Case to refuse with a message naming the field.
+    fields["params"] = {} if params is None else dict(params) if isinstance(params, dict) else params
+    return Case(fn=fn, **fields)

@@ -1,0 +1,166 @@
+"""One loop over cases, for ``run``, ``run --save`` and the pytest plugin.
+
+A run captures the machine's state once, resolves the roofline's device once, measures each case
+within its time limit, and commits each result to the store (when there is one) as it ends, so a run
+killed at any moment keeps what it finished. What the loop does when a case fails is the same for
+every caller: a wrong option or a missing device ends the run (one line, not one per case); a
+failing case is recorded with its reason and the run goes on; Ctrl-C marks the stored run
+``interrupted``; a case stuck where no exception reaches it (a C call, a GPU wait) is the caller's
+to handle through ``on_stuck``, after the stored run has been marked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from bench_kernel.errors import BenchKernelError, DeviceError, UsageError
+from bench_kernel.gpu import has_gpu
+from bench_kernel.measure import BenchResult, Case, capture_env
+from bench_kernel.options import Options
+from bench_kernel.orchestrate._bench import bench_case
+from bench_kernel.orchestrate._roofline import resolve_device
+from bench_kernel.results import Recorder, RunInfo, Store
+
+__all__ = ["CaseError", "CasesRun", "CaseRunner", "run_cases", "Progress"]
+
+#: ``progress(done, total, message)``: cases finished so far, all cases (None: not known), and what
+#: the current case is doing.
+Progress = Callable[[int, "int | None", str], None]
+
+
+@dataclass(frozen=True)
+class CaseError:
+    """A case that could not be measured: its label, params and the one-line reason."""
+
+    label: str
+    params: dict[str, Any]
+    message: str
+
+
+@dataclass
+class CasesRun:
+    """What a run of cases produced: every measured (or refused) result, every failure, the stored run."""
+
+    results: list[BenchResult] = field(default_factory=list)
+    errors: list[CaseError] = field(default_factory=list)
+    #: the stored run (None without a store)
+    run: RunInfo | None = None
+
+    @property
+    def wrong(self) -> list[BenchResult]:
+        """Results refused by their reference check (never timed)."""
+        return [r for r in self.results if r.correct is False]
+
+
+class CaseRunner:
+    """Measures cases one at a time with one :class:`Options`, storing each as it ends.
+
+    The device of ``options.roofline`` is resolved when the runner is made, so a wrong name fails
+    before any case is loaded. store: where to commit the run (None: keep nothing); name, command,
+    source: the stored run's name, command line and source file (its hash and git state are
+    stored); total: cases expected (``run_all`` sets it).
+    config: more to store with the run's options (the pytest plugin's threshold and baseline).
+    on_stuck: ``on_stuck(run_so_far, limit)``, called from the watchdog thread when a case is stuck
+    past its limit in code that cannot be interrupted, after the stored run is marked interrupted;
+    the CLI writes what it has and exits there. Default: a line on stderr, the case runs on.
+    """
+
+    def __init__(self, options: Options, *, store: Store | None = None, name: str = "run",
+                 command: Sequence[str] = (), source: str | Path | None = None, total: int | None = None,
+                 progress: Progress | None = None, on_stuck: Callable[[CasesRun, Any], None] | None = None,
+                 config: dict[str, Any] | None = None) -> None:
+        self.options = options
+        # A wrong device name fails before any case is loaded or measured.
+        self.roof = resolve_device(options.device, has_gpu()) if options.roofline else None
+        self.store, self.name, self.command, self.source, self.total = store, name, tuple(command), source, total
+        self.progress = progress
+        self.on_stuck = on_stuck
+        self.config = dict(config or {})
+        self.outcome = CasesRun()
+        self.env: dict[str, Any] | None = None
+        self._recorder: Recorder | None = None
+        self._finished = False
+
+    def start(self) -> dict[str, Any]:
+        """Capture the machine's state (once) and open the stored run; the env."""
+        if self.env is None:
+            # torch's and triton's first import (seconds) happens here, in no case's time
+            self.env = capture_env(self.options.device_index)
+        if self.store is not None and self._recorder is None:
+            self._recorder = Recorder(self.store, name=self.name, config={**self.config, "options": self.options.to_dict()},
+                                      env=self.env, command=self.command, source=self.source, total=self.total)
+            self.outcome.run = self._recorder.run
+        return self.env
+
+    def run(self, case: Case, options: Options | None = None) -> BenchResult:
+        """Measure ``case`` (with ``options`` instead of the run's, if given); the result (also when
+        its reference check refused it).
+
+        Raises the case's BenchKernelError after recording it; UsageError/DeviceError also mark
+        the stored run failed (the options are wrong, not the case).
+        """
+        env = self.start()
+        done = len(self.outcome.results) + len(self.outcome.errors)
+        say = (lambda msg: self.progress(done, self.total, msg)) if self.progress else None
+        options = options or self.options
+        roof = self.roof if (options.roofline, options.device) == (self.options.roofline, self.options.device) else None
+        try:
+            result = bench_case(case, options, env=env, roof=roof, progress=say,
+                                on_stuck=self._stuck if self.on_stuck else None)
+        except (UsageError, DeviceError):
+            self.finish("failed")
+            raise
+        except BenchKernelError as e:
+            self.outcome.errors.append(CaseError(case.label, dict(case.params), str(e)))
+            if self._recorder is not None:
+                self._recorder.save_error(case.label, case.params, str(e))
+            raise
+        except KeyboardInterrupt:
+            self.finish("interrupted")
+            raise
+        self.outcome.results.append(result)
+        if self._recorder is not None:
+            self._recorder.save(result)
+        return result
+
+    def run_all(self, cases: Sequence[Case]) -> CasesRun:
+        """Measure every case; what the run produced, the stored run finished ``done``.
+
+        A failing case is recorded in ``errors`` and the run goes on, unless it is the only case:
+        then its error is raised (after the stored run is finished), as ``bench()`` would raise it.
+        UsageError and DeviceError end the run at once.
+        """
+        self.total = len(cases)
+        self.start()
+        for case in cases:
+            try:
+                self.run(case)
+            except (UsageError, DeviceError):
+                raise
+            except BenchKernelError:
+                if len(cases) == 1:
+                    self.finish("done")
+                    raise
+        return self.finish("done")
+
+    def finish(self, status: str = "done") -> CasesRun:
+        """Mark the stored run ``status`` (once) and return what the run produced."""
+        if self._recorder is not None and not self._finished:
+            self._finished = True
+            self.outcome.run = self._recorder.finish(status)
+        return self.outcome
+
+    def _stuck(self, limit: Any) -> None:
+        try:  # from the watchdog thread sqlite may refuse: the stored run then stays 'running'
+            self.finish("interrupted")
+        except Exception:  # noqa: BLE001 - what the caller writes next is what must not be lost
+            pass
+        assert self.on_stuck is not None
+        self.on_stuck(self.outcome, limit)
+
+
+def run_cases(cases: Sequence[Case], options: Options, **runner: Any) -> CasesRun:
+    """Measure every case with ``options``: ``CaseRunner(options, **runner).run_all(cases)``."""
+    return CaseRunner(options, **runner).run_all(cases)

@@ -1,0 +1,102 @@
+"""The one loop over cases (``run``, ``run --save``, the pytest plugin) and a sweep point's time limit."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import bench_kernel.orchestrate._cases as cases_module
+from _sweep_helpers import FAST
+from bench_kernel.errors import MeasurementError, TimeLimitError, UsageError
+from bench_kernel.measure import Case
+from bench_kernel.options import Options
+from bench_kernel.orchestrate import CaseRunner, run_cases
+from bench_kernel.results import open_store
+
+OPTS = Options(**FAST)
+
+
+def _boom() -> None:
+    raise ValueError("no such shape")
+
+
+def test_a_failing_case_is_recorded_and_the_run_goes_on(tmp_path):
+    cases = [Case(fn=lambda: 1, name="a"), Case(fn=_boom, name="b"), Case(fn=lambda: 2, name="c")]
+    with open_store(tmp_path / "r.db") as store:
+        out = run_cases(cases, OPTS, store=store, name="three")
+        points = store.points(out.run.id)
+    assert [r.name for r in out.results] == ["a", "c"]
+    [err] = out.errors
+    assert err.label == "b" and err.message == "case 'b' raised ValueError during warm-up: no such shape"
+    assert out.run.status == "done" and out.run.config["options"] == OPTS.to_dict()
+    assert {p.provider: p.status for p in points} == {"a": "ok", "b": "error", "c": "ok"}
+
+
+def test_the_only_case_failing_raises_after_the_run_is_finished(tmp_path):
+    with open_store(tmp_path / "r.db") as store:
+        with pytest.raises(MeasurementError, match="no such shape"):
+            run_cases([Case(fn=_boom, name="b")], OPTS, store=store)
+        [run] = store.runs()
+        assert run.status == "done" and [p.status for p in store.points(run.id)] == ["error"]
+
+
+def test_the_machine_state_is_captured_once_per_run(monkeypatch):
+    calls = []
+    real = cases_module.capture_env
+    monkeypatch.setattr(cases_module, "capture_env", lambda i=0: calls.append(i) or real(i))
+    out = run_cases([Case(fn=lambda: k, name=f"c{k}") for k in range(4)], OPTS)
+    assert len(out.results) == 4 and calls == [0]
+    assert all(r.env is out.results[0].env or r.env == out.results[0].env for r in out.results)
+
+
+def test_a_case_past_its_limit_is_an_error_and_the_next_runs():
+    def slow() -> None:
+        time.sleep(5)
+
+    t0 = time.perf_counter()
+    out = run_cases([Case(fn=slow, name="slow"), Case(fn=lambda: 1, name="fast")], Options.build(OPTS, timeout_s=0.5))
+    assert time.perf_counter() - t0 < 4
+    assert [r.name for r in out.results] == ["fast"]
+    assert "timed out after 0.5 s" in out.errors[0].message
+
+
+def test_a_call_may_override_the_runs_options():
+    runner = CaseRunner(OPTS)
+    r = runner.run(Case(fn=lambda: 1, name="x"), options=Options.build(OPTS, cache="warm"))
+    assert r.measurements["host"].cache == "warm"
+    assert runner.finish().results == [r]
+
+
+def test_a_wrong_device_fails_before_anything_runs():
+    ran = []
+    with pytest.raises(Exception, match="unknown device 'H2000'") as e:
+        CaseRunner(Options(roofline=True, device="H2000"))
+    assert not ran and e.type.__name__ in ("DeviceError", "UsageError")
+
+
+def test_sweep_timeout_bounds_each_point(tmp_path, run_cli):
+    spec = tmp_path / "slow.py"
+    spec.write_text("import time\n"
+                    "def sweep():\n"
+                    "    return {'axes': {'s': [0.0, 30.0]}, 'providers': {'p': lambda p: (lambda: time.sleep(p['s']))}}\n")
+    t0 = time.perf_counter()
+    r = run_cli("sweep", str(spec), "--db", str(tmp_path / "s.db"), "-m", "host", "--max-time", "0.05",
+                "--precision", "0.5", "--timeout", "1", "--json")
+    assert time.perf_counter() - t0 < 25
+    assert r.exit_code == 1 and r.stderr.count("bench-kernel: error:") == 1
+    with open_store(tmp_path / "s.db") as store:
+        [run] = store.runs()
+        statuses = {p.params["s"]: (p.status, p.error) for p in store.points(run.id)}
+        assert run.config["options"]["timeout_s"] == 1.0
+    assert statuses[0.0][0] == "ok"
+    assert statuses[30.0][0] == "error" and "timed out after 1 s" in statuses[30.0][1]
+
+
+def test_a_bad_option_is_refused_before_the_target_loads(tmp_path, run_cli):
+    target = tmp_path / "t.py"
+    target.write_text("raise SystemExit('the target was imported')\n")
+    r = run_cli("run", f"{target}:cases", "--precision", "0", "--json")
+    assert r.exit_code == 2 and "imported" not in r.stderr and "--precision" in r.stderr
+    with pytest.raises(UsageError):
+        Options(precision=0)
