@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from bench_kernel.errors import TraceError
+from bench_kernel.trace._foreign import require_data
 from bench_kernel.trace._records import MODULE_PREFIX, Frame
 from bench_kernel.trace._steps import _by_module, require_links, steps_of
 from bench_kernel.trace._tables import LAUNCH_KINDS, StepRule
@@ -199,6 +200,7 @@ def attribute(graph: Trace, reference: Trace) -> Attribution:
     """
     require_links(graph, "attribute")
     require_links(reference, "attribute")
+    require_data(reference, "stacks", "attribute")  # the capture's stacks: Kineto's with_stack only
     replays = _replays(graph)
     if not replays:
         raise TraceError(f"{graph.path}: no kernel was replayed from a CUDA/HIP graph (none carries the "

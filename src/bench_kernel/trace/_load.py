@@ -21,6 +21,7 @@ import numpy as np
 
 from bench_kernel.errors import TraceError
 from bench_kernel.trace._checks import EventScreen, drop_duplicates
+from bench_kernel.trace._formats import read_other_format
 from bench_kernel.trace._read import EventReader, _Source
 from bench_kernel.trace._records import MODULE_PREFIX
 from bench_kernel.trace._tables import arg_fields
@@ -344,7 +345,8 @@ def _resolve(path: Path, rank: int | None) -> tuple[Path, int | None]:
 
 def load_trace(path: str | Path, rank: int | None = None, *, links: bool = True, shapes: bool = False,
                stacks: bool = False, block_bytes: int = 16 << 20) -> Trace:
-    """Load a Kineto/Chrome trace (``.json`` or ``.json.gz``, or a directory of per-rank traces).
+    """Load a Kineto/Chrome trace (``.json`` or ``.json.gz``, or a directory of per-rank traces), an
+    Nsight Systems SQLite export or a rocprofv3 kernel trace (CSV or JSON), told apart by content.
 
     ``rank`` picks a file of a directory (from ``distributedInfo.rank`` or ``rank<N>`` in the file
     name). ``links=False`` keeps only device events (kernels, memcpy/memset): the fastest load, enough
@@ -358,6 +360,8 @@ def load_trace(path: str | Path, rank: int | None = None, *, links: bool = True,
     """
     links = links or shapes or stacks  # shapes live on CPU ops and stacks on host frames: both are links
     file, file_rank = _resolve(Path(path), rank)
+    if (other := read_other_format(file, links=links, shapes=shapes, stacks=stacks)) is not None:
+        return other  # an Nsight Systems export or a rocprofv3 trace (_formats.py)
     decoder = msgspec.json.Decoder(list[_event_type(shapes)])
     reader = EventReader(file, decoder.decode, block_bytes=block_bytes)
     b = _Builder(shapes, stacks, links)

@@ -24,6 +24,7 @@ import numpy as np
 from bench_kernel.errors import DeviceError, TraceError, UsageError
 from bench_kernel.roofline import OVER_ROOF_MARK, Work, analyze, from_trace, op_work, over_roof
 from bench_kernel.trace._attribute import attribute
+from bench_kernel.trace._foreign import require_data
 from bench_kernel.trace._steps import require_links
 from bench_kernel.trace._trace import Trace
 
@@ -200,6 +201,7 @@ def ops(trace: Trace, *, device: str | None = None, by: str = "op", capture: Tra
         raise UsageError(f"by must be one of {', '.join(BY)}, got {by!r}")
     require_links(trace, "ops")
     for t in (trace,) + ((capture,) if capture is not None else ()):
+        require_data(t, "shapes", "ops")  # Nsight Systems, rocprofv3: one line saying so, not an empty table
         if not t.shapes:
             raise UsageError(f"{t.path.name}: load the trace with shapes=True for ops")
     sources = [trace] + ([capture] if capture is not None else [])
