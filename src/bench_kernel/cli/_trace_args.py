@@ -11,7 +11,8 @@ __all__ = ["trace_argument", "rank_option", "steps_option", "step_rules", "load_
 
 
 def trace_argument(name: str = "trace") -> Callable:
-    """A trace path: a .json/.json.gz file or a directory of per-rank traces (checked by the loader)."""
+    """A trace path: Kineto .json/.json.gz, an nsys SQLite export, a rocprofv3 kernel trace (CSV, JSON), or
+    a directory of per-rank traces (checked by the loader)."""
     return click.argument(name, type=click.Path(path_type=Path), metavar=name.upper())
 
 

@@ -1,4 +1,4 @@
-"""``bench-kernel inventory TRACE``: count and time per kernel from a Kineto trace."""
+"""``bench-kernel inventory TRACE``: count and time per kernel from a trace (Kineto, Nsight Systems, rocprofv3)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,8 @@ def _show(per_step: bool) -> list[Column]:
 @output_options()
 def command(trace: Path, by: str, top: int | None, per_step: bool, rank: int | None, steps_file: Path | None,
             output: Output) -> None:
-    """Per-kernel count, total/avg/min/max time and share of a Kineto trace (.json or .json.gz)."""
+    """Per-kernel count, total/avg/min/max time and share of a trace: Kineto (.json, .json.gz), an Nsight
+    Systems SQLite export or a rocprofv3 kernel trace (CSV, JSON)."""
     from bench_kernel.trace import inventory, load_trace
 
     # Without --per-step only device events are needed: the fast load (no launches, ops or stacks).

@@ -48,7 +48,7 @@ def _write_atomic(path: Path, text: str) -> None:
 def command(inputs: tuple[str, ...], output_path: Path, title: str | None, top: int, threshold: float,
             db_path: str | None, as_json: bool) -> None:
     """Write a self-contained HTML report of INPUT...: stored runs (12, latest, latest~1, 12:torch),
-    --json result files of run or sweep, and Kineto traces (.json, .json.gz).
+    --json result files of run or sweep, and traces (Kineto, Nsight Systems SQLite, rocprofv3).
 
     Sections, as the inputs allow: a summary (device, driver, versions, date, commit, what to
     distrust), the results table (click a header to sort), sweep and roofline plots (inline SVG),

@@ -3,6 +3,8 @@ analyses behind ``inventory``, ``layers``, ``phases``, ``attribute``, ``diff`` a
 performance from recorded shapes, with the roofline package's counting formulas).
 
 Nothing here imports torch: traces are analysed on any machine. Times are microseconds.
+``load_trace`` also reads Nsight Systems SQLite exports and rocprofv3 kernel traces (CSV, JSON) into
+the same tables (``_formats.py`` tells them apart; ``_nsys.py``, ``_rocprof.py`` read them).
 
 The per-kernel API (what the Source Trace builds on)::
 
