@@ -22,7 +22,7 @@ dtypes, so they are not kept as shapes (``ops`` needs both).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +56,8 @@ _NEEDS = {
 _SUFFIX_START = re.compile(r", (?:seq = \d|op_id = \d|sizes = \[|input_op_ids = \[)")
 _SUFFIX = re.compile(r"(?:, seq = \d+)?(?:, op_id = \d+)?(?:, sizes = \[[\[\]\d, ]*\])?(?:, input_op_ids = \[.*\])?",
                      re.DOTALL)
-_OP_NAME = re.compile(r"[A-Za-z_][\w.]*::[\w.]+")
+# The lookbehind keeps a search linear (one start per word; tests/hostile/test_kernel_names.py).
+_OP_NAME = re.compile(r"(?<![\w.])[A-Za-z_][\w.]*::[\w.]+")
 
 
 def range_kind(text: str) -> tuple[str, str]:
@@ -138,6 +139,10 @@ def _int_or_missing(v: Any) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63 else -1
 
 
+#: Row names: one string per row, or (codes, code -> string) as nsys' StringIds ids.
+Names = Sequence[str | None] | tuple[np.ndarray, Mapping[int, str]]
+
+
 class TraceBuilder:
     """Columns of one trace, filled table by table from integer-nanosecond intervals.
 
@@ -159,7 +164,7 @@ class TraceBuilder:
                 table[n] = len(table)
         return np.fromiter((table.get(n, -1) if n is not None else -1 for n in names), np.int32, len(names))
 
-    def _timed(self, table: str, category: str, names: Sequence[str | None], start_ns: Any, end_ns: Any,
+    def _timed(self, table: str, category: str, names: Names, start_ns: Any, end_ns: Any,
                cols: dict[str, Any], count: bool = True) -> None:
         start, end = _i64(start_ns), _i64(end_ns)
         ok = (end >= start) & (start >= 0)
@@ -168,7 +173,12 @@ class TraceBuilder:
         if count and not ok.all():
             self.notes.append(f"{int((~ok).sum())} {category} rows without a valid start and end left out")
         keep = np.flatnonzero(ok)
-        named = self.ids([names[i] for i in keep.tolist()])
+        if isinstance(names, tuple):  # (codes, strings): each distinct code is looked up and interned once
+            codes, strings = names
+            uniq, inverse = np.unique(np.asarray(codes, np.int64)[keep], return_inverse=True)
+            named = self.ids([strings.get(u, f"<name #{u}>") for u in uniq.tolist()])[inverse.reshape(-1)]
+        else:
+            named = self.ids([names[i] for i in keep.tolist()])
         store = self.parts.setdefault(table, {})
         store.setdefault("name", []).append(named)
         store.setdefault("start_us", []).append(start[keep] / 1e3)
@@ -177,24 +187,24 @@ class TraceBuilder:
             arr = np.asarray(v) if k in ("grid", "block", "gpu", "kind") else _i64(v)
             store.setdefault(k, []).append(arr[keep])
 
-    def kernels(self, names: Sequence[str], start_ns: Any, end_ns: Any, *, stream: Any, device: Any,
+    def kernels(self, names: Names, start_ns: Any, end_ns: Any, *, stream: Any, device: Any,
                 correlation: Any, grid: np.ndarray, block: np.ndarray, regs: Any, smem_bytes: Any,
                 category: str = "kernel") -> None:
         """One row per kernel execution; ``grid``/``block`` are (n, 3) arrays (-1 where unknown)."""
         self._timed("kernel", category, names, start_ns, end_ns, dict(
-            stream=stream, device=device, correlation=correlation, external_id=np.full(len(names), -1),
+            stream=stream, device=device, correlation=correlation, external_id=np.full(len(start_ns), -1),
             grid=np.asarray(grid, np.int64).reshape(-1, 3), block=np.asarray(block, np.int64).reshape(-1, 3),
             regs=regs, smem_bytes=smem_bytes))
 
-    def memops(self, names: Sequence[str], start_ns: Any, end_ns: Any, *, stream: Any, device: Any,
+    def memops(self, names: Names, start_ns: Any, end_ns: Any, *, stream: Any, device: Any,
                correlation: Any, nbytes: Any, memset: bool) -> None:
         self._timed("memop", "gpu_memset" if memset else "gpu_memcpy", names, start_ns, end_ns, dict(
             stream=stream, device=device, correlation=correlation, bytes=nbytes,
-            kind=np.full(len(names), 1 if memset else 0, np.int8)))
+            kind=np.full(len(start_ns), 1 if memset else 0, np.int8)))
 
-    def launches(self, names: Sequence[str], start_ns: Any, end_ns: Any, *, pid: Any, tid: Any,
+    def launches(self, names: Names, start_ns: Any, end_ns: Any, *, pid: Any, tid: Any,
                  correlation: Any, category: str) -> None:
-        n = len(names)
+        n = len(start_ns)
         self._timed("launch", category, names, start_ns, end_ns, dict(
             pid=pid, tid=tid, correlation=correlation, external_id=np.full(n, -1), api_id=np.full(n, -1),
             kernel_name=np.full(n, -1)))

@@ -54,6 +54,7 @@ _REQUIRED = {_KERNEL: ("start", "end", "deviceId", "streamId", "correlationId", 
              _GRAPH: ("start", "end", "deviceId", "streamId", "correlationId", "graphExecId")}
 
 SOURCE = "an Nsight Systems export"
+_CHUNK = 1 << 16
 
 
 def is_nsys(tables: set[str]) -> bool:
@@ -75,8 +76,13 @@ class _Db:
                              f"{', '.join(missing)}; re-export the report with a current nsys (nsys export --type sqlite)")
         return cols
 
-    def rows(self, table: str, cols: list[str], where: str = "") -> list[tuple]:
-        return self.con.execute(f"SELECT {', '.join(cols)} FROM {table} {where}").fetchall()
+    def ints(self, table: str, cols: list[str], where: str = "") -> np.ndarray:
+        """An (n, len(cols)) int64 array of integer columns (NULL or a missing column -> -1), read in
+        chunks so only one chunk's Python objects are alive at a time (an export may hold millions)."""
+        exprs = [f"COALESCE({c}, -1)" if c != "NULL" else "-1" for c in cols]
+        cur = self.con.execute(f"SELECT {', '.join(exprs)} FROM {table} {where}")
+        parts = [np.array(chunk, dtype=np.int64) for chunk in iter(lambda: cur.fetchmany(_CHUNK), [])]
+        return np.concatenate(parts) if parts else np.zeros((0, len(cols)), dtype=np.int64)
 
     @property
     def strings(self) -> dict[int, str]:
@@ -84,49 +90,30 @@ class _Db:
             self._strings = dict(self.con.execute("SELECT id, value FROM StringIds"))
         return self._strings
 
-    def string(self, ids: list[Any], what: str) -> list[str]:
-        s = self.strings
-        return [s.get(i, f"<{what} #{i}>") if i is not None else f"<{what}>" for i in ids]
-
-
-def _col(rows: list[tuple], k: int, missing: int = -1) -> list[Any]:
-    return [missing if r[k] is None else r[k] for r in rows]
-
 
 def _kernels(db: _Db, b: TraceBuilder) -> None:
     if _KERNEL not in db.tables:
         return
-    cols = db.columns(_KERNEL)
-    want = ["start", "end", "deviceId", "streamId", "correlationId", "demangledName"]
-    extra = [c for c in ("gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "registersPerThread",
-                         "staticSharedMemory", "dynamicSharedMemory") if c in cols]
-    rows = db.rows(_KERNEL, want + extra)
-    n = len(rows)
-    get = {c: _col(rows, 6 + k) for k, c in enumerate(extra)}
-    missing = [-1] * n
-
-    def dims(axis: str) -> np.ndarray:
-        return np.array([get.get(f"{axis}{a}", missing) for a in "XYZ"], dtype=np.int64).T.reshape(n, 3)
-
-    smem = (np.array(get["staticSharedMemory"], np.int64) + np.array(get["dynamicSharedMemory"], np.int64)
-            if "staticSharedMemory" in get and "dynamicSharedMemory" in get else missing)
-    b.kernels(db.string([r[5] for r in rows], "kernel"), _col(rows, 0), _col(rows, 1), stream=_col(rows, 3),
-              device=_col(rows, 2), correlation=_col(rows, 4), grid=dims("grid"), block=dims("block"),
-              regs=get.get("registersPerThread", missing), smem_bytes=smem)
+    have = db.columns(_KERNEL)
+    cols = ["start", "end", "deviceId", "streamId", "correlationId", "demangledName", "gridX", "gridY", "gridZ",
+            "blockX", "blockY", "blockZ", "registersPerThread", "staticSharedMemory", "dynamicSharedMemory"]
+    k = db.ints(_KERNEL, [c if c in have else "NULL" for c in cols])
+    smem = np.where((k[:, 13] >= 0) & (k[:, 14] >= 0), k[:, 13] + k[:, 14], -1)
+    b.kernels((k[:, 5], db.strings), k[:, 0], k[:, 1], stream=k[:, 3], device=k[:, 2], correlation=k[:, 4],
+              grid=k[:, 6:9], block=k[:, 9:12], regs=k[:, 12], smem_bytes=smem)
 
 
 def _graph_execs(db: _Db, b: TraceBuilder) -> str | None:
     if _GRAPH not in db.tables:
         return None
     db.columns(_GRAPH)
-    rows = db.rows(_GRAPH, ["start", "end", "deviceId", "streamId", "correlationId", "graphExecId"])
-    if not rows:
+    g = db.ints(_GRAPH, ["start", "end", "deviceId", "streamId", "correlationId", "graphExecId"])
+    n = len(g)
+    if not n:
         return None
-    n = len(rows)
-    b.kernels([f"CUDA graph (graphExecId {r[5]})" for r in rows], _col(rows, 0), _col(rows, 1),
-              stream=_col(rows, 3), device=_col(rows, 2), correlation=_col(rows, 4),
-              grid=np.full((n, 3), -1), block=np.full((n, 3), -1), regs=[-1] * n, smem_bytes=[-1] * n,
-              category="cuda_graph")
+    b.kernels([f"CUDA graph (graphExecId {e})" for e in g[:, 5].tolist()], g[:, 0], g[:, 1], stream=g[:, 3],
+              device=g[:, 2], correlation=g[:, 4], grid=np.full((n, 3), -1), block=np.full((n, 3), -1),
+              regs=np.full(n, -1), smem_bytes=np.full(n, -1), category="cuda_graph")
     return (f"{n} CUDA graph replays were traced whole (nsys --cuda-graph-trace=graph): each is one row "
             f"'CUDA graph (graphExecId N)' in place of its kernels, which the export does not hold; "
             f"profile with --cuda-graph-trace=node for per-kernel rows")
@@ -136,13 +123,13 @@ def _memops(db: _Db, b: TraceBuilder) -> None:
     for table, memset in (("CUPTI_ACTIVITY_KIND_MEMCPY", False), ("CUPTI_ACTIVITY_KIND_MEMSET", True)):
         if table not in db.tables:
             continue
-        cols = db.columns(table)
-        kind = "copyKind" if not memset and "copyKind" in cols else "NULL"
-        rows = db.rows(table, ["start", "end", "deviceId", "streamId", "correlationId", "bytes", kind])
-        labels = _copy_labels(db) if not memset else {}
-        names = ["Memset" if memset else f"Memcpy {labels.get(r[6], 'copy')}" for r in rows]
-        b.memops(names, _col(rows, 0), _col(rows, 1), stream=_col(rows, 3), device=_col(rows, 2),
-                 correlation=_col(rows, 4), nbytes=_col(rows, 5), memset=memset)
+        have = db.columns(table)
+        m = db.ints(table, ["start", "end", "deviceId", "streamId", "correlationId", "bytes",
+                            "copyKind" if not memset and "copyKind" in have else "NULL"])
+        labels = {} if memset else {i: f"Memcpy {d}" for i, d in _copy_labels(db).items()}
+        names = (m[:, 6], labels) if not memset else ["Memset"] * len(m)
+        b.memops(names, m[:, 0], m[:, 1], stream=m[:, 3], device=m[:, 2], correlation=m[:, 4], nbytes=m[:, 5],
+                 memset=memset)
 
 
 #: CUpti_ActivityMemcpyKind (CUPTI's cupti_activity.h), for exports without ENUM_CUDA_MEMCPY_OPER.
@@ -162,11 +149,10 @@ def _launches(db: _Db, b: TraceBuilder) -> None:
     if _RUNTIME not in db.tables:
         return
     db.columns(_RUNTIME)
-    rows = db.rows(_RUNTIME, ["start", "end", "globalTid", "correlationId", "nameId"])
-    names = {i: _API_VERSION.sub("", s) for i, s in db.strings.items()}
-    pid, tid = split_global_tid(np.array(_col(rows, 2, 0), dtype=np.int64))
-    b.launches([names.get(r[4], f"<api #{r[4]}>") for r in rows], _col(rows, 0), _col(rows, 1), pid=pid,
-               tid=tid, correlation=_col(rows, 3), category="cuda_runtime")
+    r = db.ints(_RUNTIME, ["start", "end", "globalTid", "correlationId", "nameId"])
+    names = {i: _API_VERSION.sub("", v) for i, v in db.strings.items()}
+    pid, tid = split_global_tid(np.maximum(r[:, 2], 0))
+    b.launches((r[:, 4], names), r[:, 0], r[:, 1], pid=pid, tid=tid, correlation=r[:, 3], category="cuda_runtime")
 
 
 def _nvtx(db: _Db, b: TraceBuilder) -> str | None:
@@ -177,17 +163,19 @@ def _nvtx(db: _Db, b: TraceBuilder) -> str | None:
     if "ENUM_NSYS_EVENT_TYPE" in db.tables:
         known = dict(db.con.execute("SELECT name, id FROM ENUM_NSYS_EVENT_TYPE"))
         types = {n: known[n] for n in _RANGE_TYPES if n in known} or types
-    text = "text" if "text" in cols else "NULL"
-    text_id = "textId" if "textId" in cols else "NULL"
-    marks = ",".join(str(v) for v in types.values())
-    rows = db.rows("NVTX_EVENTS", ["start", "end", "globalTid", text, text_id], f"WHERE eventType IN ({marks})")
-    open_ = [r for r in rows if r[1] is None]
-    rows = [r for r in rows if r[1] is not None]
-    strings = db.strings
-    texts = [r[3] if r[3] is not None else strings.get(r[4], "") for r in rows]
-    pid, tid = split_global_tid(np.array(_col(rows, 2, 0), dtype=np.int64))
-    b.ranges(texts, _col(rows, 0), _col(rows, 1), pid=pid, tid=tid, category="nvtx")
-    return f"{len(open_)} NVTX ranges never closed are left out" if open_ else None
+    where = f"WHERE eventType IN ({','.join(str(v) for v in types.values())})"
+    # The text is inline, or a registered string (textId): one column either way.
+    text = ("COALESCE(text, (SELECT value FROM StringIds WHERE id = textId), '')" if {"text", "textId"} <= cols
+            else "text" if "text" in cols else "''")
+    rows = db.con.execute(f"SELECT COALESCE(start, -1), COALESCE(end, -1), COALESCE(globalTid, 0), {text} "
+                          f"FROM NVTX_EVENTS {where}").fetchall()
+    r = np.array([row[:3] for row in rows], dtype=np.int64).reshape(-1, 3)
+    texts = [row[3] for row in rows]
+    closed = np.flatnonzero(r[:, 1] >= 0)  # a range never closed has no end (NULL)
+    pid, tid = split_global_tid(np.maximum(r[closed, 2], 0))
+    b.ranges([texts[i] for i in closed.tolist()], r[closed, 0], r[closed, 1], pid=pid, tid=tid, category="nvtx")
+    left = len(r) - len(closed)
+    return f"{left} NVTX ranges never closed are left out" if left else None
 
 
 def _metadata(db: _Db) -> dict[str, Any]:

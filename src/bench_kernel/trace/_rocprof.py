@@ -26,8 +26,9 @@ from __future__ import annotations
 import csv
 import io
 import re
+from itertools import islice
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 import msgspec
 import numpy as np
@@ -68,8 +69,9 @@ def _agent(v: str) -> int:
     return int(m.group(1)) if m else -1
 
 
-def _csv_rows(path: Path, need: tuple[str, ...], what: str) -> tuple[list[str], Iterator[list[str]]]:
-    """The header and the data rows of a rocprofv3 CSV, checked: the columns ``need``, every row whole."""
+def _csv_rows(path: Path, need: tuple[str, ...], what: str) -> tuple[list[str], Iterator[list[list[str]]]]:
+    """The header and the data rows, in chunks, of a rocprofv3 CSV, checked: the columns ``need``,
+    every row whole (a cut last line is a truncated file)."""
     fh = io.open(path, newline="", encoding="utf-8", errors="replace")
     reader = csv.reader(fh)
     header = next(reader, None)
@@ -81,43 +83,85 @@ def _csv_rows(path: Path, need: tuple[str, ...], what: str) -> tuple[list[str], 
         fh.close()
         raise TraceError(f"{path}: this rocprofv3 {what} has no column {', '.join(missing)} (its columns: "
                          f"{', '.join(header[:12])}{' ...' if len(header) > 12 else ''})")
+    width = len(header)
 
-    def rows() -> Iterator[list[str]]:
+    def chunks() -> Iterator[list[list[str]]]:
         with fh:
-            for row in reader:
-                if not row:
-                    continue
-                if len(row) != len(header):
-                    raise TraceError(f"{path}: line {reader.line_num} has {len(row)} of the header's {len(header)} "
-                                     f"fields: the file is truncated or damaged")
-                yield row
-    return header, rows()
+            while chunk := [r for r in islice(reader, _CHUNK) if r]:
+                if any(len(r) != width for r in chunk):
+                    bad = next(r for r in chunk if len(r) != width)
+                    raise TraceError(f"{path}: line {reader.line_num - len(chunk) + chunk.index(bad) + 1} has "
+                                     f"{len(bad)} of the header's {width} fields: the file is truncated or damaged")
+                yield chunk
+    return header, chunks()
 
 
-def _table(path: Path, need: tuple[str, ...], what: str) -> dict[str, list[str]]:
-    header, rows = _csv_rows(path, need, what)
-    cols: list[list[str]] = [[] for _ in header]
-    for row in rows:
-        for c, v in zip(cols, row):
-            c.append(v)
-    return dict(zip(header, cols))
+class _Csv:
+    """The wanted columns of a rocprofv3 CSV: text columns as lists (equal strings shared), integer
+    columns as int64 arrays. A value that is not an integer is -1 in an optional column and an
+    error naming its line in a required one (``Start_Timestamp``, ``End_Timestamp``, ids)."""
+
+    def __init__(self, path: Path, what: str, need: tuple[str, ...], text: tuple[str, ...] = (),
+                 ints: tuple[str, ...] = ()) -> None:
+        header, chunks = _csv_rows(path, need, what)
+        self.path, self.required = path, set(need)
+        t_idx = [(c, header.index(c)) for c in text if c in header]
+        i_idx = [(c, header.index(c)) for c in ints if c in header]
+        self.text: dict[str, list[str]] = {c: [] for c, _ in t_idx}
+        parts: dict[str, list[np.ndarray]] = {c: [] for c, _ in i_idx}
+        shared: dict[str, str] = {}
+        self.n = 0
+        for chunk in chunks:
+            columns = list(zip(*chunk))  # one C-level transpose instead of a list per wanted column
+            for c, i in t_idx:
+                self.text[c].extend(map(shared.setdefault, columns[i], columns[i]))
+            for c, i in i_idx:
+                parts[c].append(self._parse(c, columns[i], self.n))
+            self.n += len(chunk)
+        self._ints = {c: np.concatenate(p) if p else np.zeros(0, np.int64) for c, p in parts.items()}
+
+    def _parse(self, col: str, values: Sequence[str], offset: int) -> np.ndarray:
+        try:
+            return np.fromiter(map(int, values), np.int64, len(values))
+        except (ValueError, OverflowError):
+            pass
+        out = np.array([_int_or(v) for v in values], dtype=np.int64)
+        bad = np.flatnonzero(out == _BAD)
+        if len(bad) and col in self.required:
+            k = int(bad[0])
+            raise TraceError(f"{self.path}: line {offset + k + 2}: {col} {values[k]!r} is not an integer")
+        out[bad] = -1
+        return out
+
+    def ints(self, col: str) -> np.ndarray:
+        """The column, or -1s when the file has no such column."""
+        got = self._ints.get(col)
+        return got if got is not None else np.full(self.n, -1, dtype=np.int64)
+
+    def agents(self, col: str) -> np.ndarray:
+        """Agent ids from "Agent 4" (ROCm 6.3+) or "4" (before); -1 when absent."""
+        values = self.text.get(col)
+        if values is None:
+            return np.full(self.n, -1, dtype=np.int64)
+        ids = {v: _agent(v) for v in set(values)}
+        return np.fromiter(map(ids.__getitem__, values), np.int64, len(values))
+
+    def dims(self, prefix: str) -> np.ndarray:
+        return np.stack([self.ints(f"{prefix}_{a}") for a in "XYZ"], axis=1)
 
 
-def _ints(path: Path, t: dict[str, list[str]], col: str, required: bool = True) -> np.ndarray:
-    values = t.get(col)
-    if values is None:
-        return np.full(len(next(iter(t.values()), [])), -1, dtype=np.int64)
+_BAD = np.iinfo(np.int64).min
+_CHUNK = 1 << 16
+
+
+def _int_or(v: str) -> int:
+    v = v.strip()
+    if not v:
+        return -1
     try:
-        return np.array([int(v) if v.strip() else -1 for v in values], dtype=np.int64)
+        return int(v)
     except ValueError:
-        bad = next(i for i, v in enumerate(values) if v.strip() and not v.strip().lstrip("-").isdigit())
-        if required:
-            raise TraceError(f"{path}: line {bad + 2}: {col} {values[bad]!r} is not an integer") from None
-        return np.array([int(v) if v.strip().lstrip("-").isdigit() else -1 for v in values], dtype=np.int64)
-
-
-def _dims(path: Path, t: dict[str, list[str]], prefix: str) -> np.ndarray:
-    return np.stack([_ints(path, t, f"{prefix}_{a}", required=False) for a in "XYZ"], axis=1)
+        return _BAD
 
 
 def _workgroups(grid_items: np.ndarray, block: np.ndarray) -> np.ndarray:
@@ -126,18 +170,19 @@ def _workgroups(grid_items: np.ndarray, block: np.ndarray) -> np.ndarray:
     return np.where(ok, -(-grid_items // np.where(block > 0, block, 1)), -1)
 
 
+_DIMS = tuple(f"{d}_{a}" for d in ("Workgroup_Size", "Grid_Size") for a in "XYZ")
+
+
 def _csv_kernels(path: Path, b: TraceBuilder) -> None:
-    t = _table(path, _KERNEL_COLUMNS, "kernel trace")
-    n = len(t["Kernel_Name"])
-    block = _dims(path, t, "Workgroup_Size")
-    stream_col = "Stream_Id" if "Stream_Id" in t else "Queue_Id"
-    smem_col = "LDS_Block_Size" if "LDS_Block_Size" in t else "Group_Segment_Size"
-    b.kernels(t["Kernel_Name"], _ints(path, t, "Start_Timestamp"), _ints(path, t, "End_Timestamp"),
-              stream=_ints(path, t, stream_col, required=False),
-              device=np.array([_agent(v) for v in t.get("Agent_Id", [""] * n)], dtype=np.int64),
-              correlation=_ints(path, t, "Correlation_Id", required=False),
-              grid=_workgroups(_dims(path, t, "Grid_Size"), block), block=block, regs=np.full(n, -1),
-              smem_bytes=_ints(path, t, smem_col, required=False))
+    t = _Csv(path, "kernel trace", _KERNEL_COLUMNS, text=("Kernel_Name", "Agent_Id"),
+             ints=("Start_Timestamp", "End_Timestamp", "Stream_Id", "Queue_Id", "Correlation_Id", "LDS_Block_Size",
+                   "Group_Segment_Size", *_DIMS))
+    block = t.dims("Workgroup_Size")
+    stream = t.ints("Stream_Id" if "Stream_Id" in t._ints else "Queue_Id")
+    smem = t.ints("LDS_Block_Size" if "LDS_Block_Size" in t._ints else "Group_Segment_Size")
+    b.kernels(t.text["Kernel_Name"], t.ints("Start_Timestamp"), t.ints("End_Timestamp"), stream=stream,
+              device=t.agents("Agent_Id"), correlation=t.ints("Correlation_Id"),
+              grid=_workgroups(t.dims("Grid_Size"), block), block=block, regs=np.full(t.n, -1), smem_bytes=smem)
 
 
 def _csv_siblings(path: Path, b: TraceBuilder) -> list[str]:
@@ -148,24 +193,23 @@ def _csv_siblings(path: Path, b: TraceBuilder) -> list[str]:
         if not p.is_file():
             continue
         found.append(p.name)
-        t = _table(p, need, what)
-        start, end = _ints(p, t, "Start_Timestamp"), _ints(p, t, "End_Timestamp")
+        t = _Csv(p, what, need, text=("Function", "Direction", "Source_Agent_Id", "Destination_Agent_Id"),
+                 ints=("Start_Timestamp", "End_Timestamp", "Process_Id", "Thread_Id", "Correlation_Id",
+                       "Stream_Id", "Bytes"))
+        start, end = t.ints("Start_Timestamp"), t.ints("End_Timestamp")
         if suffix == "hip_api_trace.csv":
-            b.launches(t["Function"], start, end, pid=_ints(p, t, "Process_Id"), tid=_ints(p, t, "Thread_Id"),
-                       correlation=_ints(p, t, "Correlation_Id"), category="cuda_runtime")
+            b.launches(t.text["Function"], start, end, pid=t.ints("Process_Id"), tid=t.ints("Thread_Id"),
+                       correlation=t.ints("Correlation_Id"), category="cuda_runtime")
         elif suffix == "memory_copy_trace.csv":
-            direction = [d.removeprefix("MEMORY_COPY_") for d in t["Direction"]]
-            src = np.array([_agent(v) for v in t["Source_Agent_Id"]], dtype=np.int64)
-            dst = np.array([_agent(v) for v in t["Destination_Agent_Id"]], dtype=np.int64)
-            b.memops([f"Memcpy {_COPY.get(d, d)}" for d in direction], start, end,
-                     stream=_ints(p, t, "Stream_Id", required=False),
-                     device=np.where(np.array(direction) == "DEVICE_TO_HOST", src, dst),
-                     correlation=_ints(p, t, "Correlation_Id"), nbytes=_ints(p, t, "Bytes", required=False),
-                     memset=False)
+            direction = [d.removeprefix("MEMORY_COPY_") for d in t.text["Direction"]]
+            b.memops([f"Memcpy {_COPY.get(d, d)}" for d in direction], start, end, stream=t.ints("Stream_Id"),
+                     device=np.where(np.array(direction) == "DEVICE_TO_HOST", t.agents("Source_Agent_Id"),
+                                     t.agents("Destination_Agent_Id")),
+                     correlation=t.ints("Correlation_Id"), nbytes=t.ints("Bytes"), memset=False)
         else:
             ranged = np.flatnonzero(end > start)  # equal ends: roctxMark, an instant
-            b.ranges([t["Function"][i] for i in ranged], start[ranged], end[ranged],
-                     pid=_ints(p, t, "Process_Id")[ranged], tid=_ints(p, t, "Thread_Id")[ranged], category="roctx")
+            b.ranges([t.text["Function"][i] for i in ranged.tolist()], start[ranged], end[ranged],
+                     pid=t.ints("Process_Id")[ranged], tid=t.ints("Thread_Id")[ranged], category="roctx")
     return found
 
 
