@@ -32,6 +32,8 @@ import re
 import sqlite3
 from pathlib import Path
 
+from trim_nsys_export import sql_literal  # this folder: run as a script, it is on sys.path
+
 OUT = Path(__file__).resolve().parent
 REAL = OUT / "nsys_fuser_h200.sql"
 
@@ -116,14 +118,6 @@ def _real_schema() -> dict[str, str]:
     return {m.group(1): m.group(0) for m in re.finditer(r"CREATE TABLE (\w+) \(.*?\n\);", text, re.DOTALL)}
 
 
-def _lit(v: object) -> str:
-    if v is None:
-        return "NULL"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    return "'" + str(v).replace("'", "''") + "'"
-
-
 class _Nsys:
     def __init__(self) -> None:
         self.strings: dict[str, int] = {}
@@ -165,7 +159,8 @@ class _Nsys:
             db.execute(schema[t])
             cols = [c[1] for c in db.execute(f"PRAGMA table_info({t})")]
             out.append(schema[t] + ";")
-            out += [f"INSERT INTO {t} VALUES({','.join(_lit(r.get(c)) for c in cols)});" for r in self.rows.get(t, [])]
+            out += [f"INSERT INTO {t} VALUES({','.join(sql_literal(r.get(c)) for c in cols)});"
+                    for r in self.rows.get(t, [])]
         out.append("COMMIT;")
         return "\n".join(out) + "\n"
 

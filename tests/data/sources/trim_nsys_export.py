@@ -24,7 +24,8 @@ _DEVICE_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "C
 _EXPORT_KEYS = ("EXPORT_PRODUCT_NAME", "EXPORT_PRODUCT_VERSION", "EXPORT_PRODUCT_DATE", "EXPORT_SCHEMA_VERSION")
 
 
-def _literal(v: object) -> str:
+def sql_literal(v: object) -> str:
+    """A value as an SQL literal (NULL, a number, a quoted string)."""
     if v is None:
         return "NULL"
     if isinstance(v, (int, float)):
@@ -69,7 +70,7 @@ def trim(src: Path) -> str:
            "BEGIN TRANSACTION;"]
     for t, rs in rows.items():
         out.append(tables[t] + ";")
-        out.extend(f"INSERT INTO {t} VALUES({','.join(map(_literal, r))});" for r in rs)
+        out.extend(f"INSERT INTO {t} VALUES({','.join(map(sql_literal, r))});" for r in rs)
     out.append("COMMIT;")
     return "\n".join(out) + "\n"
 
