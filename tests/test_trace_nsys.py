@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sqlite3
 from collections import Counter
 from pathlib import Path
 
@@ -236,6 +237,20 @@ def test_commands_that_need_what_an_export_lacks_say_so_in_one_line(llama, fuser
         ops(llama)
     with pytest.raises(TraceError, match="needs the Python stack of each launch, and an Nsight Systems export"):
         llama.kernel(0, stack=True)
+
+
+def test_kernels_of_several_processes_are_said_to_be_analysed_together(exports, tmp_path):
+    two = tmp_path / "two.sqlite"
+    two.write_bytes(exports["fuser"].read_bytes())
+    con = sqlite3.connect(two)
+    con.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = globalPid + (1 << 24) WHERE rowid % 2 = 0")
+    con.commit()
+    con.close()
+    (procs,), = query(two, "SELECT COUNT(DISTINCT globalPid) FROM CUPTI_ACTIVITY_KIND_KERNEL")
+    assert [n for n in load_trace(two).load_notes if "processes" in n] == [
+        f"kernels of {procs} processes in one export (all ranks of a job?): they are analysed together as one "
+        f"trace, and their NVTX steps are all found"]
+    assert not any("processes" in n for n in load_trace(exports["fuser"]).load_notes)
 
 
 def test_links_false_reads_device_work_only(exports):

@@ -98,6 +98,11 @@ def _kernels(db: _Db, b: TraceBuilder) -> None:
     cols = ["start", "end", "deviceId", "streamId", "correlationId", "demangledName", "gridX", "gridY", "gridZ",
             "blockX", "blockY", "blockZ", "registersPerThread", "staticSharedMemory", "dynamicSharedMemory"]
     k = db.ints(_KERNEL, [c if c in have else "NULL" for c in cols])
+    if "globalPid" in have:
+        (procs,), = db.con.execute(f"SELECT COUNT(DISTINCT globalPid) FROM {_KERNEL}")
+        if procs > 1:
+            b.notes.append(f"kernels of {procs} processes in one export (all ranks of a job?): they are analysed "
+                           f"together as one trace, and their NVTX steps are all found")
     smem = np.where((k[:, 13] >= 0) & (k[:, 14] >= 0), k[:, 13] + k[:, 14], -1)
     b.kernels((k[:, 5], db.strings), k[:, 0], k[:, 1], stream=k[:, 3], device=k[:, 2], correlation=k[:, 4],
               grid=k[:, 6:9], block=k[:, 9:12], regs=k[:, 12], smem_bytes=smem)
