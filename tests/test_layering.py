@@ -16,7 +16,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "bench_kernel"
 #: Bottom-up. Modules of one layer may not import each other (except where listed in one entry).
 LAYERS: list[tuple[str, ...]] = [
     ("errors",),
-    ("datafile", "units", "vcs", "options"),
+    ("atomic", "datafile", "units", "vcs", "options"),
     ("dtypes",),
     ("gpu",),
     ("kernels", "hardware"),
@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("source_trace",),
     ("orchestrate",),
     ("sweeps",),
+    ("report_model",),
     ("report",),
     ("cli", "pytest_plugin"),
     ("__main__",),

@@ -78,11 +78,22 @@ def test_too_few_samples_claim_no_interval():
 @pytest.mark.parametrize("a,b,kw,match", [
     ([], [1.0], {}, "at least one sample on each side"),
     ([0.0], [1.0], {}, "medians must be positive"),
-    ([1.0], [1.0], {"threshold": 1.5}, "threshold must be a fraction"),
 ])
 def test_bad_inputs(a, b, kw, match):
     with pytest.raises(ValueError, match=match):
         compare(a, b, **kw)
+
+
+def test_a_threshold_outside_0_1_is_a_usage_error_from_the_one_check():
+    from bench_kernel.errors import UsageError
+    from bench_kernel.results import check_threshold
+
+    with pytest.raises(UsageError) as e:
+        compare([1.0], [1.0], threshold=1.5)
+    assert str(e.value) == "threshold must be a fraction in [0, 1) (0.04 = 4%), got 1.5"
+    assert check_threshold(0.0) == 0.0 and check_threshold(0.99) == 0.99
+    with pytest.raises(UsageError, match=r"^--x must be a fraction in \[0, 1\) \(0.04 = 4%\), got -0.01$"):
+        check_threshold(-0.01, "--x")
 
 
 def test_documented_defaults():

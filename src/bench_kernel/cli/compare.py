@@ -6,7 +6,7 @@ import click
 
 from bench_kernel.cli._common import Output, db_option, emit, output_options, print_error
 from bench_kernel.errors import UsageError
-from bench_kernel.results import DEFAULT_THRESHOLD
+from bench_kernel.results import DEFAULT_THRESHOLD, check_threshold
 
 __all__ = ["command"]
 
@@ -34,10 +34,9 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
     and does not count unless --strict-clocks.
     """
     from bench_kernel.report import comparison_table
-    from bench_kernel.results import compare_points, open_store, resolve_ref
+    from bench_kernel.results import compare_points, open_store, params_text, resolve_ref
 
-    if not 0 <= threshold < 1:
-        raise UsageError(f"--threshold must be a fraction in [0, 1) (0.04 = 4%), got {threshold!r}")
+    check_threshold(threshold)
     opened = []
 
     def open_db():  # opened only if a side names a stored run, and once
@@ -59,7 +58,7 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
     slower = rc.regressions
     if slower:
         worst = max(slower, key=lambda r: r.comparison.ratio)
-        where = " ".join(f"{k}={v}" for k, v in worst.params.items())
+        where = params_text(worst.params)
         print_error(f"{len(slower)} significant regression(s) of {side_b.label} against {side_a.label}; worst: "
                     f"{worst.b_provider} {where}: {worst.comparison.describe()}")
         return 1

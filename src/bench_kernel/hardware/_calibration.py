@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 import msgspec
 
+from bench_kernel.atomic import write_atomic
 from bench_kernel.errors import InputError
 
 __all__ = ["Calibration", "cache_dir", "calibration_path", "load_calibration", "save_calibration"]
@@ -116,9 +117,7 @@ def save_calibration(cal: Calibration, directory: Path | None = None) -> Path:
     """Write ``cal`` to the cache (atomically: a reader never sees half a file); return the path."""
     path = calibration_path(cal.device, cal.driver, directory)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_bytes(msgspec.json.format(msgspec.json.encode(cal.to_dict()), indent=2))
-    os.replace(tmp, path)
+    write_atomic(path, msgspec.json.format(msgspec.json.encode(cal.to_dict()), indent=2))
     return path
 
 

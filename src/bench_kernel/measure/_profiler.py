@@ -20,6 +20,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from bench_kernel.atomic import replacing
 from bench_kernel.errors import InputError, UsageError
 from bench_kernel.measure._runner import guard
 
@@ -93,9 +94,9 @@ def record_trace(call: Callable[[], Any], path: str | Path, *, steps: int, warmu
     path = check_writable(Path(path))
     gpu = has_gpu()
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if gpu else [])
-    suffix = ".json.gz" if path.name.endswith(".gz") else ".json"
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp{suffix}")
+    suffix = ".json.gz" if path.name.endswith(".gz") else ".json"  # torch picks gzip by the name
     exported: list[bool] = []
+    tmp: Path | None = None
 
     def export(prof: Any) -> None:
         prof.export_chrome_trace(str(tmp))
@@ -114,12 +115,8 @@ def record_trace(call: Callable[[], Any], path: str | Path, *, steps: int, warmu
                         torch.cuda.synchronize()
                     prof.step()
 
-    try:
-        with _without_kineto_chatter():
-            guard(label, "profiling", run)
+    with replacing(path, suffix) as tmp, _without_kineto_chatter():
+        guard(label, "profiling", run)
         if not exported:
             raise InputError(f"the profiler wrote no trace for {label!r}")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
     return path

@@ -99,9 +99,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     threshold = config.getoption("kernel_bench_threshold")
-    if not 0 <= threshold < 1:
-        raise pytest.UsageError(f"--kernel-bench-threshold must be a fraction in [0, 1) (0.04 = 4%), "
-                                f"got {threshold!r}")
+    if threshold != _DEFAULT_THRESHOLD:  # only a given one needs results' check (and its numpy)
+        from bench_kernel.errors import UsageError
+        from bench_kernel.results import check_threshold
+
+        try:
+            check_threshold(threshold, "--kernel-bench-threshold")
+        except UsageError as e:
+            raise pytest.UsageError(str(e)) from None
     config.stash[_STATE] = SessionState(baseline_ref=config.getoption("kernel_bench_baseline"),
                                         save=config.getoption("kernel_bench_save"),
                                         db_path=config.getoption("kernel_bench_db"), threshold=threshold,

@@ -23,7 +23,8 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
     ``provider, params, status ("ok"|"mismatch"|"unsupported"|"error"), result (BenchResult with
     raw samples), error, worker ("main"|"host:N"|"gpu:N"|"ray:..."), wall_s, run_id, finished_at,
     roofline (dict)``; ``median_us`` is the primary method's median.
-``compare(a_samples, b_samples, threshold=0.03, *, a_clocks_mhz=(), b_clocks_mhz=()) -> Comparison``
+``check_threshold(t, option)`` the one range check of a threshold (a fraction in [0, 1), else UsageError).
+``compare(a_samples, b_samples, threshold=0.04, *, a_clocks_mhz=(), b_clocks_mhz=()) -> Comparison``
     ``a_median_us, b_median_us, ratio`` (B/A, >1 = B slower), ``ci95_low, ci95_high`` (percentile
     bootstrap of the ratio of medians, 2,000 resamples, fixed seed: see ``_compare``'s docstring
     for why), ``verdict`` ("faster"|"slower"|"same"), ``significant``, ``describe()``;
@@ -36,6 +37,7 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
     ``load_results_file(path)`` reads ``run --json`` / ``sweep --json`` output
     (``points_from_output(data, where)`` the same output already parsed);
     ``resolve_ref("12" | "latest" | "file.json" | "12:torch", open_db) -> PointSet`` names a side.
+``params_text(params)`` names a point (``M=128 N=4096``); ``PointResult.label`` prefixes its provider.
 ``clock_spread(points) -> ClockSpread | None``: the points' median SM clocks, and which ran more
     than 10% below the run's highest (``median_clock_mhz``, ``point_clock_mhz`` read them).
 ``Recorder(store, name=, config=, env=, source=)`` records results that are not a sweep (``run
@@ -44,7 +46,7 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
 """
 
 from bench_kernel.results._clocks import CLOCK_SPREAD, ClockSpread, clock_spread, median_clock_mhz, point_clock_mhz
-from bench_kernel.results._compare import DEFAULT_THRESHOLD, Comparison, clock_explains, compare
+from bench_kernel.results._compare import DEFAULT_THRESHOLD, Comparison, check_threshold, clock_explains, compare
 from bench_kernel.results._files import load_results_file, points_from_output
 from bench_kernel.results._match import (
     Best,
@@ -58,7 +60,7 @@ from bench_kernel.results._paths import DB_ENV, default_db_path, resolve_db_path
 from bench_kernel.results._provenance import Provenance, file_sha256, provenance
 from bench_kernel.results._recorder import Recorder
 from bench_kernel.results._refs import PointSet, resolve_ref
-from bench_kernel.results._records import POINT_STATUSES, PointResult, RunInfo, params_key, point_label, status_of
+from bench_kernel.results._records import POINT_STATUSES, PointResult, RunInfo, params_key, params_text, point_label, status_of
 from bench_kernel.results._schema import SCHEMA, SCHEMA_V1, SCHEMA_VERSION
 from bench_kernel.results._store import Store, open_store
 
@@ -66,8 +68,8 @@ __all__ = [
     "CLOCK_SPREAD", "DB_ENV", "DEFAULT_THRESHOLD", "POINT_STATUSES", "SCHEMA", "SCHEMA_V1", "SCHEMA_VERSION",
     "Best", "ClockSpread", "Comparison", "MatchedPoint", "PointResult", "PointSet", "Provenance", "Recorder",
     "ResultsComparison", "RunInfo",
-    "Store", "Unmatched", "best_per_point", "clock_explains", "clock_spread", "compare", "compare_points",
+    "Store", "Unmatched", "best_per_point", "check_threshold", "clock_explains", "clock_spread", "compare", "compare_points",
     "default_db_path", "median_clock_mhz", "point_clock_mhz",
-    "file_sha256", "load_results_file", "open_store", "params_key", "point_label", "points_from_output", "provenance", "resolve_db_path", "resolve_ref",
+    "file_sha256", "load_results_file", "open_store", "params_key", "params_text", "point_label", "points_from_output", "provenance", "resolve_db_path", "resolve_ref",
     "status_of",
 ]

@@ -49,10 +49,11 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from bench_kernel.errors import UsageError
 from bench_kernel.measure import Samples
 from bench_kernel.results._clocks import median_clock_mhz
 
-__all__ = ["Comparison", "compare", "clock_explains", "DEFAULT_THRESHOLD", "RESAMPLES", "VERDICTS"]
+__all__ = ["Comparison", "check_threshold", "compare", "clock_explains", "DEFAULT_THRESHOLD", "RESAMPLES", "VERDICTS"]
 
 #: A ratio within this fraction of 1 is "same" even when significant (run-to-run drift). 4%: two
 #: pairs of identical --steady GEMM sweeps on the project's H200 differed by up to 3.1% at a point
@@ -157,6 +158,14 @@ def _bootstrap_medians(values: Any, resamples: int, rng: Any) -> Any:
     return out
 
 
+def check_threshold(threshold: float, option: str = "--threshold") -> float:
+    """``threshold`` when it is a fraction in [0, 1): the one range check of every threshold
+    (``compare``, ``report``, the pytest plugin, this module). UsageError naming ``option``."""
+    if not 0 <= threshold < 1:
+        raise UsageError(f"{option} must be a fraction in [0, 1) (0.04 = 4%), got {threshold!r}")
+    return threshold
+
+
 def compare(a: Samples | Sequence[float], b: Samples | Sequence[float], threshold: float = DEFAULT_THRESHOLD,
             *, a_clocks_mhz: Sequence[float | None] = (), b_clocks_mhz: Sequence[float | None] = (),
             resamples: int = RESAMPLES, seed: int = SEED) -> Comparison:
@@ -170,8 +179,7 @@ def compare(a: Samples | Sequence[float], b: Samples | Sequence[float], threshol
     """
     import numpy as np
 
-    if not (0 <= threshold < 1):
-        raise ValueError(f"threshold must be a fraction in [0, 1), got {threshold!r}")
+    check_threshold(threshold, "threshold")
     av, bv = _values(a), _values(b)
     if len(av) == 0 or len(bv) == 0:
         raise ValueError("compare needs at least one sample on each side")

@@ -10,7 +10,7 @@ from typing import Any
 
 from bench_kernel.measure import BenchResult
 
-__all__ = ["RunInfo", "PointResult", "POINT_STATUSES", "params_key", "point_label", "status_of"]
+__all__ = ["RunInfo", "PointResult", "POINT_STATUSES", "params_key", "params_text", "point_label", "status_of"]
 
 #: How a point ended. ``running`` is only ever seen in the store, for a point whose process died.
 POINT_STATUSES = ("ok", "mismatch", "unsupported", "error", "running")
@@ -19,6 +19,12 @@ POINT_STATUSES = ("ok", "mismatch", "unsupported", "error", "running")
 def params_key(params: dict[str, Any]) -> str:
     """The canonical text of a point's parameters: how points are matched across runs."""
     return json.dumps(params, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def params_text(params: dict[str, Any]) -> str:
+    """A point's parameters as people read them: ``M=128 N=4096 K=4096`` (how every table, note
+    and progress line names a point)."""
+    return " ".join(f"{k}={v}" for k, v in params.items())
 
 
 def status_of(result: BenchResult) -> str:
@@ -90,7 +96,7 @@ class RunInfo:
 
 def point_label(name: str, params: dict[str, Any]) -> str:
     """``"torch M=1024 N=512"``: a point's name and params as one line of text."""
-    return " ".join([name] + [f"{k}={v}" for k, v in params.items()])
+    return " ".join(x for x in (name, params_text(params)) if x)
 
 
 @dataclass(frozen=True)
@@ -132,6 +138,7 @@ class PointResult:
 
     @property
     def label(self) -> str:
+        """``provider k=v ...``: how a point is named in headings, notes and plots."""
         return point_label(self.provider, self.params)
 
     def to_dict(self) -> dict[str, Any]:
