@@ -7,7 +7,9 @@ On the GPU machine, ``benchmarks/gpu/report_example.sh`` writes the inputs into 
     python3 benchmarks/report_example.py benchmarks/results/run-roofline-h200.json   # files work too
 
 A folder contributes its ``sweep-gemm.json`` first (the comparison's baseline), then
-``sweep-gemm-slow.json``, then ``run-*.json``. The screenshot is Chromium's own
+``sweep-gemm-slow.json``, then ``run-*.json``, then its traces ``trace-*.json.gz`` (the timeline
+section). ``benchmarks/results/report-h200/`` keeps the inputs of the committed example, so a change
+to the report re-renders it on any machine: ``python3 benchmarks/report_example.py benchmarks/results/report-h200``. The screenshot is Chromium's own
 (``--screenshot``), at 1280 px wide, with the flags that keep it offline.
 """
 
@@ -32,7 +34,7 @@ def inputs_of(paths: list[Path]) -> list[Path]:
     for p in paths:
         if p.is_dir():
             named = [p / n for n in ORDER if (p / n).is_file()]
-            out += named + sorted(p.glob("run-*.json"))
+            out += named + sorted(p.glob("run-*.json")) + sorted(p.glob("trace-*.json.gz"))
         else:
             out.append(p)
     return out
@@ -51,16 +53,17 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("paths", nargs="+", type=Path, help="the folder benchmarks/gpu/report_example.sh wrote, or files")
     ap.add_argument("--name", default="h200", help="examples/report-NAME.html (default h200)")
-    ap.add_argument("--title", default="bench-kernel on an H200: GEMM sweep, roofline, kernels")
+    ap.add_argument("--title", default="bench-kernel on an H200: GEMM sweep, roofline, kernels, a trace")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT / "src"))
-    from bench_kernel.report import load_inputs, render_report
+    from bench_kernel.report import render_report
+    from bench_kernel.report_model import load_report
 
     files = inputs_of(args.paths)
     if not files:
         ap.error("no result files found")
     html = ROOT / "examples" / f"report-{args.name}.html"
-    html.write_text(render_report(load_inputs([str(f) for f in files]), title=args.title), encoding="utf-8")
+    html.write_text(render_report(load_report([str(f) for f in files]), title=args.title), encoding="utf-8")
     png = html.with_suffix(".png")
     screenshot(html, png)
     print(f"{html.relative_to(ROOT)} ({html.stat().st_size // 1024} KiB) from {', '.join(f.name for f in files)}; "

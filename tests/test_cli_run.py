@@ -61,7 +61,8 @@ def test_json_schema(run_cli, target):
 
 
 @pytest.mark.parametrize("fmt,check", [
-    ("--csv", lambda out: out.splitlines()[0].startswith("case,params,host_us")),
+    # raw values: a column per axis (n) and the CI's two bounds as numbers, for pivoting
+    ("--csv", lambda out: out.splitlines()[0].startswith("case,n,host_us,host_ci95_low_us,host_ci95_high_us,host_n,l2")),
     ("--md", lambda out: out.startswith("### bench-kernel run") and "| add |" in out),
 ])
 def test_csv_and_markdown(run_cli, target, fmt, check):

@@ -19,7 +19,7 @@ PAIRS = [
     ("bench_kernel.trace:timeline_ranks", "bench_kernel.cli.timeline",
      {"workers": "workers", "shapes": "shapes", "launch_gap_max_us": "launch_gap_us"}),
     ("bench_kernel.trace:ops", "bench_kernel.cli.ops", {"by": "by", "device": "device_name"}),
-    ("bench_kernel.report:render_report", "bench_kernel.cli.report", {"threshold": "threshold"}),
+    ("bench_kernel.report_model:load_report", "bench_kernel.cli.report", {"threshold": "threshold", "top": "top"}),
     ("bench_kernel.results:compare", "bench_kernel.cli.compare", {"threshold": "threshold"}),
     ("bench_kernel.roofline:analyze", "bench_kernel.cli.roofline",
      {"dtype": "dtype", "name": "name", "timed_with": "timed_with", "device": "device"}),

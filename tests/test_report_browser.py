@@ -20,7 +20,8 @@ import pytest
 
 from _browser import Browser, find_chromium
 from _report_helpers import EVIL, h200_results, write_run_json
-from bench_kernel.report import load_inputs, render_report
+from bench_kernel.report import render_report
+from bench_kernel.report_model import load_report
 
 pytestmark = pytest.mark.browser
 
@@ -34,7 +35,7 @@ def report(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("browser")
     results = write_run_json(folder / "h200.json", h200_results())
     out = folder / "report.html"
-    out.write_text(render_report(load_inputs([str(results), str(TRACE)]), generated_at="2026-01-01T00:00:00+00:00"),
+    out.write_text(render_report(load_report([str(results), str(TRACE)]), generated_at="2026-01-01T00:00:00+00:00"),
                    encoding="utf-8")
     return out
 
@@ -142,6 +143,18 @@ def test_narrow_window_has_no_sideways_page_scroll(page):
                    "document.querySelector('#results .table-wrap').clientWidth")
 
 
+def test_at_1280_px_no_table_is_cut_and_a_narrow_one_scrolls_with_a_cue(page):
+    # The results table (13 columns) and the timeline's (13): headers wrap between words, so both
+    # fit a laptop's window; narrower, a table scrolls inside its box, with a shadow on the cut side.
+    wide = ("Array.from(document.querySelectorAll('.table-wrap'))"
+            ".filter(w => w.scrollWidth > w.clientWidth + 1).length")
+    assert page.js("document.querySelectorAll('#trace-1 .table-wrap').length") >= 5
+    assert page.js(wide) == 0
+    page.set_viewport(700, 900)
+    assert page.js(wide) >= 2
+    assert "radial-gradient" in page.js("getComputedStyle(document.querySelector('.table-wrap')).backgroundImage")
+
+
 def test_print_layout_fits_every_table_on_the_page_width(page):
     page.call("Emulation.setEmulatedMedia", session=True, media="print")
     page.set_viewport(718, 1000)  # A4 at 96 dpi less 1.5 cm margins
@@ -167,7 +180,7 @@ def comparison_report(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("browser-compare")
     store_sweeps(folder / "results.db")
     out = folder / "compare.html"
-    out.write_text(render_report(load_inputs(["1", "2"], db_path=str(folder / "results.db"))), encoding="utf-8")
+    out.write_text(render_report(load_report(["1", "2"], db_path=str(folder / "results.db"))), encoding="utf-8")
     return out
 
 

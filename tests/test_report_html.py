@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from _report_helpers import EVIL, LONG_KERNEL, h200_results, write_run_json
-from bench_kernel.report import html_for_output, load_inputs, render_report
+from bench_kernel.report import html_for_output, render_report
+from bench_kernel.report_model import build_report, load_inputs, load_report, report_for_output
 from bench_kernel.report._html import clipped, el, esc  # the builder's own contract
 from bench_kernel.report._html_page import SORT_JS
 
@@ -61,7 +62,7 @@ def h200_file(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def h200_html(h200_file) -> str:
-    return render_report(load_inputs([str(h200_file)]), generated_at=WHEN)
+    return render_report(load_report([str(h200_file)]), generated_at=WHEN)
 
 
 def test_builder_escapes_text_and_attributes_but_not_markup():
@@ -138,34 +139,53 @@ def test_per_kernel_breakdown_per_case_with_shares(h200_html):
 
 
 def test_same_inputs_give_the_same_bytes(h200_file):
-    a = render_report(load_inputs([str(h200_file)]), generated_at=WHEN)
-    b = render_report(load_inputs([str(h200_file)]), generated_at=WHEN)
+    a = render_report(load_report([str(h200_file)]), generated_at=WHEN)
+    b = render_report(load_report([str(h200_file)]), generated_at=WHEN)
     assert a == b
 
 
-def test_trace_input_gives_inventory_categories_phases_and_layers():
-    html = render_report(load_inputs([str(DATA / "eager.json")]), generated_at=WHEN)
+def test_trace_input_gives_timeline_inventory_categories_phases_and_layers():
+    from bench_kernel.trace import load_trace, timeline
+
+    html = render_report(load_report([str(DATA / "eager.json")]), generated_at=WHEN)
     p = _parse(html)
     texts = [t for _, t in p.cells]
     assert "attn&lt;lambda, lambda&gt;" in html and "attn<lambda, lambda>" in texts
-    assert "Kernels: 42 executions, 606 µs in total" in html
-    assert "Phases (steps told apart by shapes)" in html
-    assert "Per-layer kernel sequence: 4 kernels × 9 layers" in html
-    assert texts.count("prefill") == 1 and texts.count("decode") == 1
+    # The trace commands' own tables, with their headers (inventory, phases, layers).
+    assert "eager.json: 42 kernels, 606.0 us" in html
+    assert "eager.json: phases by shapes" in html
+    assert "eager.json: period 4 kernels x 9 layers" in html
+    summary = html[html.index("eager.json: phases by shapes"):]
+    phase_cells = [t for _, t in _parse(summary[:summary.index("</table>")]).cells]
+    assert phase_cells.count("prefill") == 1 and phase_cells.count("decode") == 1
+    # The timeline's finding comes first in the trace's section, as `bench-kernel timeline` says it.
+    rep = timeline(load_trace(DATA / "eager.json"))
+    section = html[html.index('id="trace-1"'):]
+    headline = f"eager.json: GPU busy {rep.overall.busy_pct:.1f}% of the device span, 3 steps by rule profiler_step"
+    assert section.index(headline) < section.index("eager.json: 42 kernels")
+    assert esc(rep.overall.diagnosis) in section
+    verdict = rep.overall.diagnosis.split(":")[0]
+    assert f"<dt>GPU busy</dt><dd>{rep.overall.busy_pct:.1f}% of " in html and f" ({verdict})</dd>" in html  # summary
+    # The chart: one bar segment per window and cause, inline SVG like the other plots.
+    svg = section[section.index('<figure class="plot" data-plot="timeline">'):section.index("</svg>")]
+    windows = 1 + len(rep.steps)
+    for cause in ("busy", "host_bound", "sync_wait", "launch_gap", "dependency_wait"):
+        assert len(re.findall(rf'id="timeline1-{cause}-\d+"', svg)) == windows, cause
 
 
 def test_an_analysis_that_does_not_apply_is_named_with_its_reason():
     # A capture trace's one kernel runs outside every step: no layers; the report says so, in
     # the trace's section and among the notes to distrust, rather than dropping the section.
-    html = render_report(load_inputs([str(DATA / "capture.json")]), generated_at=WHEN)
+    html = render_report(load_report([str(DATA / "capture.json")]), generated_at=WHEN)
     assert html.count("layers: not shown: none of its 1 kernels was launched inside a step") == 1
     assert "capture.json: layers not shown: none of its 1 kernels was launched inside a step" in html
 
 
 def test_report_renders_without_matplotlib_and_says_why(h200_file):
     code = ("import sys; sys.modules['matplotlib'] = None\n"
-            "from bench_kernel.report import load_inputs, render_report\n"
-            f"print(render_report(load_inputs([{str(h200_file)!r}])))")
+            "from bench_kernel.report import render_report\n"
+            "from bench_kernel.report_model import load_report\n"
+            f"print(render_report(load_report([{str(h200_file)!r}])))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "<svg" not in out
     assert "plots left out: matplotlib is not installed (pip install &#x27;bench-kernel[plot]&#x27;)" in out
@@ -176,11 +196,12 @@ def test_html_for_output_of_run_is_the_report_and_of_other_commands_their_tables
     from bench_kernel.report import Column, Table
 
     data = {"results": [r.to_dict() for r in h200_results()]}
-    html = html_for_output("bench-kernel run", data, [], generated_at=WHEN)
+    html = html_for_output("bench-kernel run", [], model=report_for_output("bench-kernel run", data), generated_at=WHEN)
     assert "Per-kernel breakdown" in html and 'data-plot="roofline"' in html
-    t = Table([Column("short", "Kernel"), Column("total_us", "Total", "duration_us")],
+    t = Table([Column("short", "Kernel", detail="name"), Column("total_us", "Total", "duration_us")],
               [{"short": "k<1>", "name": "void k<1>(float*)", "total_us": 1500.0}], title="inv")
-    html = html_for_output("bench-kernel inventory", {"kernels": []}, [t], generated_at=WHEN)
+    assert report_for_output("bench-kernel inventory", {"kernels": []}) is None
+    html = html_for_output("bench-kernel inventory", [t], generated_at=WHEN)
     assert '<td class="name nowrap" title="void k&lt;1&gt;(float*)">k&lt;1&gt;</td>' in html
     assert '<td class="num" data-v="1500.0">1.5 ms</td>' in html
 
@@ -218,7 +239,7 @@ def two_sweeps(tmp_path_factory) -> Path:
 
 
 def test_stored_sweeps_give_the_pivot_the_best_provider_and_their_plots(two_sweeps):
-    html = render_report(load_inputs(["1", "latest"], db_path=str(two_sweeps)), generated_at=WHEN)
+    html = render_report(load_report(["1", "latest"], db_path=str(two_sweeps)), generated_at=WHEN)
     assert "sweep sweep_gemm.py:sweep on NVIDIA H200 (run 1) | N=4096 K=4096" in html
     assert "fastest per point: sweep_gemm.py:sweep on NVIDIA H200 (run 2)" in html
     assert html.count('data-plot="sweep"') == 2 and html.count('data-plot="roofline"') == 1
@@ -228,7 +249,7 @@ def test_stored_sweeps_give_the_pivot_the_best_provider_and_their_plots(two_swee
 def test_a_later_input_is_compared_with_the_first_and_verdicts_are_coloured(two_sweeps):
     from bench_kernel.results import open_store
 
-    html = render_report(load_inputs(["1", "2"], db_path=str(two_sweeps)), generated_at=WHEN)
+    html = render_report(load_report(["1", "2"], db_path=str(two_sweeps)), generated_at=WHEN)
     rows = re.findall(r"<tr>(<td[^>]*>(?:torch|triton)</td>.*?)</tr>", html[html.index('id="comparison"'):])
     verdicts = {re.search(r">(M=\d+) N=4096 K=4096<", r).group(1) + " " + re.search(r">(torch|triton)<", r).group(1):
                 re.search(r'class="verdict verdict-(\w+)">(\w+)</span>', r).groups() for r in rows[:6]}
@@ -248,7 +269,7 @@ def test_one_provider_of_each_run_compares_on_the_point_alone(two_sweeps):
     inputs = load_inputs(["latest~1:torch", "latest:triton"], db_path=str(two_sweeps))
     assert [(i.label, i.provider, len(i.points)) for i in inputs] == [("run 1:torch", "torch", 3),
                                                                       ("run 2:triton", "triton", 3)]
-    html = render_report(inputs, generated_at=WHEN)
+    html = render_report(build_report(inputs), generated_at=WHEN)
     assert "compare run 1:torch (A) -&gt; run 2:triton (B)" in html
     assert html.count("torch -&gt; triton") == 3
 
@@ -265,7 +286,7 @@ def test_the_stored_roofline_is_shown_as_stored(tmp_path):
         run = store.start_run(kind="run", name="gemm", config={}, env=r.env)
         store.save_result(run.id, r, roofline=stored)
         store.finish_run(run.id)
-    html = render_report(load_inputs(["latest"], db_path=str(tmp_path / "r.db")), generated_at=WHEN)
+    html = render_report(load_report(["latest"], db_path=str(tmp_path / "r.db")), generated_at=WHEN)
     assert '<td class="num" data-v="12.3">12.3%</td>' in html
     assert f"{r.roofline.pct_of_roof:.1f}%" not in html
 
@@ -276,7 +297,8 @@ def test_a_sweep_with_html_output_is_the_report(two_sweeps):
     with open_store(two_sweeps) as store:
         run = store.run(1)
         data = {"run": run.to_dict(), "points": [p.to_dict() for p in store.points(run)]}
-    html = html_for_output("bench-kernel sweep", data, [], generated_at=WHEN)
+    html = html_for_output("bench-kernel sweep", [], model=report_for_output("bench-kernel sweep", data),
+                           generated_at=WHEN)
     assert "sweep sweep_gemm.py:sweep on NVIDIA H200 (run 1)" in html and 'data-plot="sweep"' in html
     assert "<dt>run started</dt>" in html
 
@@ -287,7 +309,7 @@ def test_facts_of_several_inputs_sit_side_by_side_and_a_differing_driver_is_mark
     a = write_run_json(tmp_path / "a.json", h200_results()[:1])
     newer = [replace(r, env=dict(r.env, driver="580.159.04")) for r in h200_results()[:1]]
     b = write_run_json(tmp_path / "b.json", newer)
-    html = render_report(load_inputs([str(a), str(b)]), generated_at=WHEN)
+    html = render_report(load_report([str(a), str(b)]), generated_at=WHEN)
     table = html[html.index('<table class="facts">'):]
     assert re.search(r'<tr class="differs"><th scope="row">driver</th><td class="name">570.86.15</td>'
                      r'<td class="name">580.159.04</td></tr>', table)
@@ -326,7 +348,7 @@ def test_a_slowdown_the_lower_clock_explains_is_marked_clock_in_the_report(tmp_p
             for j, (provider, (us, mhz)) in enumerate(points.items()):
                 store.save_result(run.id, clocked_point(provider, {"M": 1024}, us, mhz, seed=10 * i + j).result)
             store.finish_run(run.id)
-    html = render_report(load_inputs(["1", "2"], db_path=str(db)), generated_at=WHEN)
+    html = render_report(load_report(["1", "2"], db_path=str(db)), generated_at=WHEN)
     section = html[html.index('id="comparison"'):]
     badges = re.findall(r'<span class="([^"]+)"(?: title="([^"]*)")?>([^<]+)</span>', section)
     assert badges == [("verdict verdict-same", "", "same"),
@@ -351,3 +373,19 @@ def test_a_settled_steady_hold_is_summed_up_not_listed_as_distrust():
     held = Settle(True, 4.5, ((100.0, 1470.0),) * 3)
     assert _SETTLED.match(held.note()).group(1) == "4.5"
     assert _SETTLED.match(Settle(False, 20.1, ((100.0, 1470.0),)).note()) is None  # not settled: still distrust
+
+
+@pytest.mark.parametrize("command", ["inventory", "phases", "layers", "timeline"])
+def test_the_trace_section_shows_the_trace_commands_own_tables(run_cli, command):
+    # One definition (report._trace_tables): each table the command prints is in the report's
+    # trace section with the same title and the same headers.
+    r = run_cli(command, str(DATA / "eager.json"), "--md")
+    assert r.exit_code == 0, r.stderr
+    printed = re.findall(r"^### (.+)\n\n(\|.+\|)\n", r.stdout, re.M)
+    assert printed
+    html = render_report(load_report([str(DATA / "eager.json")]), generated_at=WHEN)
+    section = html[html.index('id="trace-1"'):]
+    for title, header in printed:
+        start = section.index(f"<caption>{esc(title)}</caption>")
+        heads = re.findall(r'<button class="sort" type="button">([^<]*)</button>', section[start:section.index("</thead>", start)])
+        assert heads == [esc(h.strip()) for h in header.strip("|").split("|")], title

@@ -172,7 +172,7 @@ def test_xlsx_one_sheet_per_table_raw_values_units_in_headers(run_cli, tmp_path)
     r = run_cli("inventory", str(EAGER), "-o", str(p))
     assert r.exit_code == 0, r.stderr
     wb = openpyxl.load_workbook(p)
-    assert wb.sheetnames == ["eager.json 42 kernels, 606.0 us", "Table 2", "notes"]
+    assert wb.sheetnames == ["kernels", "memory ops", "notes", "environment"]
     kernels = list(wb.worksheets[0].values)
     assert kernels[0] == ("Kernel", "Category", "Count", "Total (us)", "Avg (us)", "Min (us)", "Max (us)",
                           "Share (%)")
@@ -182,6 +182,9 @@ def test_xlsx_one_sheet_per_table_raw_values_units_in_headers(run_cli, tmp_path)
     assert list(wb.worksheets[1].values)[1] == ("Memcpy DtoH (Device -> Pinned)", 1, 3.0, 4096)
     notes = [row[1] for row in wb["notes"].values]
     assert "memcpy/memset are not kernels: listed separately, not in the kernel total" in notes
+    assert "title: eager.json: 42 kernels, 606.0 us" in notes  # the title the sheet name shortens
+    env = dict(list(wb["environment"].values)[1:])
+    assert env["trace"].endswith("eager.json") and env["bench-kernel"]
 
 
 def test_xlsx_without_openpyxl_is_one_line(run_cli, tmp_path, monkeypatch):

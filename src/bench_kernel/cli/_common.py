@@ -1,6 +1,7 @@
 """Options and output shared by every command: ``--json``, ``--csv``, ``--md``, ``-o FILE``.
 
-Output never costs the user data: a file is written to a temporary file in its folder and renamed
+Here the format is chosen (a flag, else ``-o``'s extension) and the output placed (stdout or a
+file); ``report.render_body`` makes the text or bytes. Output never costs the user data: a file is written to a temporary file in its folder and renamed
 over the target only once complete (:func:`write_output`), an output that is also an input is
 refused before any work, and a missing folder, a full disk or a closed stdout is one clear line.
 """
@@ -8,11 +9,7 @@ refused before any work, and a missing folder, a full disk or a closed stdout is
 from __future__ import annotations
 
 import errno
-import io
-import json
-import math
 import os
-import secrets
 import stat
 import sys
 from dataclasses import dataclass
@@ -22,7 +19,7 @@ from typing import Any, Callable, Iterable
 import click
 
 from bench_kernel.errors import OutputError, UsageError
-from bench_kernel.report import Table, printable, render_rich, to_csv, to_markdown, to_xlsx
+from bench_kernel.report import Table, dumps, json_default, printable, render_body, render_console
 
 __all__ = ["Output", "output_options", "emit", "json_default", "dumps", "print_error", "remember_argv",
            "command_line", "db_option", "write_output", "check_output_path", "to_stdout", "FORMATS"]
@@ -90,7 +87,7 @@ def check_output_path(path: Path | None, inputs: Iterable[Path] = (), option: st
     """Refuse, before any work, an output that would destroy an input or cannot be created.
 
     UsageError when ``path`` is one of ``inputs`` (compared after resolving links; a folder input
-    covers the trace files in it); OutputError when its folder does not exist.
+    covers the trace files in it) or a folder; OutputError when its folder does not exist.
     """
     if path is None:
         return
@@ -101,6 +98,8 @@ def check_output_path(path: Path | None, inputs: Iterable[Path] = (), option: st
         if clash:
             raise UsageError(f"{option} {path} is also an input ({inp}): it would be overwritten; "
                              f"write the output somewhere else")
+    if path.is_dir():
+        raise UsageError(f"{option} {path} is a directory: give a file name")
     parent = path.parent
     if not parent.is_dir():
         raise OutputError(f"cannot write {path}: folder {parent} does not exist")
@@ -153,80 +152,29 @@ def output_options(csv: bool = True, md: bool = True, outputs: tuple[str, ...] =
     return deco
 
 
-def json_default(o: Any) -> Any:
-    """JSON fallback for records: dataclasses via ``to_dict``, numpy scalars, paths."""
-    if hasattr(o, "to_dict"):
-        return o.to_dict()
-    if hasattr(o, "item"):
-        return o.item()
-    if isinstance(o, (Path, set, frozenset, tuple)):
-        return list(o) if not isinstance(o, Path) else str(o)
-    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
-
-
-def _clean(o: Any) -> Any:
-    # NaN/inf are not JSON: they become null, so every consumer can parse what we print.
-    if isinstance(o, float):
-        return None if (math.isnan(o) or math.isinf(o)) else o
-    if isinstance(o, dict):
-        return {k: _clean(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [_clean(v) for v in o]
-    return o
-
-
-def dumps(data: Any) -> str:
-    """Serialise ``data`` as indented, strict JSON (NaN -> null)."""
-    return json.dumps(_clean(json.loads(json.dumps(data, default=json_default))), indent=2,
-                      ensure_ascii=False)
-
-
 def _describe(e: OSError) -> str:
     return e.strerror or str(e) or errno.errorcode.get(e.errno or 0, "I/O error")
 
 
 def write_output(path: Path, body: str | bytes) -> None:
-    """Write ``body`` to ``path`` so that a failure never leaves a half-written or emptied file.
+    """Write ``body`` to ``path`` so that a failure never leaves a half-written or emptied file
+    (``bench_kernel.atomic.write_atomic``: a temporary file renamed over ``path``; a device or a
+    pipe written directly). Any OSError becomes one OutputError line."""
+    from bench_kernel.atomic import write_atomic
 
-    A regular file (or a new one) is written to a temporary file in the same folder, then renamed
-    over ``path`` (keeping an existing file's permissions); a device or a pipe (``/dev/null``,
-    ``/dev/stdout``, a FIFO) is written directly. Any OSError becomes one OutputError line.
-    """
-    data = body.encode("utf-8") if isinstance(body, str) else body
-    target = Path(os.path.realpath(path))  # write through a symlink, not over it
     try:
-        st = os.stat(target)
+        st = os.stat(path)
     except FileNotFoundError:
         st = None
     except OSError as e:
         raise OutputError(f"cannot write {path}: {_describe(e)}") from None
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        try:
-            with open(target, "wb") as fh:
-                fh.write(data)
-        except OSError as e:
-            raise OutputError(f"cannot write {path}: {_describe(e)}") from None
-        return
-    tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
     try:
-        # 0o666 through the umask, like any new file; an existing file keeps its own mode.
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-        finally:
-            if st is not None:
-                os.chmod(tmp, stat.S_IMODE(st.st_mode))
-        os.replace(tmp, target)
+        write_atomic(path, body)
     except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        kept = f"{path} was left as it was" if st is not None else "nothing was written"
-        raise OutputError(f"cannot write {path}: {_describe(e)} ({kept})") from None
+        # A device or a pipe is written in place: there is no old file to keep or lose.
+        kept = ("" if st is not None and not stat.S_ISREG(st.st_mode) else
+                f" ({path} was left as it was)" if st is not None else " (nothing was written)")
+        raise OutputError(f"cannot write {path}: {_describe(e)}{kept}") from None
 
 
 def to_stdout(body: str) -> None:
@@ -246,31 +194,6 @@ def to_stdout(body: str) -> None:
         raise OutputError(f"cannot write to stdout: {_describe(e)}") from None
 
 
-def _render_body(fmt: str, data: Any, tables: list[Table], text: str | None) -> str | bytes:
-    if fmt == "json":
-        return dumps(data) + "\n"
-    if fmt == "csv":
-        return "\n".join(to_csv(t) for t in tables)
-    if fmt == "md":
-        return "\n".join(to_markdown(t) for t in tables)
-    if fmt == "html":  # -o x.html: the HTML report of this command's output
-        from bench_kernel.report import html_for_output
-
-        ctx = click.get_current_context(silent=True)
-        return html_for_output(ctx.command_path if ctx else "bench-kernel", data, tables)
-    if fmt == "xlsx":
-        buf = io.BytesIO()
-        to_xlsx(tables, buf)
-        return buf.getvalue()
-    if fmt == "table":
-        from rich.console import Console
-
-        buf = io.StringIO()
-        _render(Console(file=buf, width=200, color_system=None), tables, text)
-        return buf.getvalue()
-    raise UsageError(f"unknown output format {fmt!r}; -o takes {FORMATS}")
-
-
 def emit(output: Output, *, data: Any, tables: list[Table] | Table | None = None,
          text: str | None = None) -> None:
     """Write a command's result: ``data`` for ``--json``, ``tables`` for the other formats.
@@ -284,7 +207,14 @@ def emit(output: Output, *, data: Any, tables: list[Table] | Table | None = None
     if output.fmt == "table" and output.path is None:
         _print_terminal(tables, text)
         return
-    body = _render_body(output.fmt, data, tables, text)
+    ctx = click.get_current_context(silent=True)
+    command = ctx.command_path if ctx else "bench-kernel"
+    model = None
+    if output.fmt == "html":  # -o x.html of a command that measured: the report of its results
+        from bench_kernel.report_model import report_for_output
+
+        model = report_for_output(command, data)
+    body = render_body(output.fmt, data, tables, text, command=command, model=model)
     if output.path is not None:
         write_output(output.path, body)
     elif isinstance(body, bytes):
@@ -307,20 +237,9 @@ def _print_terminal(tables: list[Table], text: str | None) -> None:
     # Piped output has no terminal width: rich would assume 80 columns and fold every table.
     console = _Stdout(width=None if sys.stdout.isatty() else 240, soft_wrap=False)
     try:
-        _render(console, tables, text)
+        render_console(console, tables, text)
         sys.stdout.flush()
     except BrokenPipeError:
         raise
     except OSError as e:
         raise OutputError(f"cannot write to stdout: {_describe(e)}") from None
-
-
-def _render(console: Any, tables: list[Table], text: str | None) -> None:
-    if text is not None:
-        from rich.text import Text
-
-        # soft_wrap: trees and documents are drawn to exact columns; folding them breaks the picture.
-        console.print(Text(printable(text, keep="\n")), highlight=False, soft_wrap=True)
-        return
-    for t in tables:
-        render_rich(t, console)

@@ -8,14 +8,8 @@ import click
 
 from bench_kernel.cli._common import Output, emit, output_options
 from bench_kernel.cli._trace_args import load_notes, rank_option, step_rules, steps_option, trace_argument
-from bench_kernel.report import Column, Table
 
 __all__ = ["command"]
-
-_COLUMNS = [Column("pos", "#", "int"), Column("short", "Kernel"), Column("category", "Category"),
-            Column("min_us", "Min", "duration_us"), Column("median_us", "Median", "duration_us"),
-            Column("mean_us", "Mean", "duration_us"), Column("max_us", "Max", "duration_us")]
-
 
 @click.command("layers")
 @trace_argument()
@@ -30,18 +24,11 @@ _COLUMNS = [Column("pos", "#", "int"), Column("short", "Kernel"), Column("catego
 def command(trace: Path, anchor: str | None, step: str | None, rank: int | None, steps_file: Path | None,
             output: Output) -> None:
     """Find the per-layer kernel sequence (works on CUDA-graph and eager traces)."""
+    from bench_kernel.report import layers_table
     from bench_kernel.trace import layers, load_trace
 
     # Shapes tell prefill from decode when no annotation does; only --step needs them.
     t = load_trace(trace, rank, shapes=step is not None)
     rep = layers(t, anchor=anchor, step=step, rules=step_rules(steps_file))
     data = {"trace": str(t.path), "rank": t.rank, **rep.to_dict(), "load_notes": load_notes(t)}
-    where = f" of {step} steps" if step else ""
-    title = (f"{t.path.name}{where}: period {rep.period} kernels x {rep.layer_count} layers "
-             f"(anchor {rep.anchor}, {rep.anchor_offset} before it); layer {rep.layer_total_us:.1f} us, "
-             f"all layers {rep.total_us:.1f} us")
-    notes = [f"left out {x.count}: {x.reason}" for x in rep.left_out] + load_notes(t)
-    if rep.anchor_per_unit > 1:
-        notes.insert(0, f"the anchor runs {rep.anchor_per_unit} times per unit: the period spans {rep.anchor_per_unit} "
-                        f"of its runs")
-    emit(output, data=data, tables=Table(_COLUMNS, [p.to_dict() for p in rep.positions], title=title, notes=notes))
+    emit(output, data=data, tables=layers_table(rep, t.path.name, step=step, load_notes=load_notes(t)))

@@ -2,36 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import secrets
-import stat
 from pathlib import Path
 
 import click
 
-from bench_kernel.cli._common import db_option, dumps
+from bench_kernel.cli._common import check_output_path, db_option, dumps, write_output
 from bench_kernel.errors import UsageError
-from bench_kernel.results import DEFAULT_THRESHOLD
+from bench_kernel.results import DEFAULT_THRESHOLD, check_threshold
 
 __all__ = ["command"]
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder: an existing file
-    is replaced whole or not at all (``-o`` never destroys a file on failure) and keeps its mode;
-    a new one gets 0o666 through the umask, like any file."""
-    mode = stat.S_IMODE(path.stat().st_mode) if path.is_file() else None
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 @click.command("report")
@@ -57,21 +36,19 @@ def command(inputs: tuple[str, ...], output_path: Path, title: str | None, top: 
     kernel inventory, phases and layers. The file needs no network to view: send it, attach it,
     print it to PDF.
     """
-    from bench_kernel.report import REPORT_FORMATS, TraceInput, load_inputs, render_report
+    from bench_kernel.report import REPORT_FORMATS, render_report
+    from bench_kernel.report_model import TraceInput, load_report
 
     if output_path.suffix.lower() not in REPORT_FORMATS:
         raise UsageError(f"-o {str(output_path)!r}: the report is HTML, so the file must end in "
                          f"{' or '.join(REPORT_FORMATS)} (got {output_path.suffix or 'no extension'!r}); "
                          f"for a PDF, open the HTML in a browser and print it")
-    if not 0 <= threshold < 1:
-        raise UsageError(f"--threshold must be a fraction in [0, 1) (0.04 = 4%), got {threshold!r}")
-    if output_path.is_dir():
-        raise UsageError(f"-o {str(output_path)!r} is a directory; give a file name ending in .html")
-    if not output_path.parent.is_dir():
-        raise UsageError(f"-o {str(output_path)!r}: the folder {str(output_path.parent)!r} does not exist")
-    loaded = load_inputs(inputs, top=top, db_path=db_path)
-    html = render_report(loaded, title=title, threshold=threshold)
-    _write_atomic(output_path, html)
+    check_threshold(threshold)
+    check_output_path(output_path, [Path(i) for i in inputs if Path(i).exists()])
+    model = load_report(inputs, top=top, db_path=db_path, threshold=threshold)
+    loaded = model.inputs
+    html = render_report(model, title=title)
+    write_output(output_path, html)
     if as_json:
         click.echo(dumps({"output": str(output_path), "bytes": len(html.encode("utf-8")),
                           "inputs": [{"label": i.label, "source": i.source, "kind": "trace" if isinstance(i, TraceInput) else "results"}

@@ -14,6 +14,7 @@ def summary_table(records: Sequence[tuple[str, KernelBenchResult]], baseline: st
     """A ``report.Table``: test, method, median and its CI's half-width, throughput (without a
     baseline), and against the baseline its median, the ratio with its 95% CI and the verdict."""
     from bench_kernel.report import Column, Table
+    from bench_kernel.results import params_text
 
     cols = [Column("test", "test"), Column("method", "method"), Column("median_us", "median", "duration_us")]
     if not baseline:  # the comparison takes the width the CI and throughput would
@@ -24,11 +25,11 @@ def summary_table(records: Sequence[tuple[str, KernelBenchResult]], baseline: st
             cols.append(Column("tbps", "TB/s", "tbps"))
     else:
         cols += [Column("base_us", "baseline", "duration_us"), Column("ratio", "ratio (95% CI)", "text", justify="right"),
-                 Column("verdict", "verdict")]
+                 Column("verdict", "verdict", "verdict")]
     rows = []
     for nodeid, r in records:
         lo, hi = r.ci95_us
-        params = " ".join(f"{k}={v}" for k, v in r.params.items())
+        params = params_text(r.params)
         label = r.name if r.name == nodeid else f"{r.name} ({nodeid})"
         row = {"test": f"{label} {params}".strip(), "method": r.method, "median_us": r.median_us,
                "ci_pct": f"±{(hi - lo) / 2 / r.median_us:.1%}", "tflops": r.achieved_tflops,

@@ -46,31 +46,40 @@ def _clock_notes(rc: ResultsComparison, where: Any) -> list[str]:
 
 def comparison_table(rc: ResultsComparison) -> Table:
     """A row per matched point; unmatched points and the rule behind the verdicts as notes."""
+    from bench_kernel.results import params_text
+
     cross = any(r.provider != r.b_provider for r in rc.rows)
-    cols = [Column("provider", "A provider -> B provider" if cross else "provider"), Column("params", "params"),
-            Column("method", "method"), Column("a_median_us", "A median", "duration_us"),
-            Column("b_median_us", "B median", "duration_us"), Column("ratio", "B / A", "ratio"),
-            Column("ci95", "95% CI"), Column("verdict", "verdict")]
+    axes = list(dict.fromkeys(k for r in rc.rows for k in r.params))
+    cols = [Column("provider", "A provider -> B provider" if cross else "provider"),
+            Column("params", "params", only="display")]
+    cols += [Column(f"param_{a}", a, "text", justify="right", only="raw") for a in axes]
+    cols += [Column("method", "method"), Column("a_median_us", "A median", "duration_us"),
+             Column("b_median_us", "B median", "duration_us"), Column("ratio", "B / A", "ratio"),
+             Column("ci95", "95% CI", only="display"), Column("ci95_low", "CI low", "ratio", only="raw"),
+             Column("ci95_high", "CI high", "ratio", only="raw"), Column("verdict", "verdict", "verdict", detail="why")]
     rows: list[dict[str, Any]] = []
     for r in rc.rows:
         c = r.comparison
         rows.append({"provider": f"{r.provider} -> {r.b_provider}" if cross else r.provider,
-                     "params": " ".join(f"{k}={v}" for k, v in r.params.items()), "method": r.method,
-                     "a_median_us": c.a_median_us, "b_median_us": c.b_median_us, "ratio": c.ratio,
-                     "ci95": _ci(c.ci95_low, c.ci95_high), "verdict": _verdict(c),
-                     "clocks": c.clock_text if c.clock_limited else None})
+                     "params": params_text(r.params), **{f"param_{a}": r.params.get(a) for a in axes},
+                     "method": r.method, "a_median_us": c.a_median_us, "b_median_us": c.b_median_us,
+                     "ratio": c.ratio, "ci95": _ci(c.ci95_low, c.ci95_high),
+                     "ci95_low": None if c.ci95_low != c.ci95_low else c.ci95_low,
+                     "ci95_high": None if c.ci95_high != c.ci95_high else c.ci95_high, "verdict": _verdict(c),
+                     "why": (f"SM clock {c.clock_text}: the lower clock alone can explain this"
+                             if c.clock_limited else None)})
     n = rc.counts()
     limited = f" ({len(rc.clock_limited)} of them marked (clock))" if rc.clock_limited else ""
     notes = [f"A = {rc.a_label}, B = {rc.b_label}: {n['faster']} faster, {n['slower']} slower, "
              f"{n['same']} same, {n['unmatched']} unmatched{limited}",
              f"B / A = ratio of medians; 95% CI: percentile bootstrap of that ratio (2000 resamples, fixed "
              f"seed); slower/faster only when the ratio is beyond {rc.threshold:.0%} and the CI excludes 1"]
-    notes += _clock_notes(rc, lambda r: " ".join([r.provider if not cross else f"{r.provider} -> {r.b_provider}"]
-                                                 + [f"{k}={v}" for k, v in r.params.items()]))
+    notes += _clock_notes(rc, lambda r: " ".join(x for x in (r.provider if not cross else f"{r.provider} -> "
+                                                                f"{r.b_provider}", params_text(r.params)) if x))
     # One note per (provider, reason), listing its points: a provider unsupported everywhere is one line.
     grouped: dict[tuple[str, str], list[str]] = {}
     for u in rc.unmatched:
-        grouped.setdefault((u.provider, u.reason), []).append(" ".join(f"{k}={v}" for k, v in u.params.items()))
+        grouped.setdefault((u.provider, u.reason), []).append(params_text(u.params))
     for (provider, reason), where in grouped.items():
         notes.append(f"not compared: {provider} at {'; '.join(where)}: {reason}")
-    return Table(cols, rows, title=f"compare {rc.a_label} (A) -> {rc.b_label} (B)", notes=notes)
+    return Table(cols, rows, title=f"compare {rc.a_label} (A) -> {rc.b_label} (B)", notes=notes, sheet="comparison")

@@ -38,7 +38,7 @@ def runs_table(runs: Sequence[RunInfo], db: str) -> Table:
         rows.append({"id": r.id, "created_at": r.created_at.replace("T", " ").rstrip("Z"), "kind": r.kind,
                      "name": r.name, "status": status, "points": f"{r.n_points}{total}", "device": r.device,
                      "commit": _commit(r), "wall_s": r.wall_s})
-    return Table(cols, rows, title=f"stored runs in {db}")
+    return Table(cols, rows, title=f"stored runs in {db}", sheet="runs")
 
 
 def history_table(pairs: Sequence[tuple[RunInfo, PointResult]], pattern: str) -> Table:
@@ -46,15 +46,17 @@ def history_table(pairs: Sequence[tuple[RunInfo, PointResult]], pattern: str) ->
     cols = [Column("run", "run", "int"), Column("date", "date (UTC)"), Column("commit", "commit"),
             Column("provider", "case / provider"), Column("params", "params"), Column("method", "method"),
             Column("median_us", "median", "duration_us"), Column("status", "status"), Column("device", "device")]
+    from bench_kernel.results import params_text
+
     rows: list[dict[str, Any]] = []
     for run, p in pairs:
         rows.append({"run": run.id, "date": run.created_at[:16].replace("T", " "), "commit": _commit(run),
-                     "provider": p.provider, "params": " ".join(f"{k}={v}" for k, v in p.params.items()),
+                     "provider": p.provider, "params": params_text(p.params),
                      "method": p.result.primary_method, "median_us": p.median_us, "status": p.status,
                      "device": run.device})
     notes = [] if rows else [f"no stored point of a case or provider matching {pattern!r}; "
                              f"'bench-kernel history' lists the runs"]
-    return Table(cols, rows, title=f"history of {pattern!r}", notes=notes)
+    return Table(cols, rows, title=f"history of {pattern!r}", notes=notes, sheet="points")
 
 
 def plot_history(pairs: Sequence[tuple[RunInfo, PointResult]], pattern: str, path: str | Path) -> Path:
@@ -65,8 +67,7 @@ def plot_history(pairs: Sequence[tuple[RunInfo, PointResult]], pattern: str, pat
     lines: dict[str, list[tuple[int, float]]] = {}
     for run, p in pairs:
         if p.median_us is not None:
-            label = " ".join([p.provider] + [f"{k}={v}" for k, v in p.params.items()])
-            lines.setdefault(label, []).append((run.id, p.median_us))
+            lines.setdefault(p.label, []).append((run.id, p.median_us))
     if not lines:
         raise UsageError(f"nothing to plot: no measured point matches {pattern!r}")
     try:

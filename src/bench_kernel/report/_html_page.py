@@ -23,6 +23,7 @@ CSS = """
   --bg: #ffffff; --fg: #1d2127; --muted: #5b6470; --line: #d9dee5; --head: #f3f5f8; --accent: #2458b3;
   --warn-bg: #fff7e0; --warn-line: #e3b341; --slower: #b42318; --slower-bg: #fde8e6;
   --faster: #1a7f37; --faster-bg: #e3f6e8; --same: #5b6470; --same-bg: #eef1f4; --bar: #9db7e6;
+  --shadow: rgba(0, 0, 0, 0.25);
   color-scheme: light dark;
 }
 @media (prefers-color-scheme: dark) {
@@ -30,11 +31,12 @@ CSS = """
     --bg: #15181c; --fg: #e4e7eb; --muted: #9aa4b0; --line: #343a42; --head: #1f2329; --accent: #7aa7ff;
     --warn-bg: #2d2614; --warn-line: #9e7a1f; --slower: #ff8a80; --slower-bg: #3d1c1a;
     --faster: #6fdc8c; --faster-bg: #15301e; --same: #b0b8c2; --same-bg: #262b31; --bar: #3d5a8f;
+    --shadow: rgba(0, 0, 0, 0.7);
   }
 }
 * { box-sizing: border-box; }
 body {
-  margin: 0 auto; max-width: 76rem; padding: 1.5rem clamp(0.75rem, 3vw, 2rem) 3rem;
+  margin: 0 auto; max-width: 96rem; padding: 1.5rem clamp(0.75rem, 3vw, 2rem) 3rem;
   background: var(--bg); color: var(--fg); line-height: 1.45;
   font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
 }
@@ -56,12 +58,30 @@ table.facts tr.differs td { background: var(--warn-bg); }
 .notes { background: var(--warn-bg); border-left: 4px solid var(--warn-line); padding: 0.5rem 1rem; margin: 0.75rem 0; }
 .notes h3 { margin: 0.2rem 0 0.3rem; font-size: 0.95rem; }
 .notes ul { margin: 0.2rem 0; padding-left: 1.2rem; }
-.table-wrap { overflow-x: auto; margin: 0.5rem 0 1rem; border: 1px solid var(--line); border-radius: 6px; }
+/* A table wider than the page scrolls inside its box, and says so: a shadow on the side where more
+   columns are (background-attachment: local moves the covers with the content, so a shadow shows
+   only where the table is cut), and a scrollbar that stays visible. */
+.table-wrap {
+  overflow-x: auto; margin: 0.5rem 0 1rem; border: 1px solid var(--line); border-radius: 6px;
+  scrollbar-width: thin;
+  background:
+    linear-gradient(to right, var(--bg) 30%, transparent) left / 2.5rem 100% no-repeat local,
+    linear-gradient(to left, var(--bg) 30%, transparent) right / 2.5rem 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, var(--shadow), transparent) left / 0.9rem 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, var(--shadow), transparent) right / 0.9rem 100% no-repeat scroll;
+}
+.table-wrap > table { background: transparent; }
+.info-notes { border-left: 4px solid var(--line); padding: 0.3rem 1rem; margin: 0.75rem 0; color: var(--muted); }
+.info-notes h3 { margin: 0.2rem 0 0.3rem; font-size: 0.95rem; }
+.info-notes ul { margin: 0.2rem 0; padding-left: 1.2rem; }
+p.finding { font-size: 1.05rem; font-weight: 600; }
 table { border-collapse: collapse; width: 100%; font-size: 0.875rem; }
 caption { text-align: left; padding: 0.4rem 0.6rem; caption-side: top; }
 th, td { padding: 0.35rem 0.5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
-th { background: var(--head); text-align: left; font-weight: 600; white-space: nowrap; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+/* Headers wrap between words ("Launch gaps" over two lines) so a wide table fits before it scrolls. */
+th { background: var(--head); text-align: left; font-weight: 600; white-space: normal; overflow-wrap: normal; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { white-space: nowrap; }
 td.name { overflow-wrap: anywhere; min-width: 6rem; }
 td.nowrap { white-space: nowrap; }
 tbody tr:hover { background: var(--head); }
@@ -91,7 +111,7 @@ footer { margin-top: 3rem; color: var(--muted); font-size: 0.85rem; border-top: 
   :root { --bg: #ffffff; --fg: #000000; --head: #eeeeee; --line: #bbbbbb; }
   body { max-width: none; padding: 0; font-size: 10pt; }
   nav.toc, th button.sort::after { display: none; }
-  .table-wrap { overflow: visible; border: none; }
+  .table-wrap { overflow: visible; border: none; background: none; }
   table { font-size: 8.5pt; }
   th, td, th.num, td.num, td.nowrap, td.name {
     white-space: normal; overflow-wrap: anywhere; min-width: 0; padding: 0.15rem 0.3rem;

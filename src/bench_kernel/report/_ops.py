@@ -41,4 +41,4 @@ def ops_table(report: Any, top: int | None = None) -> Table:
     device = f" on {report.device}" if report.device else ""
     title = (f"{report.trace.rsplit('/', 1)[-1]}: {len(report.rows)} {'ops' if report.by == 'op' else 'op shapes'}, "
              f"{report.total_kernel_us:.1f} us of kernels{device}, {report.counted_share:.1%} of it counted")
-    return Table(cols, [r.to_dict() for r in rows], title=title, notes=notes)
+    return Table(cols, [r.to_dict() for r in rows], title=title, notes=notes, sheet="ops")

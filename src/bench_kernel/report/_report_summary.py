@@ -1,5 +1,6 @@
-"""The report's summary: where each input was measured (device, driver, versions, date, commit)
-and the notes that say what to distrust, gathered in one place at the top."""
+"""The report's summary: where each input was measured (device, driver, versions, date, commit),
+the notes that say what to distrust gathered in one place at the top, and apart from them the
+notes that only say how the results were made (``report_model.note_kind``), so a warning stands out."""
 
 from __future__ import annotations
 
@@ -7,9 +8,8 @@ import re
 from typing import Any, Sequence
 
 from bench_kernel.report._html import Markup, el, join
-from bench_kernel.report._inputs import ResultsInput, TraceInput
-from bench_kernel.report._report_results import params_text, point_label
 from bench_kernel.report._table import format_value
+from bench_kernel.report_model import ResultsInput, TraceInput, note_kind
 
 __all__ = ["summary_section", "distrust_notes"]
 
@@ -18,12 +18,6 @@ _ENV_FACTS = (("device", "device"), ("backend", "backend"), ("driver", "driver")
               ("hip", "HIP"), ("torch", "torch"), ("triton", "triton"), ("python", "Python"),
               ("compute_capability", "compute capability"), ("sm_count", "SMs"), ("cpu_threads", "CPU threads"),
               ("platform", "platform"))
-
-
-def _env(inp: ResultsInput) -> dict[str, Any]:
-    if inp.run is not None and inp.run.env:
-        return dict(inp.run.env)
-    return dict(inp.records[0]["result"].get("env") or {}) if inp.records else {}
 
 
 #: Facts that should agree between inputs that are compared: a differing one is marked.
@@ -70,11 +64,11 @@ def _facts_table(labels: Sequence[str], columns: Sequence[Pairs]) -> Markup:
 
 
 def _results_facts(inp: ResultsInput) -> Pairs:
-    env, run = _env(inp), inp.run.to_dict() if inp.run is not None else {}
+    env, run = inp.env, inp.run
     pairs: Pairs = [("source", inp.source)]
-    if run:
-        pairs += [("run", f"{run.get('id')} ({run.get('kind')}, {run.get('status')})" if run.get("id") is not None
-                   else run.get("kind")), ("name", run.get("name"))]
+    if run is not None:
+        pairs += [("run", f"{run.id} ({run.kind}, {run.status})" if run.id is not None else run.kind),
+                  ("name", run.name)]
     pairs.append((inp.dated_by, inp.written_at))
     pairs += [(label, env.get(key)) for key, label in _ENV_FACTS]
     if env.get("l2_bytes"):
@@ -82,21 +76,28 @@ def _results_facts(inp: ResultsInput) -> Pairs:
     if env.get("memory_bytes"):
         pairs.append(("memory", format_value(env["memory_bytes"], "bytes")))
     pairs.append(("clocks", _state(env)))
-    commit = run.get("git_commit") or env.get("git_commit")
+    commit = (run.git_commit if run is not None else None) or env.get("git_commit")
     if commit:
         # Short as git shows it (runs store the full hash, run --json the short one); full on hover.
         short = el("span", {"title": commit if len(commit) > 7 else None}, commit[:7])
-        pairs.append(("git commit", join([short, " (uncommitted changes)" if run.get("git_dirty") else None])))
-    if run.get("command"):
-        pairs.append(("command", el("code", None, " ".join(run["command"]))))
-    pairs.append(("cases", len(inp.records)))
+        dirty = run is not None and run.git_dirty
+        pairs.append(("git commit", join([short, " (uncommitted changes)" if dirty else None])))
+    if run is not None and run.command:
+        pairs.append(("command", el("code", None, " ".join(run.command))))
+    pairs.append(("cases", len(inp.points)))
     return pairs
 
 
 def _trace_facts(inp: TraceInput) -> Pairs:
     inv = inp.inventory
-    return [("source", inp.source), ("device", inp.device), ("kernels", f"{inp.kernel_count:,}"),
-            ("kernel time", format_value(inv.total_kernel_us, "duration_us"))]
+    pairs: Pairs = [("source", inp.source), ("device", inp.device), ("kernels", f"{inp.kernel_count:,}"),
+                    ("kernel time", format_value(inv.total_kernel_us, "duration_us"))]
+    if inp.timeline is not None:  # the main finding on most traces: is the GPU busy, and if not, why
+        o = inp.timeline.overall
+        verdict = o.diagnosis.split(":", 1)[0] if ":" in o.diagnosis else None
+        pairs.append(("GPU busy", f"{o.busy_pct:.1f}% of {format_value(o.wall_us, 'duration_us')}"
+                                  + (f" ({verdict})" if verdict else "")))
+    return pairs
 
 
 #: The note of a steady hold that settled (measure's ``Settle.note``); "did not settle" stays a note.
@@ -112,61 +113,66 @@ def _named(labels: list[str], total: int) -> str:
     return f"{len(labels)} cases ({'; '.join(labels[:2])}; …)"
 
 
-def _input_notes(inp: ResultsInput) -> list[str]:
-    """One input's notes, each said once: a note shared by several cases names them together,
-    untimed points are counted per provider and reason."""
-    notes = []
-    run = inp.run.to_dict() if inp.run is not None else {}
-    if run.get("status") not in (None, "done"):
-        notes.append(f"the run is {run['status']}: {run.get('n_points', len(inp.records))} of "
-                     f"{run.get('total_points') or '?'} points stored")
-    if run.get("git_dirty"):
-        notes.append(f"the spec's repository had uncommitted changes at {run.get('git_commit')}")
+def _input_notes(inp: ResultsInput) -> tuple[list[str], list[str]]:
+    """One input's (warnings, information), each note said once: a note shared by several cases
+    names them together, untimed points are counted per provider and reason."""
+    from bench_kernel.results import params_text
+
+    notes, info = [], []
+    run = inp.run
+    if run is not None and run.status != "done":
+        notes.append(f"the run is {run.status}: {run.n_points} of {run.total_points or '?'} points stored")
+    if run is not None and run.git_dirty:
+        notes.append(f"the spec's repository had uncommitted changes at {run.git_commit}")
     untimed: dict[tuple[str, str, str], list[str]] = {}
     by_note: dict[str, list[str]] = {}
     held_s: list[float] = []
-    for p in inp.records:
-        why = p.get("error") or ""
-        if p["status"] != "ok":
-            untimed.setdefault((p["provider"], p["status"], why), []).append(params_text(p.get("params") or {}))
-        for n in p["result"].get("notes") or ():
+    for p in inp.points:
+        why = p.error or ""
+        if p.status != "ok":
+            untimed.setdefault((p.provider, p.status, why), []).append(params_text(p.params))
+        for n in p.result.notes:
             held = _SETTLED.match(n)
-            if held:  # a settled hold is how the point was measured, not something to distrust
+            if held:  # summed up in one line below
                 held_s.append(float(held.group(1)))
             elif n != why:
-                by_note.setdefault(n, []).append(point_label(p))
-    per_provider = {name: sum(1 for p in inp.records if p["provider"] == name) for name, _, _ in untimed}
+                by_note.setdefault(n, []).append(p.label)
+    per_provider = {name: sum(1 for p in inp.points if p.provider == name) for name, _, _ in untimed}
     for (name, status, why), where in untimed.items():
         at = (f"at all {len(where)} points" if len(where) == per_provider[name] and len(where) > 1
               else "at " + "; ".join(w or "its only point" for w in where[:3]) + (" …" if len(where) > 3 else ""))
         notes.append(f"{name}: {status} {at}" + (f": {why}" if why else ""))
-    total = len(inp.records)
+    total = len(inp.points)
     if held_s:
-        notes.append(f"measured with --steady: {len(held_s)} of {total} cases held the load "
-                     f"{min(held_s):.1f}-{max(held_s):.1f} s until time and SM clock settled; their times are the "
-                     f"sustained (possibly power-capped) ones")
-    notes += [f"{_named(labels, total)}: {n}" for n, labels in by_note.items()]
-    return notes
+        info.append(f"measured with --steady: {len(held_s)} of {total} cases held the load "
+                    f"{min(held_s):.1f}-{max(held_s):.1f} s until time and SM clock settled; their times are the "
+                    f"sustained (possibly power-capped) ones")
+    for n, labels in by_note.items():
+        (info if note_kind(n) == "info" else notes).append(f"{_named(labels, total)}: {n}")
+    return notes, info
 
 
-def distrust_notes(inputs: Sequence[ResultsInput | TraceInput]) -> list[str]:
-    """What a reader should not take at face value: every result's notes (each said once, with
-    the cases it is about), untimed points, unfinished or dirty runs, mixed devices, analyses of
-    a trace that do not apply."""
+def distrust_notes(inputs: Sequence[ResultsInput | TraceInput]) -> tuple[list[str], list[str]]:
+    """(What a reader should not take at face value, how the results were made): every result's
+    notes, each said once with the cases it is about, classed by ``note_kind``; untimed points,
+    unfinished or dirty runs, mixed devices and analyses of a trace that do not apply are warnings."""
     notes: list[str] = []
+    info: list[str] = []
     devices = []
     for inp in inputs:
         if isinstance(inp, TraceInput):
             devices.append(inp.device)
             notes += [f"{inp.label}: {name} not shown: {why}" for name, why in inp.missing.items()]
             continue
-        devices.append(_env(inp).get("device"))
+        devices.append(inp.env.get("device"))
         prefix = f"{inp.label}: " if len(inputs) > 1 else ""
-        notes += [prefix + n for n in _input_notes(inp)]
+        warn, know = _input_notes(inp)
+        notes += [prefix + n for n in warn]
+        info += [prefix + n for n in know]
     known = sorted({d for d in devices if d})
     if len(known) > 1:
         notes.insert(0, f"the inputs come from different devices ({', '.join(known)}): compare them with care")
-    return list(dict.fromkeys(notes))
+    return list(dict.fromkeys(notes)), list(dict.fromkeys(info))
 
 
 def summary_section(inputs: Sequence[ResultsInput | TraceInput]) -> Markup:
@@ -174,11 +180,14 @@ def summary_section(inputs: Sequence[ResultsInput | TraceInput]) -> Markup:
     line saying there are none)."""
     columns = [_results_facts(i) if isinstance(i, ResultsInput) else _trace_facts(i) for i in inputs]
     parts = [_facts(columns[0]) if len(inputs) == 1 else _facts_table([i.label for i in inputs], columns)]
-    notes = distrust_notes(inputs)
+    notes, info = distrust_notes(inputs)
     if notes:
         parts.append(el("div", {"class": "notes", "role": "note"}, el("h3", None, "What to distrust"),
                         el("ul", None, *(el("li", None, n) for n in notes))))
     else:
-        parts.append(el("p", {"class": "muted"}, "No notes: every method reached its precision and nothing was "
-                                                 "flagged."))
+        parts.append(el("p", {"class": "muted"}, "Nothing to distrust: every method reached its precision and "
+                                                 "nothing was flagged."))
+    if info:
+        parts.append(el("div", {"class": "info-notes"}, el("h3", None, "How it was measured"),
+                        el("ul", None, *(el("li", None, n) for n in info))))
     return join(parts)

@@ -1,69 +1,54 @@
-"""The report's sections for a trace: the kernel inventory, time by category, the prefill/decode
-split and the per-layer kernel sequence. Input is the trace package's records."""
+"""The report's section for a trace: the timeline's finding first (is the GPU busy, and if not,
+why: ``bench-kernel timeline``'s breakdown and diagnosis, and a chart of where each step's wall
+time went), then the kernel inventory, time by category, the prefill/decode split and the per-layer
+kernel sequence. The tables are the trace commands' own (``_trace_tables``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from bench_kernel.report._html import Markup, el, join
 from bench_kernel.report._html_table import html_table
-from bench_kernel.report._inputs import TraceInput
-from bench_kernel.report._table import Column, Table, format_value
+from bench_kernel.report._svg import NO_MATPLOTLIB, figure_svg, have_matplotlib
+from bench_kernel.report._timeline_plot import timeline_figure
+from bench_kernel.report._trace_tables import (categories_table, inventory_tables, layers_table, phases_tables,
+                                               timeline_headline, timeline_tables)
 
 __all__ = ["trace_section"]
 
-
-def _inventory(inp: TraceInput) -> Table:
-    inv = inp.inventory
-    cols = [Column("short", "kernel"), Column("category", "category"), Column("count", "count", "int"),
-            Column("total_us", "total", "duration_us"), Column("avg_us", "avg", "duration_us"),
-            Column("min_us", "min", "duration_us"), Column("max_us", "max", "duration_us"),
-            Column("pct", "share", "pct")]
-    notes = []
-    if inv.rest_count:
-        notes.append(f"the {len(inv.rows)} longest kernels by total time; the other {inv.rest_count:,.0f} "
-                     f"executions take {format_value(inv.rest_us, 'duration_us')}")
-    if inv.memory_ops:
-        notes.append("memcpy/memset are not kernels and are not in the kernel total")
-    title = (f"Kernels: {inv.kernel_count:,.0f} executions, {format_value(inv.total_kernel_us, 'duration_us')} "
-             f"in total")
-    return Table(cols, [r.to_dict() for r in inv.rows], title=title, notes=notes)
+#: Steps shown in the timeline table and chart (a long serving trace has hundreds).
+TIMELINE_STEPS = 20
 
 
-def _categories(inp: TraceInput) -> Table:
-    cols = [Column("name", "category"), Column("count", "count", "int"), Column("total_us", "total", "duration_us"),
-            Column("pct", "share", "pct")]
-    return Table(cols, [r.to_dict() for r in inp.categories.rows], title="By category")
+def _timeline(inp: Any, index: int) -> list[Any]:
+    rep = inp.timeline
+    parts: list[Any] = [el("p", {"class": "finding"}, timeline_headline(rep, inp.label)),
+                        el("p", None, f"{rep.overall.label}: {rep.overall.diagnosis}")]
+    if not have_matplotlib():
+        parts.append(el("p", {"class": "muted"}, f"timeline chart left out: {NO_MATPLOTLIB}"))
+    else:
+        fig = timeline_figure(rep, TIMELINE_STEPS)
+        caption = ("Where the wall time went: the device span, then each step at its place in the trace, split into "
+                   "busy and the causes of idle time (bench-kernel timeline's breakdown).")
+        parts.append(el("figure", {"class": "plot", "data-plot": "timeline"},
+                        figure_svg(fig, f"timeline{index}", f"Timeline of {inp.label}"), el("figcaption", None, caption)))
+    tables = timeline_tables(rep, inp.label, max_steps=TIMELINE_STEPS)
+    parts += [html_table(t) for t in tables]
+    return parts
 
 
-def _phases(inp: TraceInput) -> Table:
-    rep = inp.phases
-    total = rep.total_kernel_us or 1.0
-    rows = [{"phase": name, "steps": s.steps, "kernel_count": s.kernel_count, "kernel_us": s.kernel_us,
-             "pct": 100.0 * s.kernel_us / total} for name, s in rep.phases.items() if s.steps or s.kernel_count]
-    rows.append({"phase": "outside steps", "steps": None, "kernel_count": rep.outside_steps_count,
-                 "kernel_us": rep.outside_steps_us, "pct": 100.0 * rep.outside_steps_us / total})
-    cols = [Column("phase", "phase"), Column("steps", "steps", "int"), Column("kernel_count", "kernels", "int"),
-            Column("kernel_us", "kernel time", "duration_us"), Column("pct", "share", "pct")]
-    return Table(cols, rows, title=f"Phases (steps told apart by {rep.method})", notes=list(rep.notes))
-
-
-def _layers(inp: TraceInput) -> Table:
-    rep = inp.layers
-    cols = [Column("pos", "#", "int"), Column("short", "kernel"), Column("category", "category"),
-            Column("min_us", "min", "duration_us"), Column("median_us", "median", "duration_us"),
-            Column("mean_us", "mean", "duration_us"), Column("max_us", "max", "duration_us")]
-    title = (f"Per-layer kernel sequence: {rep.period} kernels × {rep.layer_count} layers, "
-             f"{format_value(rep.layer_total_us, 'duration_us')} per layer")
-    notes = [f"left out {x.count}: {x.reason}" for x in rep.left_out]
-    return Table(cols, [p.to_dict() for p in rep.positions], title=title, notes=notes)
-
-
-def trace_section(inp: TraceInput) -> Markup:
-    """Inventory, categories, phases and layers of one trace; a missing analysis says why."""
-    parts = [html_table(_inventory(inp), hover={"short": "name"}), html_table(_categories(inp))]
+def trace_section(inp: Any, index: int = 0) -> Markup:
+    """Timeline, inventory, categories, phases and layers of one trace; a missing analysis says
+    why. ``index`` numbers the ids inside its chart."""
+    parts: list[Any] = []
+    if inp.timeline is not None:
+        parts += _timeline(inp, index)
+    parts += [html_table(t) for t in inventory_tables(inp.inventory, inp.label)]
+    parts.append(html_table(categories_table(inp.categories)))
     if inp.phases is not None:
-        parts.append(html_table(_phases(inp)))
+        parts += [html_table(t) for t in phases_tables(inp.phases, inp.label)]
     if inp.layers is not None:
-        parts.append(html_table(_layers(inp), hover={"short": "name"}))
+        parts.append(html_table(layers_table(inp.layers, inp.label)))
     for name, why in inp.missing.items():
         parts.append(el("p", {"class": "muted"}, f"{name}: not shown: {why}"))
     return join(parts)

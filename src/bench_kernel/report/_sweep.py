@@ -16,7 +16,7 @@ from bench_kernel.report._table import Column, Table
 if TYPE_CHECKING:  # the records are only read here; importing them would load numpy for every command
     from bench_kernel.results import Best, PointResult, RunInfo
 
-__all__ = ["sweep_table", "best_table", "plot_sweep", "sweep_figure", "PLOT_FORMATS"]
+__all__ = ["sweep_table", "best_table", "plot_sweep", "sweep_figure", "y_range", "PLOT_FORMATS"]
 
 PLOT_FORMATS = (".png", ".svg")
 #: What a cell shows for a point that has no time.
@@ -59,12 +59,38 @@ def _title(what: str, run: RunInfo, fixed: dict[str, Any]) -> str:
     if run.id is not None:
         parts.append(f"(run {run.id})")
     if fixed:
-        parts.append("| " + " ".join(f"{k}={v}" for k, v in fixed.items()))
+        from bench_kernel.results import params_text
+
+        parts.append("| " + params_text(fixed))
     return " ".join(parts)
 
 
 def _where(p: PointResult, axes: Sequence[str]) -> str:
-    return " ".join(f"{k}={p.params.get(k)}" for k in axes)
+    from bench_kernel.results import params_text
+
+    return params_text({k: p.params.get(k) for k in axes})
+
+
+def l2_note(points: Sequence[PointResult]) -> str | None:
+    """What the L2 held at the timed points, from each measurement's own ``cache`` (what ran, not
+    what was asked: a provider without ``make_inputs`` has one input set, so its graph and host
+    times are warm whatever ``--cache`` said); per provider when they differ."""
+    by: dict[str, dict[str, int]] = {}
+    for p in points:
+        if p.status != "ok" or p.result.primary_method is None:
+            continue
+        cache = p.result.measurements[p.result.primary_method].cache
+        by.setdefault(cache, {}).setdefault(p.provider, 0)
+        by[cache][p.provider] += 1
+    if not by:
+        return None
+    if len(by) == 1:
+        return f"{next(iter(by))} L2"
+    parts = []
+    for cache, providers in sorted(by.items()):
+        parts.append(f"{cache} L2 for " + ", ".join(f"{name} ({n} point{'s' if n != 1 else ''})"
+                                                    for name, n in providers.items()))
+    return "; ".join(parts) + " (warm: one input set, the provider returns no make_inputs)"
 
 
 def clock_note(points: Sequence[PointResult], consequence: str, steady: bool = False) -> str | None:
@@ -142,9 +168,9 @@ def sweep_table(run: RunInfo, points: Sequence[PointResult], best: Sequence[Best
         row["best"] = b.provider if b else None
         rows.append(row)
     methods = sorted({p.result.primary_method for p in points if p.status == "ok"} - {None})
-    opts = run.config.get("options") or {}
+    l2 = l2_note(points)
     notes = [f"time: median per call by the {' / '.join(methods) or 'primary'} method"
-             + (f", {opts['cache']} L2" if opts.get("cache") else "")
+             + (f", {l2}" if l2 else "")
              + (f"; speedup = {baseline} time / provider time" if baseline and len(providers) > 1 else "")]
     sharding = run.config.get("sharding") or {}
     if (sharding.get("workers") or 0) > 1:
@@ -161,7 +187,7 @@ def sweep_table(run: RunInfo, points: Sequence[PointResult], best: Sequence[Best
     # A provider never timed has no speedup to show.
     timed = {p.provider for p in points if p.status == "ok"}
     cols = [c for c in cols if not (c.key.endswith(":speedup") and c.key[:-len(":speedup")] not in timed)]
-    return Table(cols, rows, title=_title("sweep", run, fixed), notes=notes)
+    return Table(cols, rows, title=_title("sweep", run, fixed), notes=notes, sheet="sweep")
 
 
 def best_table(run: RunInfo, best: Sequence[Best], points: Sequence[PointResult] = ()) -> Table:
@@ -171,7 +197,7 @@ def best_table(run: RunInfo, best: Sequence[Best], points: Sequence[PointResult]
     cols = [Column(f"axis:{a}", a, "text", justify="right") for a in varying]
     cols += [Column("provider", "fastest"), Column("median_us", "time", "duration_us"),
              Column("runner_up", "runner-up"), Column("runner_up_us", "its time", "duration_us"),
-             Column("margin_pct", "margin", "pct"), Column("significant", "significant")]
+             Column("margin_pct", "margin", "pct"), Column("significant", "significant", "verdict")]
     rows = []
     for b in best:
         row: dict[str, Any] = {f"axis:{a}": b.params.get(a) for a in varying}
@@ -184,7 +210,7 @@ def best_table(run: RunInfo, best: Sequence[Best], points: Sequence[PointResult]
     clocks = clock_note(points, "a provider that ran at a higher clock can look fastest for that alone",
                         steady=_steady(run))
     notes += [clocks] if clocks else []
-    return Table(cols, rows, title=_title("fastest per point:", run, fixed), notes=notes)
+    return Table(cols, rows, title=_title("fastest per point:", run, fixed), notes=notes, sheet="fastest per point")
 
 
 def _lines(points: Sequence[PointResult], x_axis: str, providers: list[str],
@@ -194,7 +220,7 @@ def _lines(points: Sequence[PointResult], x_axis: str, providers: list[str],
         for p in points:
             if p.provider != name or p.status != "ok" or x_axis not in p.params:
                 continue
-            others = " ".join(f"{k}={p.params.get(k)}" for k in varying if k != x_axis)
+            others = _where(p, [k for k in varying if k != x_axis])
             lines.setdefault(f"{name} {others}".strip(), []).append((p.params[x_axis], p.median_us))
     return lines
 
@@ -204,10 +230,21 @@ def _spans_decades(values: list[float]) -> bool:
     return len(pos) == len(values) and len(pos) > 1 and max(pos) / min(pos) >= 100
 
 
-def sweep_figure(run: RunInfo, points: Sequence[PointResult], x_axis: str) -> Any:
+def y_range(points: Sequence[PointResult]) -> tuple[float, float] | None:
+    """The smallest and largest timed median of ``points`` (microseconds): the y scale that
+    several plots of one sweep share; None when nothing was timed."""
+    ys = [p.median_us for p in points if p.status == "ok" and p.median_us]
+    return (min(ys), max(ys)) if ys else None
+
+
+def sweep_figure(run: RunInfo, points: Sequence[PointResult], x_axis: str,
+                 y_limits: tuple[float, float] | None = None) -> Any:
     """One line per provider (and per value of the other varying axes) of time over ``x_axis``;
     log axes where the values span two decades or more; the device and date in the title.
-    A matplotlib ``Figure`` (what :func:`plot_sweep` saves and the HTML report inlines)."""
+    A matplotlib ``Figure`` (what :func:`plot_sweep` saves and the HTML report inlines).
+
+    y_limits: (lowest, highest) time in microseconds to scale the y axis to, so that plots of
+    several runs share a scale (:func:`y_range` over all of them); default: this sweep's own."""
     axes = _axes(run, [p.params for p in points])
     if x_axis not in axes:
         raise UsageError(f"--x {x_axis!r} is not an axis of this sweep; its axes: {', '.join(axes)}")
@@ -230,8 +267,17 @@ def sweep_figure(run: RunInfo, points: Sequence[PointResult], x_axis: str) -> An
         line.set_gid(f"provider-{i}")
     if numeric and _spans_decades(xs_all):
         ax.set_xscale("log")
-    if _spans_decades([y for pts in lines.values() for _, y in pts]):
+    ys = [y for pts in lines.values() for _, y in pts] + list(y_limits or ())
+    log_y = _spans_decades(ys)
+    if log_y:
         ax.set_yscale("log")
+    if y_limits is not None:
+        lo, hi = min(ys), max(ys)
+        # The same margin matplotlib would add (5% of the span, in the axis' own scale).
+        if log_y:
+            ax.set_ylim(lo / (hi / lo) ** 0.05, hi * (hi / lo) ** 0.05)
+        elif hi > lo:
+            ax.set_ylim(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo))
     ax.set_xlabel(x_axis)
     ax.set_ylabel("time per call (us, median)")
     date = (run.created_at or "")[:10]

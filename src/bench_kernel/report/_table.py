@@ -2,7 +2,10 @@
 
 Commands build a :class:`Table` of raw numbers in the tool's units (microseconds, bytes, FLOP/s
 as TFLOP/s, ...). Only here are they turned into text, chosen by each column's ``hint`` -- the
-bookkeeping/render split of ``torch.utils.benchmark.Compare``.
+bookkeeping/render split of ``torch.utils.benchmark.Compare``, and nvbench's summaries rendered by
+their ``hint``. One table serves every format: a column can be for reading (``only="display"``:
+the terminal, Markdown, HTML; ``params`` as ``M=128 N=4096``) or for pivoting (``only="raw"``: CSV
+and xlsx; one column per axis, a CI's two bounds as numbers).
 """
 
 from __future__ import annotations
@@ -16,11 +19,15 @@ from typing import Any, Iterable, Mapping
 from bench_kernel.report._text import printable
 from bench_kernel.units import format_bytes, format_duration_us
 
-__all__ = ["Column", "Table", "format_value", "to_csv", "to_markdown", "render_rich"]
+__all__ = ["Column", "Table", "format_value", "to_csv", "to_markdown", "render_rich", "verdict_style"]
 
 #: hint -> how a raw value is shown. Durations are microseconds everywhere inside the tool.
-HINTS = ("text", "int", "float", "duration_us", "pct", "roof_pct", "ratio", "tflops", "tbps", "bytes")
-
+HINTS = ("text", "int", "float", "duration_us", "pct", "roof_pct", "ratio", "tflops", "tbps", "bytes", "verdict")
+#: Which formats show a column: every one (None), the ones people read, or the ones tools read.
+VIEWS = (None, "display", "raw")
+#: A verdict's colour on a terminal, as the HTML report's badges (``_html_table.verdict_badge``);
+#: ``yes``/``no`` answer "is the fastest provider's margin significant?" (``sweep --best``).
+VERDICT_STYLES = {"slower": "bold red", "faster": "bold green", "same": "dim", "yes": "bold green", "no": "dim"}
 
 
 @dataclass(frozen=True)
@@ -32,10 +39,16 @@ class Column:
     hint: str = "text"
     #: right-align numbers; text columns stay left-aligned.
     justify: str | None = None
+    #: None: every format; "display": terminal, Markdown, HTML; "raw": CSV and xlsx (see the module docstring)
+    only: str | None = None
+    #: the row key of this cell's longer story, shown on hover in HTML (a median's CI and sample count)
+    detail: str | None = None
 
     def __post_init__(self) -> None:
         if self.hint not in HINTS:
             raise ValueError(f"Column {self.key!r}: unknown hint {self.hint!r}; expected one of {HINTS}")
+        if self.only not in VIEWS:
+            raise ValueError(f"Column {self.key!r}: only={self.only!r}; expected one of {VIEWS}")
 
 
 @dataclass
@@ -45,7 +58,16 @@ class Table:
     columns: list[Column]
     rows: list[Mapping[str, Any]] = field(default_factory=list)
     title: str | None = None
+    #: what to know or distrust about the rows (the terminal's "note:" lines)
     notes: list[str] = field(default_factory=list)
+    #: how the rows were made, kept apart from the notes so that a warning stands out ("info:")
+    info: list[str] = field(default_factory=list)
+    #: a short name for the table where a long title does not fit (an xlsx sheet: 31 characters)
+    sheet: str | None = None
+
+    def view(self, which: str) -> list[Column]:
+        """The columns of the ``display`` or the ``raw`` formats."""
+        return [c for c in self.columns if c.only in (None, which)]
 
 
 def format_value(value: Any, hint: str) -> str:
@@ -54,7 +76,7 @@ def format_value(value: Any, hint: str) -> str:
         return "-"
     if isinstance(value, float) and math.isnan(value):
         return "-"
-    if hint == "text" or isinstance(value, str):
+    if hint in ("text", "verdict") or isinstance(value, str):
         # A word in a number column is a status the row has instead of a number ("unsupported").
         return str(value)
     if hint == "int":
@@ -83,10 +105,19 @@ def format_value(value: Any, hint: str) -> str:
     raise ValueError(f"unknown hint {hint!r}")
 
 
+def verdict_style(verdict: str) -> str:
+    """The terminal style of a verdict: red slower, green faster, dim same; a verdict the lower
+    SM clock can explain (``slower (clock)``) in yellow, as the report's amber badge."""
+    if verdict.endswith("(clock)"):
+        return "yellow"
+    return VERDICT_STYLES.get(verdict.split()[0] if verdict else "", "")
+
+
 def _cells(table: Table) -> Iterable[list[str]]:
     # Every cell goes through printable(): a name's control characters are shown, never obeyed.
+    columns = table.view("display")
     for row in table.rows:
-        yield [printable(format_value(row.get(c.key), c.hint)) for c in table.columns]
+        yield [printable(format_value(row.get(c.key), c.hint)) for c in columns]
 
 
 def _raw(value: Any) -> Any:
@@ -101,9 +132,10 @@ def to_csv(table: Table) -> str:
     """
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow([c.key for c in table.columns])
+    columns = table.view("raw")
+    w.writerow([c.key for c in columns])
     for row in table.rows:
-        w.writerow(["" if row.get(c.key) is None else _raw(row.get(c.key)) for c in table.columns])
+        w.writerow(["" if row.get(c.key) is None else _raw(row.get(c.key)) for c in columns])
     return buf.getvalue()
 
 
@@ -116,15 +148,15 @@ def to_markdown(table: Table) -> str:
     lines = []
     if table.title:
         lines += [f"### {printable(table.title)}", ""]
-    lines.append("| " + " | ".join(_md_escape(c.header) for c in table.columns) + " |")
-    lines.append(
-        "|" + "|".join("---" if c.hint == "text" else "---:" for c in table.columns) + "|"
-    )
+    columns = table.view("display")
+    lines.append("| " + " | ".join(_md_escape(c.header) for c in columns) + " |")
+    lines.append("|" + "|".join("---" if c.hint in ("text", "verdict") else "---:" for c in columns) + "|")
     for cells in _cells(table):
         lines.append("| " + " | ".join(_md_escape(x) for x in cells) + " |")
-    if table.notes:
+    if table.notes or table.info:
         lines.append("")
         lines += [f"- {printable(n)}" for n in table.notes]
+        lines += [f"- info: {printable(n)}" for n in table.info]
     return "\n".join(lines) + "\n"
 
 
@@ -139,14 +171,17 @@ def render_rich(table: Table, console: Any) -> None:
 
     title = Text(printable(table.title)) if table.title else None
     rt = RichTable(title=title, title_justify="left", header_style="bold")
-    for c in table.columns:
-        justify = c.justify or ("left" if c.hint == "text" else "right")
+    columns = table.view("display")
+    for c in columns:
+        justify = c.justify or ("left" if c.hint in ("text", "verdict") else "right")
         # Numbers and headers never break mid-word; only text columns fold when space runs out.
-        numeric = c.hint != "text"
+        numeric = c.hint not in ("text", "verdict")
         rt.add_column(Text(printable(c.header)), justify=justify, overflow="fold", no_wrap=numeric,
                       min_width=max(len(w) for w in c.header.split()) if c.header else None)
     for cells in _cells(table):
-        rt.add_row(*(Text(x) for x in cells))
+        rt.add_row(*(Text(x, style=verdict_style(x) if c.hint == "verdict" else "") for c, x in zip(columns, cells)))
     console.print(rt)
     for n in table.notes:
         console.print(Text.assemble(("note:", "dim"), " ", printable(n)), highlight=False)
+    for n in table.info:
+        console.print(Text.assemble(("info:", "dim"), " ", (printable(n), "dim")), highlight=False)

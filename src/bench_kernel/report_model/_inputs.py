@@ -1,10 +1,10 @@
 """What ``bench-kernel report`` reads: stored runs (ids, ``latest``), result files (``run --json``,
 ``sweep --json``) and traces.
 
-Each INPUT becomes one record the page renders: :class:`ResultsInput` (a run's points as the
-results store holds them: nothing is re-measured, re-placed or re-derived) or :class:`TraceInput`
-(a trace's inventory, phases and layers). A file is told apart by its first JSON key, without
-reading a whole trace twice.
+Each INPUT becomes one typed record the report renders: :class:`ResultsInput` (a run's points as
+the results store holds them: nothing is re-measured, re-placed or re-derived; a sweep's fastest
+provider per point) or :class:`TraceInput` (a trace's inventory, categories, timeline, phases and
+layers). A file is told apart by its first JSON key, without reading a whole trace twice.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import gzip
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -36,8 +35,7 @@ class ResultsInput:
     """Measured results from one source: a stored run, a results file, or one provider of either.
 
     ``points`` are the store's records (``bench_kernel.results.PointResult``: provider, params,
-    status, error, the ``BenchResult`` with raw samples, the stored roofline); ``records`` the
-    same as the JSON they are stored as, which the tables read.
+    status, error, the ``BenchResult`` with raw samples, the stored roofline).
     """
 
     label: str
@@ -51,12 +49,19 @@ class ResultsInput:
     dated_by: str = "file modified"
     #: set when the reference picked one provider (``12:torch``)
     provider: str | None = None
+    #: a sweep's fastest provider per point (``bench_kernel.results.Best``), as ``sweep --best`` shows it
+    best: tuple[Any, ...] = ()
 
-    @cached_property
-    def records(self) -> tuple[dict[str, Any], ...]:
-        """Each point as stored: ``provider``, ``params``, ``status``, ``error``, ``result``
-        (``BenchResult.to_dict()`` with its roofline)."""
-        return tuple(p.to_dict() for p in self.points)
+    @property
+    def is_sweep(self) -> bool:
+        return self.run is not None and self.run.kind == "sweep"
+
+    @property
+    def env(self) -> dict[str, Any]:
+        """Where it ran: the run's environment, else the first point's."""
+        if self.run is not None and self.run.env:
+            return dict(self.run.env)
+        return dict(self.points[0].result.env) if self.points else {}
 
 
 @dataclass(frozen=True)
@@ -71,15 +76,20 @@ class TraceInput:
     categories: Any  # bench_kernel.trace.Inventory, by category
     phases: Any = None  # bench_kernel.trace.PhaseReport
     layers: Any = None  # bench_kernel.trace.LayerReport
+    timeline: Any = None  # bench_kernel.trace.TimelineReport: busy/idle and why, per step
     #: analysis -> why it is not shown ("layers": "no repeating per-layer kernel sequence ...")
     missing: dict[str, str] = field(default_factory=dict)
 
 
 def _results(label: str, source: str, run: Any, points: Any, written_at: str | None,
              dated_by: str, provider: str | None = None) -> ResultsInput:
+    from bench_kernel.results import best_per_point
+
     started = run.created_at if run is not None and run.created_at else None
-    return ResultsInput(label, source, tuple(points), run, started or written_at,
-                        "run started" if started else dated_by, provider)
+    points = tuple(points)
+    best = tuple(best_per_point(points)) if run is not None and run.kind == "sweep" else ()
+    return ResultsInput(label, source, points, run, started or written_at,
+                        "run started" if started else dated_by, provider, best)
 
 
 def results_from_output(data: Any, label: str, source: str, written_at: str | None = None,
@@ -134,7 +144,7 @@ def _stored(ref: str, open_db: Callable[[], Any]) -> ResultsInput:
 
 
 def _trace(path: Path, top: int) -> TraceInput:
-    from bench_kernel.trace import inventory, layers, load_trace, phases
+    from bench_kernel.trace import inventory, layers, load_trace, phases, timeline
 
     t = load_trace(path, shapes=True)
     missing: dict[str, str] = {}
@@ -154,7 +164,8 @@ def _trace(path: Path, top: int) -> TraceInput:
         missing["phases"] = "no steps found (no ProfilerStep or step annotations)"
         ph = None
     lay = attempt("layers", lambda: layers(t))
-    return TraceInput(path.name, str(path), t.device_name, t.kernel_count, inv, cats, ph, lay, missing)
+    tl = attempt("timeline", lambda: timeline(t))
+    return TraceInput(path.name, str(path), t.device_name, t.kernel_count, inv, cats, ph, lay, tl, missing)
 
 
 def _load_file(path: Path, top: int) -> ResultsInput | TraceInput:

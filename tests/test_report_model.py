@@ -1,0 +1,161 @@
+"""The report model and the labels it renders: notes classed as information or warning by their
+producers' own text, the L2 state each point actually ran with, a negative launch overhead not
+shown as one, one results table for every format (the over-roof mark in HTML too), coloured
+verdicts on a terminal, and sweep plots sharing one y scale."""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import replace
+
+import pytest
+
+from _report_helpers import h200_results, samples, store_sweeps, write_run_json
+from bench_kernel.datafile import read_package_tsv
+from bench_kernel.measure import BenchResult, Measurement, Samples
+from bench_kernel.report import comparison_table, render_report, render_rich, results_table, sweep_table, to_markdown
+from bench_kernel.report_model import load_report, note_kind
+
+WHEN = "2026-01-01T00:00:00+00:00"
+
+
+# --- information or warning --------------------------------------------------------------------
+
+def test_every_info_rule_matches_its_example_and_nothing_else_is_info():
+    rows = read_package_tsv("bench_kernel.report_model", "note_kinds.tsv", ("pattern", "kind", "example"))
+    assert len(rows) >= 8
+    for row in rows:
+        assert note_kind(row["example"]) == "info", row["example"]
+
+
+def test_notes_as_their_producers_write_them():
+    from bench_kernel.measure import Settle, clock_note, graph_floor_note, trend_note
+    from bench_kernel.measure._inputs import plan_rotation  # the producer of the rotation note
+    from bench_kernel.roofline._attention import CAUSAL_NOTE  # the producer of the causal caveat
+
+    info = [Settle(True, 4.5, ((100.0, 1470.0),) * 3).note(), f"aten::scaled_dot_product_attention: {CAUSAL_NOTE}",
+            plan_rotation(1 << 20, 4 << 20, budget_bytes=2 << 20).note]
+    warnings = [Settle(False, 20.1, ((100.0, 1470.0),)).note(), clock_note("graph", [1500.0] * 10, 1980.0),
+                graph_floor_note(1.03, 0.85),
+                trend_note("graph", Samples.of([100.0] * 30 + [110.0] * 30)),
+                "clock throttling: SM clock fell from 1920 to 1590 MHz during the measurement",
+                "kernel: stopped at the 0.5 s bound at +/-1.4%, above the 1.0% precision asked for",
+                "no FLOP formula for aten::foo (counted as 0 FLOPs)", "a note nobody has written yet"]
+    assert all(n is not None for n in info + warnings)
+    assert [note_kind(n) for n in info] == ["info"] * len(info)
+    assert [note_kind(n) for n in warnings] == ["warning"] * len(warnings)
+
+
+def test_the_summary_keeps_information_apart_from_what_to_distrust(tmp_path):
+    results = h200_results()
+    results[0] = replace(results[0], notes=("FLOPs counted: 1.342e+08 (bench-kernel: aten::mm)",
+                                            "clock throttling: SM clock fell from 1980 to 1500 MHz during the measurement"))
+    html = render_report(load_report([str(write_run_json(tmp_path / "r.json", results))]), generated_at=WHEN)
+    distrust = html[html.index("What to distrust"):html.index("How it was measured")]
+    measured = html[html.index("How it was measured"):html.index("</div>", html.index("How it was measured"))]
+    assert "clock throttling" in distrust and "FLOPs counted" not in distrust
+    assert "gemm M=128 N=4096 K=4096: FLOPs counted: 1.342e+08" in measured and "throttling" not in measured
+
+
+# --- labels that tell the truth -----------------------------------------------------------------
+
+def _warm(r: BenchResult) -> BenchResult:
+    """``r`` as a provider without make_inputs runs: one input set, so graph is warm."""
+    return replace(r, measurements={**r.measurements, "graph": replace(r.measurements["graph"], cache="warm")})
+
+
+def test_the_sweep_note_and_the_results_table_say_what_l2_each_point_ran_with(tmp_path):
+    from bench_kernel.results import open_store
+
+    db = tmp_path / "r.db"
+    with open_store(db) as store:
+        run = store.start_run(kind="sweep", name="s", config={"providers": ["torch", "closure"],
+                                                           "options": {"cache": "cold"}}, env={})
+        for m in (1, 128):
+            store.save_result(run.id, replace(h200_results()[0], name="torch", params={"M": m}, roofline=None))
+            store.save_result(run.id, _warm(replace(h200_results()[0], name="closure", params={"M": m}, roofline=None)))
+        store.finish_run(run.id)
+        run, points = store.run(run.id), store.points(store.run(run.id))
+    note = sweep_table(run, points).notes[0]
+    # --cache cold was asked; the closure's graph times ran warm, and the note says so per provider.
+    assert note == ("time: median per call by the graph method, cold L2 for torch (2 points); warm L2 for closure "
+                    "(2 points) (warm: one input set, the provider returns no make_inputs)")
+    table = results_table(points)
+    assert [row["l2"] for row in table.rows] == ["cold", "graph warm, events cold, kernel cold"] * 2
+
+
+def test_a_negative_launch_overhead_is_not_shown_and_the_note_says_why():
+    r = h200_results()[0]
+    below = replace(r, measurements={**r.measurements, "events": Measurement("events", samples(r.median_us("graph") - 1.394))})
+    assert below.launch_overhead_us < 0
+    table = results_table([below, h200_results()[1]])
+    assert table.rows[0]["launch_overhead_us"] is None
+    assert table.rows[1]["launch_overhead_us"] == pytest.approx(h200_results()[1].launch_overhead_us)
+    note = next(n for n in table.notes if n.startswith("launch ovh is left blank"))
+    assert re.search(r"not a launch cost: gemm M=128 N=4096 K=4096 \(-1\.[34]\d\d µs\)$", note)
+
+
+def test_over_the_roof_is_marked_in_every_format(tmp_path):
+    # One table for every format: the HTML report once showed 131.0% where the terminal said 131.0% (!).
+    from rich.console import Console
+
+    from bench_kernel.results import open_store
+
+    r = h200_results()[3]
+    with open_store(tmp_path / "r.db") as store:
+        run = store.start_run(kind="run", name="ew", config={}, env=r.env)
+        store.save_result(run.id, r, roofline=dict(r.roofline.to_dict(), pct_of_roof=131.0))
+        store.finish_run(run.id)
+        points = store.points(store.run(run.id))
+    html = render_report(load_report(["latest"], db_path=str(tmp_path / "r.db")), generated_at=WHEN)
+    assert '<td class="num" data-v="131.0">131.0% (!)</td>' in html
+    table = results_table(points)
+    assert "| 131.0% (!) |" in to_markdown(table)
+    buf = io.StringIO()
+    render_rich(table, Console(file=buf, width=300, color_system=None))
+    assert "131.0% (!)" in buf.getvalue()
+
+
+# --- verdicts in colour, plots on one scale ------------------------------------------------------
+
+def test_verdicts_are_coloured_on_a_terminal(tmp_path):
+    from rich.console import Console
+
+    from bench_kernel.results import compare_points, open_store
+
+    store_sweeps(tmp_path / "r.db")
+    with open_store(tmp_path / "r.db") as store:
+        rc = compare_points(store.points(store.run(1)), store.points(store.run(2)))
+    buf = io.StringIO()
+    render_rich(comparison_table(rc), Console(file=buf, width=300, force_terminal=True, color_system="standard"))
+    out = buf.getvalue()
+    assert re.search(r"\x1b\[1;31mslower\s*\x1b\[0m", out)  # bold red
+    assert len(re.findall(r"\x1b\[2msame\s*\x1b\[0m", out)) == 5  # dim
+
+
+def test_two_sweeps_plotted_together_share_one_y_scale(tmp_path):
+    pytest.importorskip("matplotlib")
+    from bench_kernel.report._sweep import sweep_figure, y_range
+
+    store_sweeps(tmp_path / "r.db", slow_factor=3.0)
+    model = load_report(["1", "2"], db_path=str(tmp_path / "r.db"))
+    a, b = model.results
+    shared = y_range([*a.points, *b.points])
+    lims = [sweep_figure(i.run, i.points, "M", y_limits=shared).axes[0].get_ylim() for i in (a, b)]
+    own = [sweep_figure(i.run, i.points, "M").axes[0].get_ylim() for i in (a, b)]
+    assert lims[0] == pytest.approx(lims[1]) and own[0] != pytest.approx(own[1])
+    assert lims[0][1] >= max(p.median_us for p in b.points)  # run 2's 3x slower point is inside
+    html = render_report(model, generated_at=WHEN)
+    assert html.count("the same y scale as the other sweeps over M") == 2
+
+
+def test_the_model_holds_the_comparisons_and_the_renderer_only_reads_them(tmp_path):
+    store_sweeps(tmp_path / "r.db")
+    model = load_report(["1", "2"], db_path=str(tmp_path / "r.db"), threshold=0.5)
+    (c,) = model.comparisons
+    assert (c.a.label, c.b.label, c.comparison.threshold) == ("run 1", "run 2", 0.5)
+    assert {r.comparison.verdict for r in c.comparison.rows} == {"same"}  # 10% is within a 50% threshold
+    assert len(model.results[0].best) == 3  # the sweep's fastest provider per point, computed at load
+    html = render_report(model, generated_at=WHEN)
+    assert html.count('class="verdict verdict-same">same<') == 6 and "beyond 50%" in html
