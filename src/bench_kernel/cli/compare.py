@@ -6,6 +6,7 @@ import click
 
 from bench_kernel.cli._common import Output, db_option, emit, output_options, print_error
 from bench_kernel.errors import UsageError
+from bench_kernel.options import METHODS
 from bench_kernel.results import DEFAULT_THRESHOLD, check_threshold
 
 __all__ = ["command"]
@@ -17,7 +18,7 @@ __all__ = ["command"]
 @db_option
 @click.option("--threshold", type=float, default=DEFAULT_THRESHOLD, show_default=True,
               help="Relative difference below which points are 'same' even when significant.")
-@click.option("-m", "--method", default=None, type=click.Choice(["graph", "events", "kernel", "host"]),
+@click.option("-m", "--method", default=None, type=click.Choice(list(METHODS)),
               help="Compare this method's samples (default: A's primary method at each point).")
 @click.option("--strict-clocks", is_flag=True,
               help="Count a slowdown that B's lower SM clock can explain ('slower (clock)') as a regression too.")

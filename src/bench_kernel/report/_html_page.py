@@ -77,7 +77,7 @@ table.facts tr.differs td { background: var(--warn-bg); }
 p.finding { font-size: 1.05rem; font-weight: 600; }
 table { border-collapse: collapse; width: 100%; font-size: 0.875rem; }
 caption { text-align: left; padding: 0.4rem 0.6rem; caption-side: top; }
-th, td { padding: 0.35rem 0.5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th, td { padding: 0.35rem 0.4rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 /* Headers wrap between words ("Launch gaps" over two lines) so a wide table fits before it scrolls. */
 th { background: var(--head); text-align: left; font-weight: 600; white-space: normal; overflow-wrap: normal; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from bench_kernel.options import METHODS
 from bench_kernel.report._table import Column, Table, format_value
 
 __all__ = ["results_table", "as_points", "point_roofline", "NEGATIVE_OVERHEAD"]
 
-#: The timing methods, in the order results show them.
-METHOD_ORDER = ("graph", "events", "kernel", "host")
 #: Why a negative events - graph is not shown as a launch overhead.
 NEGATIVE_OVERHEAD = ("launch ovh is left blank where events read below graph: launching cannot save time, so "
                      "there the two methods measured different conditions (an SM clock that moved between them, "
@@ -85,7 +84,7 @@ def results_table(results: Sequence[Any], *, title: str | None = None, result_no
 
     points = as_points(results)
     res = [p.result for p in points]
-    methods = [m for m in METHOD_ORDER if any(m in r.measurements for r in res)]
+    methods = [m for m in METHODS if any(m in r.measurements for r in res)]
     reserved = {"case", "params", "l2", "status", "bound", "intensity", "pct_of_roof"}
     axes = {a: (a if a not in reserved and not a.endswith("_us") else f"param_{a}") for a in _axes(points)}
     cols = [Column("case", "case"), Column("params", "params", only="display")]
