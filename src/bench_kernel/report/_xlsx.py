@@ -54,7 +54,9 @@ def _text(value: Any) -> Any:
     if isinstance(value, (list, tuple, set, frozenset)):
         value = " ".join(map(str, value))
     elif isinstance(value, dict):
-        value = " ".join(f"{k}={v}" for k, v in value.items())
+        from bench_kernel.results import params_text
+
+        value = params_text(value)
     return printable(value) if isinstance(value, str) else value
 
 
