@@ -33,7 +33,7 @@ def command(inputs: tuple[str, ...], output_path: Path, title: str | None, top: 
     distrust), the results table (click a header to sort), sweep and roofline plots (inline SVG),
     each later results input compared with the first (medians, B/A with its 95% CI, verdicts in
     colour, as 'bench-kernel compare'), the per-kernel breakdown of each case, and per trace its
-    kernel inventory, phases and layers. The file needs no network to view: send it, attach it,
+    timeline (GPU busy and why, with a chart), kernel inventory, phases and layers. The file needs no network to view: send it, attach it,
     print it to PDF.
     """
     from bench_kernel.report import REPORT_FORMATS, render_report
