@@ -20,6 +20,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("dtypes",),
     ("gpu",),
     ("kernels", "hardware"),
+    ("counters",),
     ("measure", "roofline"),
     ("trace",),
     ("results",),
@@ -104,5 +105,5 @@ def test_the_checker_catches_an_upward_and_a_private_import(tmp_path, monkeypatc
                                               "from bench_kernel.trace._load import load_trace\n")
     monkeypatch.setattr(__import__(__name__), "SRC", fake)
     _, problems = _graph()
-    assert any("kernels/_bad.py:1: kernels (layer 4) imports measure (layer 5)" in p for p in problems)
+    assert any("kernels/_bad.py:1: kernels (layer 4) imports measure (layer 6)" in p for p in problems)
     assert any("kernels/_bad.py:2:" in p and "private bench_kernel.trace._load" in p for p in problems)
