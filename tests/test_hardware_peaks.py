@@ -37,7 +37,8 @@ def test_every_row_parses_and_every_figure_has_a_source(row):
     spec = get_device(row["name"])
     assert spec.memory_tbps == row["memory_tbps"] > 0
     assert spec.sm_count == row["sm_count"] > 0
-    figures = {k: row[k] for k in ("memory_tbps", "l2_mib", "llc_mib", "sm_count", "boost_clock_mhz")}
+    figures = {k: row.get(k) for k in ("memory_tbps", "l2_tbps", "l1_tbps", "l2_mib", "llc_mib", "sm_count",
+                                        "boost_clock_mhz")}
     figures.update(row["peak_tflops"])
     present = {k for k, v in figures.items() if v is not None}
     assert set(row["sources"]) == present
@@ -46,6 +47,7 @@ def test_every_row_parses_and_every_figure_has_a_source(row):
         assert ref == "derived" or ref in RAW["refs"], (fig, text)
     assert dict(spec.peak_tflops) == {k: v for k, v in row["peak_tflops"].items() if v is not None}
     assert spec.l2_bytes == (None if row["l2_mib"] is None else int(row["l2_mib"] * 2**20))
+    assert (spec.l2_tbps, spec.l1_tbps) == (row.get("l2_tbps"), row.get("l1_tbps"))
     for alias in row["aliases"]:
         assert get_device(alias) is spec
 
@@ -133,6 +135,8 @@ def test_unknown_dtype_is_a_usage_error():
 @pytest.mark.parametrize("mutate, message", [
     (lambda r: _row(r, "H200")["sources"].pop("fp8"), "'H200'.*without a source.*fp8"),
     (lambda r: _row(r, "H200").update(memory_tbps=-4.8), "'H200'.memory_tbps.*> 0"),
+    (lambda r: _row(r, "H200")["sources"].pop("l1_tbps"), "'H200'.*without a source.*l1_tbps"),
+    (lambda r: _row(r, "H200").update(l2_tbps=0), "'H200'.l2_tbps.*> 0"),
     (lambda r: _row(r, "B200")["sources"].update(l2_mib="nv-gb200-page: x"), "'B200'.*null or unknown.*l2_mib"),
     (lambda r: _row(r, "L40S")["sources"].update(fp32="datasheet: 91.6"), "'L40S'.sources.fp32.*ref id"),
     (lambda r: _row(r, "H20")["aliases"].append("NVIDIA H200"), "already names 'H200'"),

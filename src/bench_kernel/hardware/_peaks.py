@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 #: Scalar figures of a row that need a source when they are not null.
-_SCALAR_FIGURES = ("memory_tbps", "l2_mib", "llc_mib", "sm_count", "boost_clock_mhz")
+_SCALAR_FIGURES = ("memory_tbps", "l2_tbps", "l1_tbps", "l2_mib", "llc_mib", "sm_count", "boost_clock_mhz")
 _VENDORS = ("NVIDIA", "AMD")
 _MIB = 1 << 20
 
@@ -50,6 +50,9 @@ class _DeviceRow(msgspec.Struct, forbid_unknown_fields=True):
     boost_clock_mhz: int | None
     sources: dict[str, str]
     notes: str = ""
+    #: Cache bandwidths, where a figure can be sourced (the hierarchical roofline's L2 and L1 ceilings).
+    l2_tbps: float | None = None
+    l1_tbps: float | None = None
 
 
 class _PeakFile(msgspec.Struct, forbid_unknown_fields=True):
@@ -83,6 +86,10 @@ class DeviceSpec:
     sources: Mapping[str, str] = field(hash=False)
     """Figure name (``memory_tbps``, a dtype, ``l2_mib``, ...) -> where the number comes from."""
     notes: str = ""
+    l2_tbps: float | None = None
+    """L2 bandwidth in TB/s, all SMs together; None where no figure can be sourced."""
+    l1_tbps: float | None = None
+    """L1/shared-memory bandwidth in TB/s, all SMs together; None where no figure can be sourced."""
 
     def peak(self, dtype: Any) -> float:
         """Dense peak for ``dtype`` (any alias or torch dtype) in TFLOP/s; DeviceError if none."""
@@ -104,7 +111,7 @@ class DeviceSpec:
             "peak_tflops": dict(self.peak_tflops), "l2_bytes": self.l2_bytes,
             "llc_bytes": self.llc_bytes, "sm_count": self.sm_count,
             "boost_clock_mhz": self.boost_clock_mhz, "sources": dict(self.sources),
-            "notes": self.notes,
+            "notes": self.notes, "l2_tbps": self.l2_tbps, "l1_tbps": self.l1_tbps,
         }
 
 
@@ -175,7 +182,7 @@ def _row_to_spec(origin: str, i: int, row: _DeviceRow, dtypes: tuple[str, ...],
                                    f"{list(dtypes)} (null where there is no figure)")
     _positive(origin, f"{where}.memory_tbps", row.memory_tbps, nullable=False)
     _positive(origin, f"{where}.sm_count", row.sm_count, nullable=False)
-    for fig in ("l2_mib", "llc_mib", "boost_clock_mhz"):
+    for fig in ("l2_mib", "llc_mib", "boost_clock_mhz", "l2_tbps", "l1_tbps"):
         _positive(origin, f"{where}.{fig}", getattr(row, fig), nullable=True)
     for dt in dtypes:
         _positive(origin, f"{where}.peak_tflops.{dt}", row.peak_tflops[dt], nullable=True)
@@ -200,6 +207,7 @@ def _row_to_spec(origin: str, i: int, row: _DeviceRow, dtypes: tuple[str, ...],
         llc_bytes=None if row.llc_mib is None else int(row.llc_mib * _MIB),
         sm_count=row.sm_count, boost_clock_mhz=row.boost_clock_mhz,
         sources=MappingProxyType(dict(row.sources)), notes=row.notes,
+        l2_tbps=row.l2_tbps, l1_tbps=row.l1_tbps,
     )
 
 
