@@ -12,14 +12,30 @@ import importlib.util
 import math
 import numbers
 import sys
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from bench_kernel.errors import InputError, TargetError, UsageError
 from bench_kernel.measure._runner import exit_call
 
-__all__ = ["Case", "load_target", "load_object", "as_cases"]
+__all__ = ["Case", "CaseOrigin", "load_target", "load_object", "as_cases", "target_case", "function_case"]
+
+
+@dataclass(frozen=True)
+class CaseOrigin:
+    """How another process builds the same case again: ``loader(**kwargs)`` returns it.
+
+    ``loader`` is an importable ``module:function`` (``bench_kernel.measure:target_case``); ``kwargs``
+    is plain JSON. Counting a case's bytes and FLOPs runs it again in a child process under the
+    counter tool (``bench_kernel.measure.collect_counters``), and a lambda does not travel there.
+    """
+
+    loader: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"loader": self.loader, "kwargs": dict(self.kwargs)}
 
 
 @dataclass(frozen=True)
@@ -40,6 +56,9 @@ class Case:
     bytes: float | None = None
     name: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    #: How a child process rebuilds this case (set by :func:`load_target` and the built-in suite); None when
+    #: it cannot be rebuilt elsewhere (a lambda handed to ``bench()``): then no counters can be collected.
+    origin: CaseOrigin | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         # A wrong field fails here, naming the case and the field, not later as inf TFLOP/s.
@@ -78,7 +97,7 @@ def _field_problem(case: Case) -> str | None:
     return None
 
 
-_KEYS = tuple(f.name for f in fields(Case))
+_KEYS = tuple(f.name for f in fields(Case) if f.name != "origin")
 
 
 def _case_from(obj: Any, where: str, default_name: str) -> Case:
@@ -193,4 +212,27 @@ def load_target(target: str) -> list[Case]:
         raise
     except BaseException as e:  # noqa: BLE001 - the factory is user code too
         raise _user_failure(f"{target}()", e) from None
-    return as_cases(value, where=f"{target}()", default_name=func_name)
+    cases = as_cases(value, where=f"{target}()", default_name=func_name)
+    return [replace(c, origin=CaseOrigin("bench_kernel.measure:target_case",
+                                         {"target": target, "index": i, "label": c.label}))
+            for i, c in enumerate(cases)]
+
+
+def target_case(target: str, index: int, label: str) -> Case:
+    """Case ``index`` of ``load_target(target)``, checked to be the one labelled ``label`` (a TargetError
+    when the target now returns other cases): how a child process gets the case a parent timed."""
+    cases = load_target(target)
+    if index >= len(cases) or cases[index].label != label:
+        found = cases[index].label if index < len(cases) else f"only {len(cases)} case(s)"
+        raise TargetError(f"{target}: case {index} is now {found!r}, not {label!r}; the target changed")
+    return cases[index]
+
+
+def function_case(fn: str, make_inputs: str | None = None) -> Case:
+    """The case of two importable functions named ``module:function`` (``bench()``'s ``fn`` and
+    ``make_inputs`` rebuilt in a child process; see ``bench_kernel.measure.function_origin``)."""
+    def imported(ref: str) -> Any:
+        module, _, name = ref.partition(":")
+        return getattr(_import_module(module), name)
+
+    return Case(fn=imported(fn), make_inputs=imported(make_inputs) if make_inputs else None)

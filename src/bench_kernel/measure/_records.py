@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
+from bench_kernel.counters import CounterReport
 from bench_kernel.measure._stats import Samples
 from bench_kernel.options import METHODS
 
@@ -143,6 +144,11 @@ class BenchResult:
     notes: tuple[str, ...] = ()
     #: A ``bench_kernel.roofline.RooflineResult`` when asked for (``run --roofline``); else None.
     roofline: Any = None
+    #: What the hardware counters measured for one call (``run --counters``): counts only, never times.
+    counters: CounterReport | None = None
+    #: A ``bench_kernel.roofline.MeasuredRoofline``: the counted bytes and FLOPs under the DRAM, L2 and L1
+    #: ceilings, beside the modelled point (``run --counters``); else None.
+    measured_roofline: Any = None
 
     def with_work(self, *, flops: float | None, bytes: float | None, notes: Sequence[str] = ()) -> "BenchResult":
         """This result with the work of one call (FLOP, bytes) set, and ``notes`` that say where it came from."""
@@ -211,6 +217,8 @@ class BenchResult:
             "achieved_tflops": _num(self.achieved_tflops),
             "achieved_tbps": _num(self.achieved_tbps),
             "roofline": self.roofline.to_dict() if self.roofline is not None else None,
+            "counters": self.counters.to_dict() if self.counters is not None else None,
+            "measured_roofline": self.measured_roofline.to_dict() if self.measured_roofline is not None else None,
             "env": dict(self.env),
             "notes": list(self.notes),
         }
@@ -219,8 +227,9 @@ class BenchResult:
     def from_dict(cls, d: dict[str, Any]) -> "BenchResult":
         """Inverse of :meth:`to_dict` (derived fields are recomputed, not read).
 
-        ``roofline`` is not rebuilt: it is a record of the ``roofline`` package, which this one
-        may not import; readers that need it take ``d["roofline"]`` (the results store keeps it).
+        ``roofline`` and ``measured_roofline`` are not rebuilt: they are records of the ``roofline``
+        package, which this one may not import; readers that need them take ``d["roofline"]`` (the
+        results store keeps it). ``counters`` is rebuilt.
         """
         version = d.get("schema_version", SCHEMA_VERSION)
         if version != SCHEMA_VERSION:
@@ -229,4 +238,5 @@ class BenchResult:
                    measurements={k: Measurement.from_dict(m) for k, m in (d.get("measurements") or {}).items()},
                    kernels=tuple(KernelStat.from_dict(k) for k in d.get("kernels") or ()),
                    env=dict(d.get("env") or {}), correct=d.get("correct"), flops=d.get("flops"),
-                   bytes=d.get("bytes"), notes=tuple(d.get("notes") or ()))
+                   bytes=d.get("bytes"), notes=tuple(d.get("notes") or ()),
+                   counters=CounterReport.from_dict(d["counters"]) if d.get("counters") else None)

@@ -11,9 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from bench_kernel.gpu import has_gpu
-from bench_kernel.measure._case import Case
+from dataclasses import replace
 
-__all__ = ["builtin_suite"]
+from bench_kernel.measure._case import Case, CaseOrigin
+
+__all__ = ["builtin_suite", "builtin_case"]
 
 
 def _gpu_sizes(memory_bytes: int) -> dict[str, int]:
@@ -49,7 +51,7 @@ def builtin_suite(device: str | None = None) -> list[Case]:
     rows, hidden = sizes["rows"], sizes["hidden"]
     elems = sizes["elems"]
     dtype_name = str(dt).replace("torch.", "")
-    return [
+    cases = [
         Case(fn=torch.matmul, make_inputs=lambda: (randn(n, n), randn(n, n)), name="gemm",
              flops=2.0 * n**3, bytes=3.0 * n * n * esize,
              params={"m": n, "n": n, "k": n, "dtype": dtype_name}),
@@ -68,3 +70,12 @@ def builtin_suite(device: str | None = None) -> list[Case]:
         Case(fn=lambda dst, src: dst.copy_(src), make_inputs=lambda: (randn(elems), randn(elems)),
              name="copy", bytes=2.0 * elems * esize, params={"elems": elems, "dtype": dtype_name}),
     ]
+    return [replace(c, origin=CaseOrigin("bench_kernel.measure:builtin_case", {"name": c.label})) for c in cases]
+
+
+def builtin_case(name: str) -> Case:
+    """The built-in case called ``name`` (how a child process rebuilds it to count its work)."""
+    for case in builtin_suite():
+        if case.label == name:
+            return case
+    raise KeyError(f"no built-in case {name!r}")
