@@ -5,7 +5,9 @@ CONTRACT (used by ``bench-kernel run --roofline`` and the CLI):
 ``count(fn, *inputs) -> Counts`` (live), ``op_work(op, args) -> Work`` (one op from its shapes: the
 formulas both share; ``from_trace`` turns a trace's recorded arguments into ``args``),
 ``over_roof(result, device, ...)`` (why a result is above its roof) and
-``plot_roofline(points, device, dtype, path, measured=None)``.
+``plot_roofline(points, device, dtype, path, measured=None)``; for counted work (``run --counters``)
+``place_measured(report, time_us, device=) -> MeasuredRoofline`` (the DRAM/L2/L1 hierarchical roofline,
+the model checked against the counts) and ``plot_measured(points, path)``.
 """
 
 from __future__ import annotations
@@ -15,9 +17,13 @@ from bench_kernel.roofline._count import Counts, OpCount, count
 from bench_kernel.roofline._formulas import Work, op_work
 from bench_kernel.roofline._judge import OVER_ROOF_MARK, over_roof
 from bench_kernel.roofline._opargs import UNKNOWN, TensorArg, from_trace
-from bench_kernel.roofline._plot import build_figure, plot_roofline
+from bench_kernel.roofline._measured import (LEVELS, MODEL_TOLERANCE, LevelPoint, MeasuredRoofline, ModelCheck,
+                                             check_model, place_measured)
+from bench_kernel.roofline._plot import build_figure, build_measured_figure, plot_measured, plot_roofline
 
 __all__ = [
+    "LEVELS", "MODEL_TOLERANCE", "LevelPoint", "MeasuredRoofline", "ModelCheck", "build_measured_figure",
+    "check_model", "place_measured", "plot_measured",
     "OVER_ROOF_MARK",
     "UNKNOWN",
     "Counts",

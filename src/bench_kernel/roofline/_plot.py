@@ -8,6 +8,7 @@ into SVG ids, and SVG text stays text: both make the file checkable and editable
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -105,6 +106,98 @@ def plot_roofline(points: Iterable[RooflineResult] | Mapping[str, RooflineResult
     if out.suffix.lower() not in _FORMATS:
         raise UsageError(f"plot file {str(out)!r} must end in .png or .svg (got {out.suffix or 'no suffix'!r})")
     fig = build_figure(points, device, dtype, measured)
+    from matplotlib import rc_context
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with rc_context({"svg.fonttype": "none"}):
+        fig.savefig(out, dpi=150, bbox_inches="tight")
+    return out
+
+
+_LEVEL_STYLE = {"dram": ("#1f77b4", "o", "DRAM"), "l2": ("#ff7f0e", "^", "L2"), "l1": ("#2ca02c", "s", "L1")}
+
+
+def build_measured_figure(points: Mapping[str, Any]) -> Any:
+    """The hierarchical roofline of counted work (``MeasuredRoofline`` records, label -> record): one
+    ceiling per memory level, the compute roof of each precision, each case's DRAM/L2/L1 points joined
+    by a thin line, and its modelled point hollow. gids: ``ceiling-<level>``, ``roof-<dtype>``,
+    ``point-<i>-<level>``, ``model-<i>``."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise UsageError("plotting needs matplotlib: pip install 'bench-kernel[plot]'") from None
+    shown = [(label, p) for label, p in points.items() if p.flops > 0]
+    hidden = [label for label, p in points.items() if p.flops <= 0]
+    # A level that carried under 1% of the DRAM bytes (TMA loads bypass L1 in Hopper GEMMs) would sit
+    # decades to the right of the rest: it is left out of the plot (the JSON keeps it) and said so.
+    skipped = sorted({f"{lp.level} of {label}" for label, p in shown for lp in p.levels
+                      if p.level("dram") and lp.bytes < 0.01 * p.level("dram").bytes})
+    shown = [(label, replace(p, levels=tuple(lp for lp in p.levels if not (
+        p.level("dram") and lp.bytes < 0.01 * p.level("dram").bytes)))) for label, p in shown]
+    if not shown:
+        raise UsageError("nothing to plot: no case has counted FLOPs (pure data movement has no intensity)")
+    xs_known = [lp.intensity for _, p in shown for lp in p.levels if lp.intensity]
+    xs_known += [p.modelled_intensity for _, p in shown if p.modelled_intensity]
+    x_lo, x_hi = min(xs_known) / 10, max(xs_known) * 10
+    xs = [x_lo * (x_hi / x_lo) ** (i / 255) for i in range(256)]
+    peaks = {p.dtype: p.compute_peak_tflops for _, p in shown if p.compute_peak_tflops}
+    top = max(peaks.values(), default=max(p.achieved_tflops for _, p in shown) * 10)
+    fig = Figure(figsize=(8.5, 6.0))
+    ax = fig.subplots()
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ceilings = {lp.level: (lp.ceiling_tbps, lp.ceiling_source) for _, p in shown for lp in p.levels if lp.ceiling_tbps}
+    for level, (tbps, source) in ceilings.items():
+        color, _, label = _LEVEL_STYLE[level]
+        (line,) = ax.plot(xs, [min(top, tbps * x) for x in xs], color=color, linewidth=1.6,
+                          label=f"{label} ceiling {tbps:.2f} TB/s ({source})")
+        line.set_gid(f"ceiling-{level}")
+    for dtype, peak in peaks.items():
+        (line,) = ax.plot([x_lo, x_hi], [peak, peak], linestyle="--", color="#444444", linewidth=1.2,
+                          label=f"{dtype} peak {peak:,.0f} TFLOP/s (spec, dense)")
+        line.set_gid(f"roof-{dtype}")
+    for i, (label, p) in enumerate(shown):
+        y = p.achieved_tflops
+        lxs = [lp.intensity for lp in p.levels if lp.intensity]
+        ax.plot(lxs, [y] * len(lxs), color="#999999", linewidth=0.8, zorder=3)
+        for lp in p.levels:
+            if lp.intensity:
+                color, marker, _ = _LEVEL_STYLE[lp.level]
+                dot = ax.scatter([lp.intensity], [y], marker=marker, s=42, color=color, edgecolors="black",
+                                 linewidths=0.5, zorder=5)
+                dot.set_gid(f"point-{i}-{lp.level}")
+        ax.annotate(label, (max(lxs), y), textcoords="offset points", xytext=(6, 3 if i % 2 == 0 else -10),
+                    fontsize=8)
+        if p.modelled_intensity:
+            model = ax.scatter([p.modelled_intensity], [p.model_flops / p.time_us / 1e6], marker="D", s=40,
+                               facecolors="none", edgecolors="black", linewidths=1.0, zorder=6)
+            model.set_gid(f"model-{i}")
+    for level, (color, marker, label) in _LEVEL_STYLE.items():
+        ax.scatter([], [], marker=marker, color=color, edgecolors="black", linewidths=0.5,
+                   label=f"counted {label} bytes")
+    ax.scatter([], [], marker="D", facecolors="none", edgecolors="black", label="modelled FLOPs and bytes")
+    ys = [p.achieved_tflops for _, p in shown]
+    ax.set_xlim(x_lo, x_hi)
+    ax.set_ylim(min(ys + [min(ceilings.values(), default=(top, ""))[0] * x_lo]) / 3, top * 3)
+    ax.set_xlabel("Arithmetic intensity (counted FLOP / byte at each level)")
+    ax.set_ylabel("Performance (TFLOP/s: counted FLOPs / bench-kernel's time)")
+    device = shown[0][1].device
+    ax.set_title(f"Hierarchical roofline, {device}: counts from hardware counters, times from bench-kernel")
+    ax.grid(True, which="both", linewidth=0.3, alpha=0.5)
+    ax.legend(loc="upper left", fontsize=7)
+    said = ([f"not shown (0 FLOPs counted): {', '.join(hidden)}"] if hidden else []) + (
+        [f"under 1% of the DRAM bytes, not shown: {', '.join(skipped)}"] if skipped else [])
+    if said:
+        fig.text(0.01, 0.005, "; ".join(said), fontsize=7)
+    return fig
+
+
+def plot_measured(points: Mapping[str, Any], path: str | Path) -> Path:
+    """Save :func:`build_measured_figure` of ``points`` to ``path`` (.png or .svg); returns the path."""
+    out = Path(path)
+    if out.suffix.lower() not in _FORMATS:
+        raise UsageError(f"plot file {str(out)!r} must end in .png or .svg (got {out.suffix or 'no suffix'!r})")
+    fig = build_measured_figure(points)
     from matplotlib import rc_context
 
     out.parent.mkdir(parents=True, exist_ok=True)
