@@ -53,6 +53,9 @@ class Options:
     device_index: the GPU to measure on.
     roofline: place each result under the roofs of ``device`` (FLOPs/bytes not given are counted).
     device: the peak-table name for ``roofline`` (None: the GPU measured on).
+    counters: after timing, count one call's DRAM/L2/L1 bytes and FLOPs with the GPU's hardware
+        counters (ncu; rocprofv3 on AMD) in a child process, and place them beside the model on the
+        hierarchical roofline; implies ``roofline``.
     """
 
     methods: tuple[str, ...] = DEFAULT_METHODS
@@ -64,6 +67,7 @@ class Options:
     device_index: int = 0
     roofline: bool = False
     device: str | None = None
+    counters: bool = False
 
     def __post_init__(self) -> None:
         methods = (self.methods,) if isinstance(self.methods, str) else tuple(self.methods or ())
@@ -87,9 +91,11 @@ class Options:
             raise UsageError(f"device_index must be a GPU index >= 0, got {self.device_index!r}")
         if self.device is not None and (not isinstance(self.device, str) or not self.device.strip()):
             raise UsageError(f"device must be a peak-table name (see 'bench-kernel devices'), got {self.device!r}")
-        for flag in ("steady", "roofline"):
+        for flag in ("steady", "roofline", "counters"):
             if not isinstance(getattr(self, flag), bool):
                 raise UsageError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+        if self.counters:  # counted work is placed beside the model's point: the model must be placed too
+            object.__setattr__(self, "roofline", True)
 
     @classmethod
     def build(cls, base: "Options | None" = None, **given: Any) -> "Options":
@@ -165,4 +171,7 @@ OPTION_FIELDS: tuple[OptionField, ...] = (
                 "Place each case under the device's roofs (counts the FLOPs/bytes a case omits)."),
     OptionField("device", "--device", "text",
                 "Peak-table device for --roofline (default: this GPU; see 'bench-kernel devices')."),
+    OptionField("counters", "--counters", "flag",
+                "After timing, count one call's DRAM/L2/L1 bytes and FLOPs with the GPU's hardware counters "
+                "(ncu; rocprofv3 on AMD) in a child process, and place them beside the model; implies --roofline."),
 )

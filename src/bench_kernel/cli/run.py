@@ -42,7 +42,7 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
 
     from bench_kernel.options import Options
     from bench_kernel.orchestrate import CaseRunner, plot_results
-    from bench_kernel.report import printable, results_table
+    from bench_kernel.report import counted, counter_kernels_table, counters_table, printable, results_table
     from bench_kernel.results import open_store
 
     # Wrong options fail before any case is loaded or timed, with nothing else printed.
@@ -62,7 +62,10 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
         click.get_current_context().call_on_close(runner.store.close)
 
     def write(results: list[Any]) -> None:
-        emit(output, data={"results": [r.to_dict() for r in results]}, tables=results_table(results))
+        triples = counted(results)  # run --counters: the model against the counts, per case and per kernel
+        tables = [results_table(results)]
+        tables += [counters_table(triples), counter_kernels_table(triples)] if triples else []
+        emit(output, data={"results": [r.to_dict() for r in results]}, tables=tables)
 
     with UserOutputToStderr() as user_io, err.status("") as status:
         def stuck(so_far: Any, limit: Any) -> None:

@@ -13,9 +13,11 @@ from typing import Any, Callable
 
 from bench_kernel.errors import BenchKernelError, UsageError
 from bench_kernel.gpu import has_gpu
-from bench_kernel.measure import BenchResult, Case, TimeLimit, as_case, capture_env, guard, measure_case
+from bench_kernel.measure import DEFAULT_COUNTER_TIMEOUT_S, BenchResult, Case, TimeLimit, as_case, capture_env
+from bench_kernel.measure import function_origin, guard, measure_case
 from bench_kernel.options import Options
 from bench_kernel.orchestrate._count import CaseWork, count_work, infer_dtype
+from bench_kernel.orchestrate._counters import add_counters
 from bench_kernel.orchestrate._roofline import place, resolve_device
 
 __all__ = ["bench", "bench_case"]
@@ -25,7 +27,9 @@ def bench_case(case: Case, options: Options, *, env: dict[str, Any] | None = Non
                progress: Callable[[str], None] | None = None,
                on_stuck: Callable[[Any], Any] | None = None) -> BenchResult:
     """Measure one :class:`Case` as ``options`` say, within ``options.timeout_s`` (the counting pass
-    included), and with ``options.roofline`` place it under the device's roofs.
+    included), and with ``options.roofline`` place it under the device's roofs. With
+    ``options.counters``, then count one call with the hardware counters in a child process
+    (``add_counters``; that child gets ``options.timeout_s`` of its own).
 
     env: the machine's state (:func:`~bench_kernel.measure.capture_env`), taken once per run by the
     caller; captured here when None. roof: the resolved device spec for the roofline, likewise
@@ -39,9 +43,14 @@ def bench_case(case: Case, options: Options, *, env: dict[str, Any] | None = Non
         env = capture_env(options.device_index)  # torch's first import (seconds) is not the case's time
     with TimeLimit(options.timeout_s, case.label, on_stuck=on_stuck):
         result = measure_case(case, options, env=env, progress=progress)
-        if not options.roofline or result.correct is False:
-            return result
-        return _place(case, result, roof, options, progress)
+        if options.roofline and result.correct is not False:
+            result = _place(case, result, roof, options, progress)
+    if not options.counters:
+        return result
+    # Outside the case's limit: the counter tool's child process is stopped by a timeout of its own (the
+    # case's limit again), never interrupted half-way.
+    return add_counters(case, result, roof, device_index=options.device_index, progress=progress,
+                        timeout_s=options.timeout_s or DEFAULT_COUNTER_TIMEOUT_S)
 
 
 def _place(case: Case, result: BenchResult, roof: Any, options: Options,
@@ -72,7 +81,8 @@ def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | Non
           precision: float = Options.precision, max_time_s: float = Options.max_time_s,
           timeout_s: float | None = Options.timeout_s, steady: bool = Options.steady,
           device_index: int = Options.device_index, roofline: bool = Options.roofline,
-          device: str | None = Options.device, options: Options | None = None) -> BenchResult:
+          device: str | None = Options.device, counters: bool = Options.counters,
+          options: Options | None = None) -> BenchResult:
     """Time ``fn`` on the GPU (or the host without one) and return a :class:`BenchResult`.
 
     fn: a zero-argument callable, or ``fn(*inputs)`` with ``make_inputs()`` building one fresh
@@ -94,12 +104,17 @@ def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | Non
         ``Measurement.sm_clock_mhz`` either way.
     roofline: also place the result under the roofs of ``device`` (peak-table name; default the
         current GPU) as ``result.roofline``; FLOPs/bytes not given are counted from one call.
+    counters: also count one call's DRAM/L2/L1 bytes and FLOPs with the GPU's hardware counters (ncu or
+        rocprofv3, in a child process, after timing) as ``result.counters``, placed on the hierarchical
+        roofline as ``result.measured_roofline``; implies ``roofline``. The child rebuilds the case, so
+        ``fn`` (and ``make_inputs``) must be importable module-level functions, or ``fn`` a Case loaded
+        from a TARGET (``load_target``); otherwise a note says why nothing was counted.
     options: all of the above at once, as an :class:`~bench_kernel.options.Options` (then leave
         the separate keywords at their defaults).
     Raises MeasurementError when ``fn`` raises; UsageError for bad arguments.
     """
     given = dict(methods=methods, cache=cache, precision=precision, max_time_s=max_time_s, timeout_s=timeout_s,
-                 steady=steady, device_index=device_index, roofline=roofline, device=device)
+                 steady=steady, device_index=device_index, roofline=roofline, device=device, counters=counters)
     if options is None:
         options = Options(**given)
     else:
@@ -109,4 +124,6 @@ def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | Non
             raise UsageError(f"bench(): give either options= or {', '.join(changed)}, not both")
     case = as_case(fn, make_inputs=make_inputs, reference=reference, flops=flops, bytes=bytes, name=name,
                    params=params)
+    if options.counters and case.origin is None:
+        case = dataclasses.replace(case, origin=function_origin(case.fn, case.make_inputs))
     return bench_case(case, options)

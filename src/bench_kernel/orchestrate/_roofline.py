@@ -58,10 +58,18 @@ def place(result: BenchResult, spec: Any, work: CaseWork, *, warm_cache: bool = 
 
 def plot_results(results: list[BenchResult], path: str) -> list[str]:
     """Roofline plot(s) of the results that were placed: one file per dtype (``name-<dtype>.png``
-    when there are several). Returns the paths written."""
+    when there are several). With counted work (``--counters``) the one hierarchical roofline of the
+    counted cases instead: DRAM/L2/L1 points beside each modelled point. Returns the paths written."""
     from bench_kernel.hardware import load_calibration
-    from bench_kernel.roofline import plot_roofline
+    from bench_kernel.roofline import plot_measured, plot_roofline
 
+    placed_counts = [r for r in results if r.measured_roofline is not None]
+    names = [r.name for r in placed_counts]
+    counted = {(r.name if names.count(r.name) == 1 else
+                f"{r.name} {' '.join(f'{k}={v}' for k, v in r.params.items())}"): r.measured_roofline
+               for r in placed_counts}
+    if counted:
+        return [str(plot_measured(counted, path))]
     placed = [r.roofline for r in results if r.roofline is not None]
     if not placed:
         raise DeviceError("nothing to plot: no result could be placed under a roofline")

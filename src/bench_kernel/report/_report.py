@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 from bench_kernel.report._html import Markup, el, join
 from bench_kernel.report._html_page import Section, page
+from bench_kernel.report._counters import counters_section
 from bench_kernel.report._html_table import html_table
 from bench_kernel.report._report_compare import comparison_section, sweep_plots, sweep_tables
 from bench_kernel.report._report_results import kernels_section, results_section, roofline_plots
@@ -64,6 +65,9 @@ def render_report(model: Any, *, title: str | None = None, generated_at: str | N
         kernels = kernels_section(results)
         if kernels is not None:
             sections.append(Section("kernels", "Per-kernel breakdown", kernels))
+        counts = counters_section([p for inp in results for p in inp.points if p.status == "ok"])
+        if counts is not None:
+            sections.append(Section("counters", "Hardware counters", counts))
     for i, t in enumerate(traces, 1):
         sections.append(Section(f"trace-{i}", f"Trace: {t.label}", trace_section(t, i)))
     when = generated_at or _now()

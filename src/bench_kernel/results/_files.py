@@ -29,7 +29,8 @@ def points_from_output(data: Any, where: str) -> tuple[RunInfo | None, list[Poin
             points = []
             for d in data["results"]:
                 r = BenchResult.from_dict(d)
-                points.append(PointResult(r.name, dict(r.params), status_of(r), r, roofline=d.get("roofline")))
+                points.append(PointResult(r.name, dict(r.params), status_of(r), r, roofline=d.get("roofline"),
+                                          measured_roofline=d.get("measured_roofline")))
             return None, points
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise _bad(where, f"{type(e).__name__}: {e}") from None

@@ -121,6 +121,8 @@ class PointResult:
     finished_at: str | None = None
     #: the roofline placement as stored (``BenchResult.from_dict`` does not rebuild it)
     roofline: dict[str, Any] | None = None
+    #: the counted work's hierarchical roofline as stored (``run --counters``; not rebuilt either)
+    measured_roofline: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.status not in POINT_STATUSES:
@@ -145,6 +147,8 @@ class PointResult:
         result = self.result.to_dict()
         if self.roofline is not None and result.get("roofline") is None:
             result["roofline"] = self.roofline
+        if self.measured_roofline is not None and result.get("measured_roofline") is None:
+            result["measured_roofline"] = self.measured_roofline
         return {"provider": self.provider, "params": dict(self.params), "status": self.status,
                 "error": self.error, "worker": self.worker, "wall_s": self.wall_s,
                 "run_id": self.run_id, "finished_at": self.finished_at, "result": result}
@@ -155,4 +159,4 @@ class PointResult:
         return cls(provider=d["provider"], params=dict(d.get("params") or {}), status=d["status"],
                    result=BenchResult.from_dict(result), error=d.get("error"), worker=d.get("worker"),
                    wall_s=d.get("wall_s"), run_id=d.get("run_id"), finished_at=d.get("finished_at"),
-                   roofline=result.get("roofline"))
+                   roofline=result.get("roofline"), measured_roofline=result.get("measured_roofline"))

@@ -264,7 +264,7 @@ class Store:
         self._write([(sql, args)], "saving a point")
         return PointResult(provider=result.name, params=dict(result.params), status=status, result=result,
                            error=error, worker=worker, wall_s=wall_s, run_id=run_id, finished_at=finished,
-                           roofline=data.get("roofline"))
+                           roofline=data.get("roofline"), measured_roofline=data.get("measured_roofline"))
 
     _POINT_COLS = "run_id, provider, params_key, status, error, worker, wall_s, finished_at, result"
 
@@ -277,7 +277,8 @@ class Store:
         result = BenchResult.from_dict(data) if data else BenchResult(name=provider, params=params)
         return PointResult(provider=provider, params=params, status=status, result=result, error=error,
                            worker=worker, wall_s=wall_s, run_id=run_id, finished_at=finished,
-                           roofline=(data or {}).get("roofline"))
+                           roofline=(data or {}).get("roofline"),
+                           measured_roofline=(data or {}).get("measured_roofline"))
 
     def points(self, run: int | str | RunInfo, *, include_running: bool = False) -> list[PointResult]:
         """The points of a run in the order they finished (``running`` ones only if asked)."""
