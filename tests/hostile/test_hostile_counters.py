@@ -171,3 +171,18 @@ def test_run_counters_on_a_machine_without_gpu_keeps_the_timings(run_cli, tmp_pa
     assert result["counters"]["error"] == "no GPU: hardware counters need a CUDA or ROCm device"
     assert "counters: no GPU: hardware counters need a CUDA or ROCm device (the timings above are unaffected)" \
         in result["notes"]
+
+
+def test_roofline_counters_file_errors(run_cli, tmp_path):
+    base = ["roofline", "--flops", "1e9", "--bytes", "1e6", "--time-us", "10", "--device", "H200"]
+    r = run_cli(*base, "--counters", str(tmp_path / "nope.csv"))
+    assert (r.exit_code, r.stderr) == (1, f"bench-kernel: error: counter file '{tmp_path}/nope.csv' does not exist\n")
+    trace = Path(__file__).resolve().parent.parent / "data" / "trace" / "eager.json"
+    r = run_cli(*base, "--counters", str(trace))
+    assert r.exit_code == 1 and r.stderr.startswith(f"bench-kernel: error: {trace}: no Nsight Compute CSV table")
+    r = run_cli(*base, "--nvtx-range", "bk_x")
+    assert (r.exit_code, r.stderr) == (2, "bench-kernel: error: --nvtx-range selects launches of --counters FILE: "
+                                          "add --counters\n")
+    r = run_cli(*base, "--counters", str(DATA / "ncu_raw_h200_suite.csv"), "--nvtx-range", "bk_nothing")
+    assert (r.exit_code, r.stderr) == (1, f"bench-kernel: error: {DATA / 'ncu_raw_h200_suite.csv'}: no kernel launch "
+                                          f"in the NVTX range 'bk_nothing'\n")

@@ -49,22 +49,44 @@ def _table(result: Any, plot: Path | None) -> Table:
 @click.option("--no-measured", is_flag=True, help="Ignore the cached calibration: spec roof only.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the roofline plot to FILE (.png or .svg).")
-@output_options()
+@click.option("--counters", "counters_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Check the model against hardware counts: an ncu CSV (--csv, --page raw or --import) or a "
+                   "rocprofv3 counter_collection.csv of the same call; all its launches are summed.")
+@click.option("--nvtx-range", default=None, help="With --counters: only the launches in this NVTX push/pop range.")
+@output_options(inputs=lambda kw: [kw["counters_path"]] if kw.get("counters_path") else [])
 def command(flops: float, n_bytes: float, time_us: float, device: str | None, dtype: str, name: str | None,
             launch_us: float | None, events_us: float | None, graph_us: float | None, timed_with: str,
-            no_measured: bool, plot_path: Path | None, output: Output) -> None:
-    """Place one measurement under the spec roof (and the measured roof when calibrated)."""
+            no_measured: bool, plot_path: Path | None, counters_path: Path | None, nvtx_range: str | None,
+            output: Output) -> None:
+    """Place one measurement under the spec roof (and the measured roof when calibrated); with
+    --counters, also the counted bytes and FLOPs on the DRAM/L2/L1 roofline, the model checked."""
+    from bench_kernel.counters import read_counters
+    from bench_kernel.errors import UsageError
     from bench_kernel.hardware import detect_device, get_device, load_calibration
-    from bench_kernel.roofline import analyze, plot_roofline
+    from bench_kernel.report import counter_kernels_table, counters_table
+    from bench_kernel.roofline import analyze, place_measured, plot_measured, plot_roofline
 
+    if nvtx_range is not None and counters_path is None:
+        raise UsageError("--nvtx-range selects launches of --counters FILE: add --counters")
+    report = read_counters(counters_path, nvtx_range=nvtx_range) if counters_path is not None else None
     spec = get_device(device) if device is not None else detect_device()
     cal = None if no_measured else load_calibration(spec.name)
     result = analyze(flops, n_bytes, time_us, device=spec, dtype=dtype, name=name,
                       launch_overhead_us=launch_us, events_us=events_us, graph_us=graph_us,
                       timed_with=timed_with, calibration=cal if cal is not None else False)
-    if plot_path is not None:
+    placed = None if report is None else place_measured(
+        report, time_us, device=spec, name=name or "one call", time_method=timed_with, model_flops=flops,
+        model_bytes=n_bytes, model_dtype=dtype, calibration=cal if cal is not None else False)
+    if plot_path is not None and placed is not None:
+        plot_measured({placed.name: placed}, plot_path)
+    elif plot_path is not None:
         plot_roofline([result], spec, dtype, plot_path, measured=cal)
     data = result.to_dict()
+    tables = [_table(result, plot_path)]
+    if placed is not None:
+        data.update(counters=report.to_dict(), measured_roofline=placed.to_dict())
+        triples = [(placed.name, report, placed)]
+        tables += [counters_table(triples), counter_kernels_table(triples)]
     if plot_path is not None:
         data["plot"] = str(plot_path)
-    emit(output, data=data, tables=_table(result, plot_path))
+    emit(output, data=data, tables=tables)

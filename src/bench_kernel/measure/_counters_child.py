@@ -35,6 +35,8 @@ def run(spec: dict[str, Any]) -> None:
     from bench_kernel.measure._inputs import call_with
 
     case = _loader(spec["loader"])(**spec["kwargs"])
+    if not torch.cuda.is_available():
+        raise RuntimeError("no CUDA/HIP GPU is visible to the child process")
     torch.cuda.set_device(int(spec.get("device_index", 0)))
     inputs = case.make_inputs() if case.make_inputs is not None else None
     for _ in range(int(spec.get("warmup", 3))):

@@ -75,7 +75,7 @@ def counter_kernels_table(triples: Sequence[tuple[str, Any, Any]]) -> Table:
         for j in joined:
             c = j.counters
             rows.append({"case": label, "kernel": _short(j.name), "name": j.name, "per_call": j.launches_per_call,
-                         "matched_by": j.matched_by,
+                         "matched_by": j.matched_by if report.joined else None,
                          **({} if c is None else {
                              "dram_bytes": c.dram_bytes, "l2_bytes": c.l2_bytes, "l1_bytes": c.l1_bytes,
                              "gflop": _giga(c.flops), "memory_sol_pct": c.memory_sol_pct,
