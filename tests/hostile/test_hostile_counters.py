@@ -186,3 +186,23 @@ def test_roofline_counters_file_errors(run_cli, tmp_path):
     r = run_cli(*base, "--counters", str(DATA / "ncu_raw_h200_suite.csv"), "--nvtx-range", "bk_nothing")
     assert (r.exit_code, r.stderr) == (1, f"bench-kernel: error: {DATA / 'ncu_raw_h200_suite.csv'}: no kernel launch "
                                           f"in the NVTX range 'bk_nothing'\n")
+
+
+def test_sweep_counters_without_gpu_stores_the_reason_with_each_point(run_cli, tmp_path):
+    pytest.importorskip("torch")
+    from bench_kernel.gpu import has_gpu
+
+    if has_gpu():
+        pytest.skip("this machine has a GPU: the no-GPU path is not taken")
+    spec = tmp_path / "spec.py"
+    spec.write_text("import torch\n\ndef case(p):\n    return {'fn': torch.add, 'make_inputs': lambda: "
+                    "(torch.ones(p['n']), torch.ones(p['n']))}\n\n"
+                    "sweep = {'axes': {'n': [64, 128]}, 'providers': {'torch': case}}\n")
+    db = tmp_path / "r.db"
+    r = run_cli("sweep", str(spec), "--counters", "--method", "host", "--max-time", "0.02", "--db", str(db), "--json")
+    assert r.exit_code == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["run"]["config"]["options"]["counters"] is True
+    errors = [p["result"]["counters"]["error"] for p in data["points"]]
+    assert errors == ["no GPU: hardware counters need a CUDA or ROCm device"] * 2
+    assert all(p["status"] == "ok" and p["result"]["measurements"]["host"]["median_us"] > 0 for p in data["points"])

@@ -84,8 +84,9 @@ def collect_counters(case: Case, result: BenchResult, *, device_index: int = 0,
     tool, chip = _device(device_index)
     if case.origin is None:
         return CounterReport(tool, chip=chip, error=(
-            "this case cannot be rebuilt in another process (a lambda or closure given to bench()): load it "
-            "from a TARGET (bench_kernel.load_target('file.py:func')) or run 'bench-kernel run TARGET --counters'"))
+            "this case cannot be rebuilt in another process (a lambda or closure given to bench(), or a sweep "
+            "defined in code): load it from a file (bench_kernel.load_target('file.py:func'), a sweep spec file) "
+            "or run 'bench-kernel run TARGET --counters'"))
     if progress:
         progress(f"{case.label}: counting bytes and FLOPs with {tool}")
     child = child_command(case.origin, device_index)

@@ -13,13 +13,13 @@ from dataclasses import replace
 from typing import Any
 
 from bench_kernel.errors import BenchKernelError, TargetError, Unsupported
-from bench_kernel.measure import BenchResult, Case, as_cases
+from bench_kernel.measure import BenchResult, Case, CaseOrigin, as_cases
 from bench_kernel.options import Options
 from bench_kernel.orchestrate import bench_case
 from bench_kernel.results import PointResult, status_of
 from bench_kernel.sweeps._spec import SweepSpec
 
-__all__ = ["run_unit", "case_at"]
+__all__ = ["run_unit", "case_at", "point_case"]
 
 
 def case_at(spec: SweepSpec, provider: str, point: dict[str, Any]) -> Case:
@@ -37,6 +37,14 @@ def case_at(spec: SweepSpec, provider: str, point: dict[str, Any]) -> Case:
         raise TargetError(f"provider {provider!r} returned {len(cases)} cases at {point}; a provider "
                           f"builds one case per point")
     return cases[0]
+
+
+def point_case(spec: str, provider: str, point: dict[str, Any]) -> Case:
+    """``provider``'s case at ``point`` of the spec file ``spec`` (``path.py:name``): how the child process
+    that counts a point's work (``sweep --counters``) builds it again."""
+    from bench_kernel.sweeps._spec import load_spec
+
+    return case_at(load_spec(spec), provider, point)
 
 
 def _unsupported_cause(e: BaseException) -> Unsupported | None:
@@ -81,6 +89,9 @@ def run_unit(spec: SweepSpec, point: dict[str, Any], provider: str, options: Opt
         except BenchKernelError as e:
             notes.append(f"not checked: the baseline could not be built: {e}")
     case = replace(case, name=provider, params=dict(point))
+    if options.counters and spec.target is not None:  # the child that counts the point imports the spec file
+        case = replace(case, origin=CaseOrigin("bench_kernel.sweeps:point_case",
+                                               {"spec": spec.target, "provider": provider, "point": dict(point)}))
     try:
         result = bench_case(case, options, env=env)
     except BenchKernelError as e:
