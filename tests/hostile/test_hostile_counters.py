@@ -154,12 +154,17 @@ def test_child_error_marker_is_the_one_the_child_prints():
     assert _counters_child.CHILD_ERROR == CHILD_ERROR
 
 
-def test_run_counters_on_a_machine_without_gpu_keeps_the_timings(run_cli, tmp_path):
+@pytest.fixture
+def no_gpu():
+    """Skip on a machine with a GPU: these tests take the path of one without."""
     pytest.importorskip("torch")
     from bench_kernel.gpu import has_gpu
 
     if has_gpu():
         pytest.skip("this machine has a GPU: the no-GPU path is not taken")
+
+
+def test_run_counters_on_a_machine_without_gpu_keeps_the_timings(run_cli, tmp_path, no_gpu):
     target = tmp_path / "t.py"
     target.write_text("import torch\n\ndef cases():\n    return [{'name': 'add', 'fn': torch.add,\n"
                       "             'make_inputs': lambda: (torch.ones(256), torch.ones(256))}]\n")
@@ -188,12 +193,7 @@ def test_roofline_counters_file_errors(run_cli, tmp_path):
                                           f"in the NVTX range 'bk_nothing'\n")
 
 
-def test_sweep_counters_without_gpu_stores_the_reason_with_each_point(run_cli, tmp_path):
-    pytest.importorskip("torch")
-    from bench_kernel.gpu import has_gpu
-
-    if has_gpu():
-        pytest.skip("this machine has a GPU: the no-GPU path is not taken")
+def test_sweep_counters_without_gpu_stores_the_reason_with_each_point(run_cli, tmp_path, no_gpu):
     spec = tmp_path / "spec.py"
     spec.write_text("import torch\n\ndef case(p):\n    return {'fn': torch.add, 'make_inputs': lambda: "
                     "(torch.ones(p['n']), torch.ones(p['n']))}\n\n"
