@@ -119,6 +119,16 @@ def test_the_child_runs_under_the_tool_and_its_failure_is_repeated(tmp_path):
     assert "raised ValueError: no such shape" in report.error
 
 
+def test_a_failing_child_is_said_even_when_ncu_exits_0(tmp_path):
+    ncu = fake_tool(tmp_path, f"""
+        print('==PROF== Connected to process 7 (/usr/bin/python3.12)')
+        print({CHILD_ERROR!r} + 'TargetError: cannot import module mypkg', file=sys.stderr)
+        print('==WARNING== No kernels were profiled.')
+    """)
+    report = collect_ncu(CHILD, chip="gh100", timeout_s=10, ncu=str(ncu))
+    assert report.error == "the counted call failed in the child process: TargetError: cannot import module mypkg"
+
+
 def test_a_metric_this_ncu_lacks_is_dropped_once(tmp_path):
     calls = tmp_path / "calls"
     ncu = fake_tool(tmp_path, f"""

@@ -21,6 +21,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
@@ -28,7 +29,7 @@ from bench_kernel.counters._join import in_range, to_kernels
 from bench_kernel.counters._ncu import NO_KERNELS, Launch, parse_ncu_csv
 from bench_kernel.counters._records import CounterReport
 from bench_kernel.counters._rocprof import parse_rocprof_csv
-from bench_kernel.counters._table import metric_table
+from bench_kernel.counters._table import MetricTable, metric_table
 from bench_kernel.errors import InputError
 
 __all__ = ["RANGE_NAME", "CHILD_ERROR", "collect_ncu", "collect_rocprof", "ncu_command"]
@@ -116,12 +117,12 @@ def collect_ncu(child: Sequence[str], *, chip: str | None, timeout_s: float,
     ``chip`` is ncu's chip name (``gh100``) and picks the metrics; ``ncu`` the executable (default:
     ``ncu`` on PATH). The report's kernels are in launch order, not yet joined to a breakdown.
     """
-    table = metric_table("ncu")
+    metric_rows = metric_table("ncu")
     exe = ncu or shutil.which("ncu")
     if exe is None:
         return CounterReport("ncu", error="ncu (Nsight Compute) is not on PATH: install it or add its folder to "
                                           "PATH to count bytes and FLOPs")
-    metrics = table.requested(chip)
+    metrics = metric_rows.requested(chip)
     notes: list[str] = []
     t0 = time.perf_counter()
     cmd = ncu_command(exe, metrics, child, range_name)
@@ -134,22 +135,22 @@ def collect_ncu(child: Sequence[str], *, chip: str | None, timeout_s: float,
         rc, out, err = _run(cmd, max(timeout_s - (time.perf_counter() - t0), 1.0), env)
     report = CounterReport("ncu", chip=chip, tool_version=_version(exe), wall_s=time.perf_counter() - t0,
                            command=tuple(cmd), notes=tuple(notes))
-    if rc != 0 or _PERMISSION in out + err:
+    if rc != 0 or _PERMISSION in out + err or CHILD_ERROR in err:
         return report.with_error(_failure("ncu", rc, out, err, timeout_s))
+    # The table is on ncu's stdout; should a version print it with its messages on stderr, take it there.
+    table = out if '"ID",' in out or '"ID",' not in err else err
     try:
-        launches = in_range(parse_ncu_csv(out, "ncu's output"), range_name)
+        launches = in_range(parse_ncu_csv(table, "ncu's output"), range_name)
     except InputError as e:
         return report.with_error(str(e))
     if not launches:
         said = NO_KERNELS if NO_KERNELS in out else "none inside the range"
         return report.with_error(f"ncu counted no kernel in the NVTX range {range_name!r} ({said}): does the call "
                                  f"launch GPU work, from the calling thread?")
-    return _with_kernels(report, launches, table)
+    return _with_kernels(report, launches, metric_rows)
 
 
-def _with_kernels(report: CounterReport, launches: Sequence[Launch], table) -> CounterReport:
-    from dataclasses import replace
-
+def _with_kernels(report: CounterReport, launches: Sequence[Launch], table: MetricTable) -> CounterReport:
     kernels, formulas = to_kernels(launches, table)
     return replace(report, kernels=tuple(kernels), formulas=formulas)
 
