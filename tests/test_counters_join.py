@@ -40,7 +40,8 @@ def test_two_instantiations_of_one_kernel_go_to_their_own_rows():
 
 
 def test_kineto_and_ncu_spell_the_layer_norm_differently_and_still_join():
-    kineto = _kineto("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float, false>")
+    kineto = _kineto("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float, "
+                     "false>")
     (row,), notes = join([_launch("rmsnorm")], [(kineto, 1.0)])
     assert row.matched_by == "name" and row.counters.registers_per_thread == 27 and notes == []
 

@@ -33,7 +33,8 @@ def _counted(name: str, case: str, time_us: float, flops: float, nbytes: float, 
 
 def _results() -> list[BenchResult]:
     sgemm = _counted("sgemm", "gemm_2048_fp32", 330.0, 2.0 * 2048**3, 3 * 4 * 2048**2, GEMM)
-    missing = replace(gpu_result("no_ncu", {}, 10.0, bytes=1e6), counters=CounterReport("ncu", error="ncu is not on PATH"))
+    missing = replace(gpu_result("no_ncu", {}, 10.0, bytes=1e6),
+                      counters=CounterReport("ncu", error="ncu is not on PATH"))
     return [sgemm, missing]
 
 

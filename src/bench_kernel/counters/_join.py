@@ -113,8 +113,8 @@ def join(kernels: Sequence[KernelCounters], breakdown: Sequence[tuple[str, float
         for i, (theirs, group) in zip(left_ours, left_theirs):
             name, per_call = breakdown[i]
             rows[i] = JoinedKernel(name, per_call, KernelCounters.combine(name, group), "order")
-            notes.append(f"joined as the only kernels left on each side, the names differ: {base_name(name)!r} (timed) and "
-                         f"{theirs!r} (counted)")
+            notes.append(f"joined as the only kernels left on each side, the names differ: {base_name(name)!r} "
+                         f"(timed) and {theirs!r} (counted)")
         left_theirs = []
     out = [r if r is not None else JoinedKernel(breakdown[i][0], breakdown[i][1], None, "none")
            for i, r in enumerate(rows)]

@@ -44,12 +44,13 @@ def counters_table(triples: Sequence[tuple[str, Any, Any]]) -> Table:
             continue
         total = report.total()
         checks = {c.quantity: c for c in placed.checks} if placed is not None else {}
+        nbytes, nflops = checks.get("bytes"), checks.get("flops")
         flops = total.flops
         rows.append({
-            "case": label, "model_bytes": getattr(checks.get("bytes"), "modelled", None), "dram_bytes": total.dram_bytes,
-            "bytes_ratio": getattr(checks.get("bytes"), "ratio", None), "l2_bytes": total.l2_bytes,
-            "l1_bytes": total.l1_bytes, "model_gflop": _giga(getattr(checks.get("flops"), "modelled", None)),
-            "gflop": _giga(flops), "flops_ratio": getattr(checks.get("flops"), "ratio", None),
+            "case": label, "model_bytes": nbytes.modelled if nbytes else None, "dram_bytes": total.dram_bytes,
+            "bytes_ratio": nbytes.ratio if nbytes else None, "l2_bytes": total.l2_bytes,
+            "l1_bytes": total.l1_bytes, "model_gflop": _giga(nflops.modelled if nflops else None),
+            "gflop": _giga(flops), "flops_ratio": nflops.ratio if nflops else None,
             "tensor_pct": 100.0 * sum(total.tensor_flops.values()) / flops if flops else None,
             "memory_sol_pct": total.memory_sol_pct, "compute_sol_pct": total.compute_sol_pct,
             "bound": placed.bound if placed is not None else None, "wall_s": report.wall_s})
@@ -63,8 +64,8 @@ def counters_table(triples: Sequence[tuple[str, Any, Any]]) -> Table:
 def counter_kernels_table(triples: Sequence[tuple[str, Any, Any]]) -> Table:
     """Per kernel of each counted case: counts joined to the timed breakdown."""
     cols = [Column("case", "case"), Column("kernel", "kernel"), Column("per_call", "per call", "float"),
-            Column("dram_bytes", "DRAM", "bytes"), Column("l2_bytes", "L2", "bytes"), Column("l1_bytes", "L1", "bytes"),
-            Column("gflop", "GFLOP", "float"), Column("memory_sol_pct", "mem SOL", "pct"),
+            Column("dram_bytes", "DRAM", "bytes"), Column("l2_bytes", "L2", "bytes"),
+            Column("l1_bytes", "L1", "bytes"), Column("gflop", "GFLOP", "float"), Column("memory_sol_pct", "mem SOL", "pct"),
             Column("compute_sol_pct", "SM SOL", "pct"), Column("occupancy_pct", "occupancy", "pct"),
             Column("registers", "regs", "int"), Column("l2_hit_pct", "L2 hit", "pct"), Column("matched_by", "joined by")]
     rows = []
