@@ -65,9 +65,10 @@ def counter_kernels_table(triples: Sequence[tuple[str, Any, Any]]) -> Table:
     """Per kernel of each counted case: counts joined to the timed breakdown."""
     cols = [Column("case", "case"), Column("kernel", "kernel"), Column("per_call", "per call", "float"),
             Column("dram_bytes", "DRAM", "bytes"), Column("l2_bytes", "L2", "bytes"),
-            Column("l1_bytes", "L1", "bytes"), Column("gflop", "GFLOP", "float"), Column("memory_sol_pct", "mem SOL", "pct"),
-            Column("compute_sol_pct", "SM SOL", "pct"), Column("occupancy_pct", "occupancy", "pct"),
-            Column("registers", "regs", "int"), Column("l2_hit_pct", "L2 hit", "pct"), Column("matched_by", "joined by")]
+            Column("l1_bytes", "L1", "bytes"), Column("gflop", "GFLOP", "float"),
+            Column("memory_sol_pct", "mem SOL", "pct"), Column("compute_sol_pct", "SM SOL", "pct"),
+            Column("occupancy_pct", "occupancy", "pct"), Column("registers", "regs", "int"),
+            Column("l2_hit_pct", "L2 hit", "pct"), Column("matched_by", "joined by")]
     rows = []
     for label, report, _ in triples:
         if not report.ok:
