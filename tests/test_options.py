@@ -72,3 +72,11 @@ def test_bench_takes_options_or_keywords_not_both():
         bench_kernel.bench(lambda: None, cache="warm", precision=0.5, options=Options())
     r = bench_kernel.bench(lambda: None, options=Options(methods=("host",), precision=0.5, max_time_s=0.02))
     assert list(r.measurements) == ["host"]
+
+
+def test_counters_imply_the_roofline_and_are_checked_like_a_flag():
+    assert Options(counters=True).roofline is True and Options().counters is False
+    with pytest.raises(UsageError, match="counters must be True or False, got 'yes'"):
+        Options(counters="yes")
+    older = {k: v for k, v in Options().to_dict().items() if k != "counters"}  # a run stored before --counters
+    assert Options.from_dict(older).counters is False
