@@ -74,11 +74,12 @@ def test_json_keeps_counts_and_placement_through_a_file(tmp_path):
 
 def test_html_report_has_the_counters_section_and_plot(tmp_path):
     pytest.importorskip("matplotlib")
-    from bench_kernel.report import load_inputs, render_report
+    from bench_kernel.report import render_report
+    from bench_kernel.report_model import load_report
 
     path = tmp_path / "run.json"
     path.write_text(json.dumps({"results": [r.to_dict() for r in _results()]}))
-    page = render_report(load_inputs([str(path)]), generated_at="2026-12-02T00:00:00+00:00")
+    page = render_report(load_report([str(path)]), generated_at="2026-12-02T00:00:00+00:00")
     assert 'id="counters"' in page and "Hardware counters: the model against the counts" in page
     assert 'data-plot="hierarchical-roofline"' in page and 'id="hroof-ceiling-dram"' in page
     assert "no_ncu: ncu is not on PATH" in page

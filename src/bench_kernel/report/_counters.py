@@ -63,7 +63,7 @@ def counters_table(triples: Sequence[tuple[str, Any, Any]]) -> Table:
 
 def counter_kernels_table(triples: Sequence[tuple[str, Any, Any]]) -> Table:
     """Per kernel of each counted case: counts joined to the timed breakdown."""
-    cols = [Column("case", "case"), Column("kernel", "kernel"), Column("per_call", "per call", "float"),
+    cols = [Column("case", "case"), Column("kernel", "kernel", detail="name"), Column("per_call", "per call", "float"),
             Column("dram_bytes", "DRAM", "bytes"), Column("l2_bytes", "L2", "bytes"),
             Column("l1_bytes", "L1", "bytes"), Column("gflop", "GFLOP", "float"),
             Column("memory_sol_pct", "mem SOL", "pct"), Column("compute_sol_pct", "SM SOL", "pct"),
@@ -116,7 +116,7 @@ def counters_section(points: Sequence[Any]) -> Any:
             triples.append((r.name or "?", r.counters, MeasuredRoofline.from_dict(placed) if placed else None))
     if not triples:
         return None
-    parts = [html_table(counters_table(triples)), html_table(counter_kernels_table(triples), hover={"kernel": "name"})]
+    parts = [html_table(counters_table(triples)), html_table(counter_kernels_table(triples))]
     placed = {label: m for label, _, m in triples if m is not None and m.flops > 0}
     if placed and have_matplotlib():
         parts.append(el("figure", {"class": "plot", "data-plot": "hierarchical-roofline"},
