@@ -192,6 +192,9 @@ class _Builder:
                 evs = evs if table == "python" else self.screen.screen(table, evs)
                 if evs:
                     getattr(self, "_" + table)(evs, cat)
+        # Keep no event of this chunk: their raw shapes view the reader's buffer, which is then freed
+        # or reused at once instead of copied (issue 20: the screen's last list kept it alive).
+        self.screen.durations = None
 
     def _kernel(self, evs: list, cat: str) -> None:
         a = _field(evs, "args")

@@ -225,6 +225,9 @@ class EventReader:
         # One reused bytearray: pending text starts at `pos`; buf[pos - 1] is a spare byte. A chunk is
         # decoded in place by writing "[" into that spare byte and "]" over the separator after the
         # cut -- no copy of the chunk, and no fresh pages for every block (that alone cost seconds/GB).
+        # Decoded values may still view the buffer (msgspec.Raw, the recorded shapes): the two bytes
+        # written are separators outside every event, and the buffer is never resized while viewed
+        # (_drop_front, _append) -- issue 20: `ops` crashed on every trace longer than one block.
         buf = bytearray(b"[")
         buf += rest
         del rest, head
@@ -239,12 +242,12 @@ class EventReader:
                                      f"{self.count} events: an event over {_mib(self._max_pending)} (a huge string "
                                      "or whitespace run) or malformed JSON; not read")
                 if pos > len(buf) // 2:
-                    del buf[: pos - 1]
+                    buf = _drop_front(buf, pos - 1)
                     lo = max(0, lo - (pos - 1))
                     pos = 1
                 n = src.readinto(block)
                 eof, must_read = n == 0, False
-                buf += memoryview(block)[:n]
+                buf = _append(buf, memoryview(block)[:n])
                 continue
             if eof:
                 if len(buf) - pos > self._max_pending + self.block_bytes:
@@ -374,6 +377,28 @@ class EventReader:
                 continue
             self._keep_metadata(meta)
             return j
+
+
+def _drop_front(buf: bytearray, n: int) -> bytearray:
+    """``buf`` without its first ``n`` bytes: in place, or in a fresh buffer while decoded values view it.
+
+    A bytearray that is viewed cannot be resized (``BufferError``); moving the pending text to a new
+    buffer leaves the old one to the values that view it, and it is freed with them.
+    """
+    try:
+        del buf[:n]
+        return buf
+    except BufferError:
+        return bytearray(memoryview(buf)[n:])
+
+
+def _append(buf: bytearray, data: memoryview) -> bytearray:
+    """``buf`` + ``data``: in place, or in a fresh buffer while decoded values view ``buf``."""
+    try:
+        buf += data
+        return buf
+    except BufferError:
+        return bytearray(buf) + data
 
 
 def _last_boundary(buf: bytes, lo: int) -> tuple[int, int] | None:
