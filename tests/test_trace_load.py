@@ -170,3 +170,16 @@ def test_fuzz_arbitrary_json(tmp_path_factory, doc, gz):
         load_trace(p)
     except TraceError:
         pass
+
+
+@pytest.mark.parametrize("block_bytes", [16, 300, 16 << 20])
+def test_lists_after_trace_events_are_metadata_not_events(tmp_path, block_bytes):
+    # Found by tests/test_trace_read.py: a list that ends the document ("deviceProperties": [...]}) was
+    # taken for the end of traceEvents (malformed JSON, no trace), and a "}, {" in it, read while
+    # events were still pending, for a cut between events.
+    events = [{"ph": "X", "cat": "kernel", "name": f"k{i}", "ts": 10.0 * i, "dur": 2.0} for i in range(40)]
+    tail = {"deviceProperties": [{"name": "H200"}, {"name": "H200"}], "extra": [[1], [2, {"a": "]"}]]}
+    p = _write(tmp_path, "tail.json", json.dumps(dict({"traceEvents": events}, **tail)).encode())
+    t = load_trace(p, block_bytes=block_bytes)
+    assert (t.kernel_count, float(t.kernels.dur_us.sum())) == (40, 80.0)
+    assert {k: t.metadata[k] for k in tail} == tail and t.device_name == "H200"

@@ -10,7 +10,12 @@ whitespace between). It may also occur inside a nested object or a string (C++ k
 ``{lambda()#1}, {lambda()#2}``), but then the chunk ``[`` + text + ``]`` is not valid JSON -- an
 object or string is left open -- and msgspec reports the error at the very end of the chunk. So a
 chunk that decodes proves the cut was between two events; a cut that fails at the end is skipped and
-a later one tried. An error earlier in the chunk is a real defect of the file and is reported.
+a later one tried. An error earlier in the chunk is a real defect of the file and is reported, except
+"trailing characters": the chunk then holds the array's own ``]`` (the candidate was in the metadata
+after ``traceEvents``, ``[{...}, {...}]``), and the rest of the document is read to its end. There
+the closing ``]`` is the last one after which the text is the end of a valid object *and* before
+which the events decode: a list that ends the document (``"deviceProperties": [...]}``) passes the
+first test only.
 
 The same proof finds the events array itself: a ``"traceEvents": [`` is the document's own key only
 if the text before it, closed by ``[]}``, is a valid object. A ``traceEvents`` nested in metadata
@@ -57,6 +62,9 @@ _MAX_END_CANDIDATES = 4096
 #: Candidate ``"traceEvents": [`` keys tried before giving up.
 _MAX_KEY_CANDIDATES = 64
 _META = msgspec.json.Decoder(dict[str, msgspec.Raw])
+#: A cut candidate after the end of ``traceEvents`` (``}, {`` in the metadata that follows it): the
+#: chunk ``[`` + text + ``]`` then holds the array's own ``]`` and fails with trailing characters.
+_CLOSED = object()
 
 
 def _mib(n: int) -> str:
@@ -164,14 +172,17 @@ class EventReader:
     def _fail(self, what: str) -> TraceError:
         return TraceError(f"{self.path}: {what}")
 
-    def _decode_chunk(self, payload: bytes, final: bool) -> list | None:
-        """Decode ``payload``; None means 'the cut was not between events' (only when not final)."""
+    def _decode_chunk(self, payload: bytes, final: bool) -> list | None | object:
+        """Decode ``payload``; None means 'the cut was not between events' (only when not final),
+        :data:`_CLOSED` 'the chunk holds the array's own closing bracket'."""
         try:
             return self.decode(payload)
         except msgspec.ValidationError as e:
             msg = _INDEX_AT.sub(lambda m: f"event #{self.count + int(m.group(1))}", str(e))
             raise self._fail(f"a field bench-kernel reads has an unexpected type: {msg}") from None
         except msgspec.DecodeError as e:
+            if "trailing characters" in str(e):
+                return _CLOSED
             m = _BYTE_AT.search(str(e))
             at_end = "truncated" in str(e) or (m is not None and int(m.group(1)) >= len(payload) - 2)
             if at_end and not final:
@@ -233,10 +244,10 @@ class EventReader:
         del rest, head
         pos = 1
         block = bytearray(self.block_bytes)
-        eof = must_read = False
+        eof = must_read = closed = False
         lo = 0  # where to look for the next cut; moves past cuts that proved wrong
         while True:
-            if not eof and (must_read or len(buf) - pos < self.block_bytes):
+            if not eof and (must_read or closed or len(buf) - pos < self.block_bytes):
                 if len(buf) - pos > self._max_pending:
                     raise self._fail(f"no event boundary in {_mib(len(buf) - pos)} of traceEvents after about "
                                      f"{self.count} events: an event over {_mib(self._max_pending)} (a huge string "
@@ -264,6 +275,9 @@ class EventReader:
             with memoryview(buf) as mv:
                 events = self._decode_chunk(mv[pos - 1: end + 1], final=False)
             buf[end] = saved
+            if events is _CLOSED:
+                closed = True  # the rest of the document is in reach: _finish finds where the array ends
+                continue
             if events is None:
                 lo, must_read = end, True
                 continue
@@ -342,7 +356,7 @@ class EventReader:
             kind = {b"{": "dict", b'"': "str", b"n": "NoneType", b"t": "bool", b"f": "bool"}.get(bytes(events)[:1], "number")
             raise self._fail(f"'traceEvents' is a {kind}, expected a list of events")
         decoded = self._decode_chunk(bytes(events), final=True)
-        assert decoded is not None
+        assert isinstance(decoded, list)
         self.count += len(decoded)
         return [decoded]
 
@@ -352,31 +366,37 @@ class EventReader:
             j = len(buf.rstrip(_WHITESPACE)) - 1
             if j < 0 or buf[j] != ord("]"):
                 raise self._fail(f"traceEvents is cut off after about {self.count} events (truncated file?)")
+            ends: Iterator[tuple[int, dict]] = iter([(j, {})])
         else:
-            j = self._end_of_events(buf)
-        body = buf[:j]
-        if body.strip(_WHITESPACE):
-            events = self._decode_chunk(b"[" + body + b"]", final=True)
-            assert events is not None
+            ends = self._ends_of_events(buf)
+        for j, meta in ends:
+            body = buf[:j]
+            events = self._decode_chunk(b"[" + body + b"]", final=True) if body.strip(_WHITESPACE) else []
+            if events is _CLOSED:  # this "]" closes a list after traceEvents ("x": [...]}): try an earlier one
+                continue
+            assert isinstance(events, list)
+            self._keep_metadata(meta)
             self.count += len(events)
-            yield events
+            if events:
+                yield events
+            return
+        raise self._fail(f"traceEvents is cut off after about {self.count} events (truncated file?)")
 
-    def _end_of_events(self, buf: bytes) -> int:
-        """Offset in ``buf`` of the ``]`` that closes traceEvents: the last one after which the rest
-        of the document (``, "traceName": …}``) is the end of a valid object."""
-        j, tried = len(buf), 0
-        while True:
+    def _ends_of_events(self, buf: bytes) -> Iterator[tuple[int, dict[str, msgspec.Raw]]]:
+        """Candidates, last first, for the offset in ``buf`` of the ``]`` that closes traceEvents (each
+        with the document's keys after it): a ``]`` after which the rest of the document
+        (``, "traceName": …}``) is the end of a valid object. A list that ends the document passes
+        that test too; the caller tells them apart by decoding the events before it."""
+        j = len(buf)
+        for _ in range(_MAX_END_CANDIDATES):
             j = buf.rfind(b"]", 0, j)
-            tried += 1
-            if j < 0 or tried > _MAX_END_CANDIDATES:
-                raise self._fail(f"traceEvents is cut off after about {self.count} events (truncated file?)")
-            suffix = buf[j + 1:]
+            if j < 0:
+                return
             try:
-                meta = _META.decode(b'{"traceEvents":0' + suffix)
+                meta = _META.decode(b'{"traceEvents":0' + buf[j + 1:])
             except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
                 continue
-            self._keep_metadata(meta)
-            return j
+            yield j, meta
 
 
 def _drop_front(buf: bytearray, n: int) -> bytearray:
