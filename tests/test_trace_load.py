@@ -183,3 +183,4 @@ def test_lists_after_trace_events_are_metadata_not_events(tmp_path, block_bytes)
     t = load_trace(p, block_bytes=block_bytes)
     assert (t.kernel_count, float(t.kernels.dur_us.sum())) == (40, 80.0)
     assert {k: t.metadata[k] for k in tail} == tail and t.device_name == "H200"
+

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

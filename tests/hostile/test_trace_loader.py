@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from bench_kernel.errors import InputError, TraceError
+from bench_kernel.errors import InputError, TraceError, UsageError
 from bench_kernel.trace import load_step_rules, load_trace, parse_frame
 from bench_kernel.trace._read import MAX_EVENT_BYTES, MAX_HEAD_BYTES, MAX_LEADING_WHITESPACE
 
@@ -259,3 +260,12 @@ def test_parse_frame_is_linear_on_a_crafted_name():
 
 def test_the_bounds_are_the_documented_ones():
     assert (MAX_LEADING_WHITESPACE, MAX_HEAD_BYTES, MAX_EVENT_BYTES) == (64 * MIB, 64 * MIB, 64 * MIB)
+
+
+@pytest.mark.parametrize("bad", [-5, 0, True, 1.5, "16", 10**12])
+def test_block_bytes_outside_its_range_is_a_usage_error_naming_the_field(tmp_path, bad):
+    # issue 24: -5 was a bare ValueError from deep inside the reader; it is checked before the file.
+    for path in (DATA / "eager.json", tmp_path / "missing.json"):
+        with pytest.raises(UsageError, match=rf"^block_bytes={re.escape(repr(bad))}: the read block must be a whole "
+                                             r"number of bytes from 1 to 268,435,456 \(256 MiB\)"):
+            load_trace(path, block_bytes=bad)

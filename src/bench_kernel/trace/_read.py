@@ -38,15 +38,20 @@ from typing import Any, BinaryIO, Callable, Iterator
 
 import msgspec
 
-from bench_kernel.errors import TraceError
+from bench_kernel.errors import TraceError, UsageError
 
-__all__ = ["EventReader", "MAX_LEADING_WHITESPACE", "MAX_HEAD_BYTES", "MAX_EVENT_BYTES"]
+__all__ = ["EventReader", "check_block_bytes", "BLOCK_BYTES", "MAX_BLOCK_BYTES", "MAX_LEADING_WHITESPACE", "MAX_HEAD_BYTES",
+           "MAX_EVENT_BYTES"]
 
 _BOUNDARY = re.compile(rb"\}\s*,\s*\{")
 _KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 _BYTE_AT = re.compile(r"\(byte (\d+)\)")
 _INDEX_AT = re.compile(r"\$\[(\d+)\]")
 _WHITESPACE = b" \t\r\n"
+#: Bytes read (and decoded) at a time by default: large enough that the per-chunk cost vanishes.
+BLOCK_BYTES = 16 << 20
+#: The largest block a caller may ask for: the reader holds a few blocks at once.
+MAX_BLOCK_BYTES = 256 << 20
 #: How far back from the end of the buffer to look for a cut (events are far smaller than this).
 _WINDOW = 1 << 20
 #: Whitespace allowed before the document starts (a valid trace after 17 MB of it was "empty").
@@ -69,6 +74,14 @@ _CLOSED = object()
 
 def _mib(n: int) -> str:
     return f"{n / (1 << 20):,.0f} MiB"
+
+
+def check_block_bytes(block_bytes: Any) -> None:
+    """Raise :class:`UsageError` naming the field unless ``block_bytes`` is a usable block size."""
+    if type(block_bytes) is not int or not 1 <= block_bytes <= MAX_BLOCK_BYTES:
+        # issue 24: -5 was a bare ValueError from bytearray(); 10**12 would be a MemoryError
+        raise UsageError(f"block_bytes={block_bytes!r}: the read block must be a whole number of bytes from 1 "
+                         f"to {MAX_BLOCK_BYTES:,} ({_mib(MAX_BLOCK_BYTES)}); the default is {BLOCK_BYTES:,}")
 
 
 class _Forward:
@@ -156,7 +169,8 @@ class EventReader:
     ``msgspec.DecodeError`` / ``ValidationError`` on bad input, as msgspec decoders do.
     """
 
-    def __init__(self, path: Path, decode: Callable[[bytes], list], *, block_bytes: int = 16 << 20) -> None:
+    def __init__(self, path: Path, decode: Callable[[bytes], list], *, block_bytes: int = BLOCK_BYTES) -> None:
+        check_block_bytes(block_bytes)
         self.path = path
         self.decode = decode
         self.block_bytes = block_bytes
