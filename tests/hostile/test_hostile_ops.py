@@ -169,3 +169,23 @@ def test_kernels_launched_by_no_op_are_said_not_refused(run_cli, tmp_path):
     report = json.loads(r.stdout)
     assert report["unlinked_kernels"] == 1 and report["unlinked_us"] == 10.0
     assert any(n.startswith("1 kernels (10.0 us) have no op in the trace: launched directly") for n in report["notes"])
+
+
+def test_a_kernel_recorded_at_0_us_has_work_but_no_rate(run_cli, tmp_path):
+    # issue 24: a ZeroDivisionError (trace/_ops.py) for a kernel the profiler timed at 0 us.
+    path = _trace(tmp_path / "t.json", [_mm([[64, 128], [128, 256]])])
+    doc = json.loads(path.read_text())
+    for e in doc["traceEvents"]:
+        if e["cat"] == "kernel":
+            e["dur"] = 0.0
+    path.write_text(json.dumps(doc))
+    r = run_cli("ops", str(path), "--json")
+    assert (r.exit_code, r.stderr) == (0, "")
+    (row,) = json.loads(r.stdout)["rows"]
+    assert (row["flops"], row["bytes"], row["counted_us"]) == (2 * 64 * 128 * 256, 2 * (64 * 128 + 128 * 256 + 64 * 256),
+                                                               0.0)
+    assert (row["achieved_tflops"], row["achieved_tbps"], row["pct_of_roof"], row["bound"]) == (None, None, None, None)
+    assert row["notes"] == ["its kernels were recorded at 0 µs: no rate"]
+    assert json.loads(r.stdout)["notes"] == []
+    table = run_cli("ops", str(path))
+    assert table.exit_code == 0 and "note: aten::mm: its kernels were recorded at 0 µs: no rate" in table.stdout

@@ -236,7 +236,7 @@ def ops(trace: Trace, *, device: str | None = None, by: str = "op", capture: Tra
         notes.append(f"{unlinked} kernels ({unlinked_us:.1f} us) have no op in the trace: launched directly "
                      f"(Triton, custom extensions), they have no recorded shapes to count; "
                      f"'bench-kernel inventory' lists them")
-    uncounted = [r.op for r in rows if r.counted_us == 0]
+    uncounted = [r.op for r in rows if r.flops is None and r.bytes is None]
     if uncounted:
         notes.append(f"no FLOPs/bytes for {len(uncounted)} ops ({', '.join(uncounted[:6])}"
                      f"{' ...' if len(uncounted) > 6 else ''}): no formula, or their arguments cannot tell")
@@ -273,14 +273,18 @@ def _row(name: str, shapes: str | None, members: list[tuple[float, int, Work | N
         notes.append(f"{len(use)} of {len(members)} calls counted; rates are over their time")
     if not done:
         notes.append("FLOPs not counted: judged against the memory roof")
+    if counted_us <= 0:  # issue 24: kernels recorded at 0 us (a clock tick) have work but no rate
+        notes.append("its kernels were recorded at 0 µs: no rate")
     pct = bound = None
     if spec is not None and counted_us > 0 and nbytes > 0:
         pct, bound, verdict = _judge(flops or 0.0, nbytes, counted_us, spec, dtype, use, notes)
         if verdict:
             notes.append(verdict)
+    timed = counted_us > 0
     return OpsRow(name, shapes, dtype, len(members), kernels, us, counted_us, flops, nbytes,
-                  (flops / counted_us / 1e6) if flops is not None else None, nbytes / counted_us / 1e6,
-                  (flops / nbytes) if flops is not None else None, pct, bound, formula,
+                  (flops / counted_us / 1e6) if flops is not None and timed else None,
+                  nbytes / counted_us / 1e6 if timed else None,
+                  (flops / nbytes) if flops is not None and nbytes else None, pct, bound, formula,
                   tuple(notes + (reasons[:1] if done else [])))
 
 
