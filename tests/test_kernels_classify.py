@@ -130,7 +130,7 @@ def test_user_rules_are_tried_before_the_builtin_ones(tmp_path):
 @pytest.mark.parametrize("body, message", [
     ("x\tattension\t*\tkernel\tattn\n", "rules.tsv:2: category 'attension' is unknown"),
     ("x\tgemm\tcublaz\tkernel\tgemm\n", "rules.tsv:2: family 'cublaz' is unknown"),
-    ("x\tgemm\t*\tkernel\tgemm[\n", "rules.tsv:2: pattern 'gemm[' is not a valid regex"),
+    ("x\tgemm\t*\tkernel\tgemm[\n", "rules.tsv:2: pattern 'gemm[' is not a valid regular expression"),
     ("x\tgemm\t*\tkernel\n", "rules.tsv:2: 4 tab-separated cells, expected 5"),
     ("x\tgemm\t*\tkernel\tgemm\nx\tnorm\t*\tkernel\tnorm\n", "rules.tsv:3: id 'x' is already used at"),
     ("x\tgemm\t*\tKernel Name\tgemm\n", "rules.tsv:2: on 'Kernel Name' must be"),

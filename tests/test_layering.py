@@ -16,7 +16,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "bench_kernel"
 #: Bottom-up. Modules of one layer may not import each other (except where listed in one entry).
 LAYERS: list[tuple[str, ...]] = [
     ("errors",),
-    ("atomic", "datafile", "units", "vcs", "options"),
+    ("atomic", "datafile", "units", "vcs", "options", "userregex"),
     ("dtypes",),
     ("gpu",),
     ("kernels", "hardware"),

@@ -46,7 +46,7 @@ def test_anchor_regex_and_its_errors():
     t = load_trace(DATA / "eager.json")
     rep = layers(t, anchor="^gemm_qkv")
     assert rep.anchor == "gemm_qkv_kernel" and rep.period == 4 and rep.layer_count == 9
-    with pytest.raises(UsageError, match="matches none of the 6 kernel names"):
+    with pytest.raises(TraceError, match="matches none of the 6 kernel names"):
         layers(t, anchor="paged_attention")
     with pytest.raises(UsageError, match="not a valid regular expression"):
         layers(t, anchor="(")

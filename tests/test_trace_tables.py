@@ -92,7 +92,7 @@ def test_packaged_step_rules_parse_and_match_real_annotations():
     ({"version": 1}, "'rules' list"),
     ({"version": 1, "rules": [{"name": "x", "kind": "nope"}]}, "'kind' is 'nope'"),
     ({"version": 1, "rules": [{"name": "x", "kind": "annotation"}]}, "needs a 'pattern'"),
-    ({"version": 1, "rules": [{"name": "x", "kind": "annotation", "pattern": "("}]}, "not a valid regex"),
+    ({"version": 1, "rules": [{"name": "x", "kind": "annotation", "pattern": "("}]}, "not a valid regular expression"),
     ({"version": 1, "rules": [{"name": "x", "kind": "annotation", "pattern": "a", "phase_group": "g"}]},
      "not a named group"),
     ({"version": 1, "rules": [{"name": "x", "kind": "annotation", "pattern": "(?P<g>a)", "phase_group": "g",

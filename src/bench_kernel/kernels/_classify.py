@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from bench_kernel.errors import InputError
+from bench_kernel.userregex import IGNORECASE, user_regex
 from bench_kernel.kernels._data import package_text, read_tsv, user_file_text
 from bench_kernel.kernels._model import CATEGORIES, FAMILIES
 
@@ -36,7 +37,8 @@ class Rule:
     category: str
     families: frozenset[str]  # empty = any family
     on: str
-    pattern: re.Pattern[str]
+    pattern: Any
+    """A compiled ``re`` pattern (the built-in rules) or a time-bounded user regex (``bench_kernel.userregex``)."""
     #: ``file:line`` the rule came from, for messages.
     where: str = ""
 
@@ -57,7 +59,8 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def _parse(text: str, source: str) -> tuple[Rule, ...]:
+def _parse(text: str, source: str, *, user: bool = False) -> tuple[Rule, ...]:
+    """The rules of a TSV text; ``user`` rules' patterns are time-bounded (``bench_kernel.userregex``)."""
     seen: dict[str, str] = {}
     rules: list[Rule] = []
 
@@ -75,17 +78,20 @@ def _parse(text: str, source: str) -> tuple[Rule, ...]:
             raise InputError(f"{where}: family {bad[0]!r} is unknown; use '*' or one of {', '.join(FAMILIES)}")
         if not re.fullmatch(r"[a-z_][a-z0-9_]*", row["on"]):
             raise InputError(f"{where}: on {row['on']!r} must be 'name', 'short', 'kernel' or a field name")
-        try:
-            re.compile(row["pattern"])
-        except re.error as e:
-            raise InputError(f"{where}: pattern {row['pattern']!r} is not a valid regex ({e})") from None
         if not row["pattern"]:
             raise InputError(f"{where}: pattern is empty; an empty pattern would match every kernel")
+        if user:
+            compiled[where] = user_regex(row["pattern"], f"{where}: pattern", flags=IGNORECASE, error=InputError)
+            return
+        try:
+            compiled[where] = re.compile(row["pattern"], re.IGNORECASE)
+        except re.error as e:
+            raise InputError(f"{where}: pattern {row['pattern']!r} is not a valid regular expression: {e}") from None
 
+    compiled: dict[str, Any] = {}
     for row in read_tsv(text, source, _COLUMNS, check):
         fams = frozenset(f.strip() for f in row["family"].split(",") if f.strip() != "*")
-        rules.append(Rule(row["id"], row["category"], fams, row["on"], re.compile(row["pattern"], re.IGNORECASE),
-                          seen[row["id"]]))
+        rules.append(Rule(row["id"], row["category"], fams, row["on"], compiled[seen[row["id"]]], seen[row["id"]]))
     return tuple(rules)
 
 
@@ -121,5 +127,5 @@ def load_rules(path: str | Path, *, extend_defaults: bool = True) -> Rules:
     With ``extend_defaults`` (the default) its rules are tried first and the built-in rules
     after them; without it, only the file's rules are used.
     """
-    user = Rules(_parse(user_file_text(path), str(path)), str(path))
+    user = Rules(_parse(user_file_text(path), str(path), user=True), str(path))
     return default_rules().extend(user) if extend_defaults else user

@@ -9,26 +9,24 @@ copies a pattern from either, so both must work -- the same way in ``layers --an
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
 
-from bench_kernel.errors import UsageError
+from bench_kernel.userregex import UserRegex, user_regex
 
 __all__ = ["kernel_regex", "matching_kernel_names"]
 
 
-def kernel_regex(pattern: str, option: str) -> re.Pattern[str]:
-    """Compile ``pattern``; an invalid regex is a :class:`UsageError` naming ``option`` (``--anchor``)."""
-    try:
-        return re.compile(pattern)
-    except re.error as e:
-        raise UsageError(f"{option} {pattern!r} is not a valid regular expression: {e}") from None
+def kernel_regex(pattern: str, option: str) -> UserRegex:
+    """Compile a user's ``pattern`` (time-bounded, ``bench_kernel.userregex``); an invalid regex, or one
+    that runs past its time bound, is a :class:`~bench_kernel.errors.UsageError` naming ``option``."""
+    return user_regex(pattern, option)
 
 
-def matching_kernel_names(trace: Any, rx: re.Pattern[str]) -> np.ndarray:
-    """Name ids (into ``trace.names``) of the trace's kernels whose raw or short name matches ``rx``."""
+def matching_kernel_names(trace: Any, rx: Any) -> np.ndarray:
+    """Name ids (into ``trace.names``) of the trace's kernels whose raw or short name matches ``rx`` (a
+    :class:`~bench_kernel.userregex.UserRegex` or a compiled ``re`` pattern)."""
     present = np.unique(trace.kernels.name)
     hit = [int(u) for u in present.tolist()
            if rx.search(trace.names[u]) or rx.search(trace.decoded(int(u)).short)]

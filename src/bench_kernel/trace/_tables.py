@@ -16,6 +16,7 @@ from typing import Any
 
 from bench_kernel.datafile import package_text, read_package_tsv, user_file_text
 from bench_kernel.errors import InputError
+from bench_kernel.userregex import UserRegex, user_regex
 
 __all__ = [
     "LAUNCH_KINDS",
@@ -161,7 +162,7 @@ class StepRule:
 
     name: str
     kind: str
-    pattern: re.Pattern[str] | None = None
+    pattern: UserRegex | None = None
     phase_group: str | None = None
     phase_map: dict[str, str] = field(default_factory=dict)
     phase_counts: dict[str, str] = field(default_factory=dict)
@@ -204,11 +205,8 @@ def _rule(i: int, raw: Any, source: str) -> StepRule:
     if kind not in _RULE_KINDS:
         raise InputError(f"{where} ({name}): 'kind' is {kind!r}; use one of {_RULE_KINDS}")
     pattern = None
-    if "pattern" in raw:
-        try:
-            pattern = re.compile(raw["pattern"])
-        except (re.error, TypeError) as e:
-            raise InputError(f"{where} ({name}): 'pattern' {raw['pattern']!r} is not a valid regex: {e}") from None
+    if "pattern" in raw:  # a user's file may hold any regex: time-bounded like every user regex (issue 24)
+        pattern = user_regex(raw["pattern"], f"{where} ({name}): 'pattern'", error=InputError)
     if kind == "annotation" and pattern is None:
         raise InputError(f"{where} ({name}): an annotation rule needs a 'pattern' regex")
     groups = set(pattern.groupindex) if pattern else set()

@@ -33,6 +33,7 @@ from bench_kernel.trace._intervals import IntervalForest
 from bench_kernel.trace._read import BLOCK_BYTES
 from bench_kernel.trace._records import MODULE_PREFIX, Frame, KernelRecord, LaunchRecord, OpRecord, parse_frame
 from bench_kernel.trace._tables import LAUNCH_KINDS, launch_apis, launch_kinds
+from bench_kernel.userregex import UserRegex, user_regex
 
 __all__ = ["Trace", "KernelTable", "LaunchTable", "OpTable", "AnnotationTable", "MemopTable", "PythonTable",
            "CommTable"]
@@ -290,12 +291,13 @@ class Trace:
             launch=self.launch(j) if j >= 0 else None, op=self.op(k) if k >= 0 else None,
             stack=self.stack(i) if stack else None)
 
-    def find_kernels(self, pattern: str | re.Pattern[str]) -> np.ndarray:
+    def find_kernels(self, pattern: str | re.Pattern[str] | UserRegex) -> np.ndarray:
         """Indices (start-time order) of the kernels whose raw or short name matches the regex ``pattern``
-        (the one matching rule, ``_match.py``)."""
+        (the one matching rule, ``_match.py``). A string is a user's regex: time-bounded
+        (``bench_kernel.userregex``); a bad or runaway one raises :class:`~bench_kernel.errors.UsageError`."""
         from bench_kernel.trace._match import matching_kernel_names
 
-        rx = re.compile(pattern) if isinstance(pattern, str) else pattern
+        rx = user_regex(pattern, "find_kernels pattern") if isinstance(pattern, str) else pattern
         return np.flatnonzero(np.isin(self.kernels.name, matching_kernel_names(self, rx)))
 
     def iter_kernels(self, *, stack: bool = False) -> Iterator[KernelRecord]:
