@@ -127,7 +127,7 @@ def breakdown(per_call: Sequence[Sequence[DeviceActivity]]) -> list[KernelStat]:
 
     The shares sum to 1 and the us-per-call figures to the mean per-call sum (asserted).
     """
-    from bench_kernel.kernels import decode, triton_category
+    from bench_kernel.kernels import decode, distinct_shorts, triton_category
 
     n = len(per_call)
     if n == 0:
@@ -139,6 +139,7 @@ def breakdown(per_call: Sequence[Sequence[DeviceActivity]]) -> list[KernelStat]:
             count[(a.name, a.kind)] += 1
             total_ns[(a.name, a.kind)] += a.dur_ns
     grand = sum(total_ns.values())
+    shorts = distinct_shorts(name for name, kind in total_ns if kind == "kernel")  # unique within the table
     stats = []
     for key in sorted(total_ns, key=lambda k: -total_ns[k]):
         name, kind = key
@@ -147,7 +148,7 @@ def breakdown(per_call: Sequence[Sequence[DeviceActivity]]) -> list[KernelStat]:
         if d is not None and d.family in _BY_SOURCE:  # a Triton kernel's source says what it does
             category = triton_category(name, live=True)
         stats.append(KernelStat(
-            name=name, short=d.short if d else name, category=category, kind=kind,
+            name=name, short=shorts[name] if d else name, category=category, kind=kind,
             count_per_call=count[key] / n, us_per_call=total_ns[key] / n / 1e3,
             share=total_ns[key] / grand if grand else 0.0))
     assert math.isclose(sum(s.us_per_call for s in stats), grand / n / 1e3, rel_tol=1e-9, abs_tol=1e-9)

@@ -11,7 +11,10 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
+
 from bench_kernel.errors import TraceError
+from bench_kernel.kernels import distinct_shorts
 from bench_kernel.trace._inventory import group_kernels
 from bench_kernel.trace._steps import find_steps, kernel_steps
 from bench_kernel.trace._tables import StepRules
@@ -58,10 +61,14 @@ class TraceDiff:
         return asdict(self)
 
 
-def _side(trace: Trace, steps: list | None, by: str) -> dict[str, tuple[float, float]]:
-    """Per group: (count, total us), per step when ``steps`` are given."""
+def _side(trace: Trace, steps: list | None, by: str, shorts: dict[str, str] | None = None
+          ) -> dict[str, tuple[float, float]]:
+    """Per group: (count, total us), per step when ``steps`` are given; with ``shorts`` (name -> short
+    name, one-to-one) per kernel, keyed by its short name."""
     mask = kernel_steps(trace, steps) >= 0 if steps else None
-    keys, count, total, _, _, _ = group_kernels(trace, mask, by)
+    keys, count, total, _, _, _ = group_kernels(trace, mask, "name" if shorts is not None else by)
+    if shorts is not None:
+        keys = [shorts[k] for k in keys]
     div = float(len(steps)) if steps else 1.0
     return {k: (float(c) / div, float(t) / div) for k, c, t in zip(keys, count, total)}
 
@@ -96,7 +103,10 @@ def diff(a: Trace, b: Trace, *, rules: StepRules | None = None) -> TraceDiff:
         notes.append("totals are for the whole traces: steps were not found in both, so nothing is normalised")
     sa, sb = (found[0], found[1]) if has_steps else (None, None)
     cat_a, cat_b = _side(a, sa, "category"), _side(b, sb, "category")
-    ker_a, ker_b = _side(a, sa, "short"), _side(b, sb, "short")
+    # Short names distinct over BOTH traces (issue 20): each trace's own would label a kernel by what
+    # it shares a short name with in that trace only, and one kernel could show as vanished and new.
+    shorts = distinct_shorts(t.names[i] for t in (a, b) for i in np.unique(t.kernels.name).tolist())
+    ker_a, ker_b = _side(a, sa, "short", shorts), _side(b, sb, "short", shorts)
     steps_a, steps_b = (len(sa), len(sb)) if has_steps else (None, None)
     total_a = sum(t for _, t in cat_a.values())
     total_b = sum(t for _, t in cat_b.values())

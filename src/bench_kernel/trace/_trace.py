@@ -10,6 +10,7 @@ Links are computed on first use and cached, so ``inventory`` pays only for what 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from functools import cached_property
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from bench_kernel.errors import TraceError
-from bench_kernel.kernels import KernelName, decode
+from bench_kernel.kernels import KernelName, decode, distinct_shorts
 from bench_kernel.trace._columns import (
     AnnotationTable,
     CommTable,
@@ -107,11 +108,23 @@ class Trace:
         return len(self.kernels)
 
     def decoded(self, name_id: int) -> KernelName:
-        """``bench_kernel.kernels.decode`` of a name id (cached per trace)."""
+        """``bench_kernel.kernels.decode`` of a name id (cached per trace), its ``short`` made distinct
+        among the trace's kernels: names that share a short name get the fields that tell them apart
+        (``bench_kernel.kernels.distinct_shorts``; issue 20), so no table of one trace shows two
+        kernels under one name."""
         d = self._decoded.get(name_id)
         if d is None:
-            d = self._decoded[name_id] = decode(self.names[name_id])
+            name = self.names[name_id]
+            d = decode(name)
+            short = self._distinct_shorts.get(name, d.short)
+            if short != d.short:
+                d = dataclasses.replace(d, short=short)
+            self._decoded[name_id] = d
         return d
+
+    @cached_property
+    def _distinct_shorts(self) -> dict[str, str]:
+        return distinct_shorts(self.names[i] for i in np.unique(self.kernels.name).tolist())
 
     @property
     def device_name(self) -> str | None:
