@@ -28,11 +28,11 @@ import triton
 import triton.testing as tt
 from torch.profiler import ProfilerActivity, profile
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "examples"))
+from common import ROOT, import_examples
 
-import bench_kernel  # noqa: E402
+import bench_kernel  # noqa: E402  (PYTHONPATH=src, as gpu_session.sh runs it)
+
+import_examples()
 from triton_add import triton_add  # noqa: E402
 
 MiB = 2**20

@@ -13,9 +13,9 @@ rest of it.
 
 from __future__ import annotations
 
-import argparse
 import datetime as _dt
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -23,13 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from trace_speed import DEFAULT_SOURCE, ROOT, _machine, build, measure  # noqa: E402
+from common import RESULTS, ROOT, machine, trace_parser
+from trace_speed import OURS, build, measure, runs_of
 
 HEADING = "## `ops` on the 1 GB trace"
-_OURS = ("import sys\n"
-         "from bench_kernel.cli import main\n"
-         "sys.exit(main(sys.argv[1:]))\n")
 
 
 def _summary(out: str) -> str:
@@ -47,14 +44,16 @@ def _summary(out: str) -> str:
 def section(built: dict, runs: dict[str, list[dict]], source: Path) -> str:
     lines = [HEADING, "",
              f"Measured {_dt.date.today().isoformat()} by `PYTHONPATH=src python benchmarks/ops_speed.py`.",
-             f"- Machine: {_machine()}",
+             f"- Machine: {machine()}",
              f"- Trace: {built['bytes'] / 1e9:.3f} GB, {built['events']:,} events ({built['copies']} copies of "
              f"`{source.name}`), built by `trace_speed.build`.", "",
-             "| command | runs: wall s | runs: peak RSS MiB | median wall s | median peak RSS MiB | exit | output |",
-             "|---|---|---|---:|---:|---|---|"]
+             "| command | runs: wall s | runs: CPU s | runs: load avg | runs: peak RSS MiB | median wall s | "
+             "median peak RSS MiB | exit | output |",
+             "|---|---|---|---|---|---:|---:|---|---|"]
     for name, rs in runs.items():
         walls, rss = [r["wall_s"] for r in rs], [r["rss_mib"] for r in rs]
-        lines.append(f"| {name} | {', '.join(f'{w:.2f}' for w in walls)} | {', '.join(f'{m:.0f}' for m in rss)} | "
+        lines.append(f"| {name} | {', '.join(f'{w:.2f}' for w in walls)} | {runs_of(rs, 'cpu_s', '.2f')} | "
+                     f"{runs_of(rs, 'load', '.1f')} | {', '.join(f'{m:.0f}' for m in rss)} | "
                      f"{statistics.median(walls):.2f} | {statistics.median(rss):.0f} | "
                      f"{','.join(str(r['rc']) for r in rs)} | {_summary(rs[0]['out'])} |")
     ops_runs = runs["bench-kernel ops --json"]
@@ -79,22 +78,18 @@ def replace_section(text: str, new: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
-    ap.add_argument("--size-mb", type=int, default=1000)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "trace-speed.md")
+    ap = trace_parser(__doc__, RESULTS / "trace-speed.md")
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="bk-ops-speed-"))
     try:
         big = work / "big_trace.json"
         built = build(args.source, args.size_mb * 10**6, big)
-        env = dict(__import__("os").environ, PYTHONPATH=str(ROOT / "src"))
+        env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
         runs: dict[str, list[dict]] = {}
         for name, cmd, n in [("bench-kernel ops --json", ["ops", str(big), "--json"], args.repeat),
                              ("bench-kernel inventory --json (same session)", ["inventory", str(big), "--json"], 1)]:
             for i in range(n):
-                r = measure([sys.executable, "-c", _OURS, *cmd], env)
+                r = measure([sys.executable, "-c", OURS, *cmd], env)
                 runs.setdefault(name, []).append(r)
                 print(f"{name} run {i + 1}: {r['wall_s']:.2f} s, {r['rss_mib']:.0f} MiB, rc {r['rc']} {r['err'][-200:]}",
                       flush=True)

@@ -55,8 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", default="h200", help="examples/report-NAME.html (default h200)")
     ap.add_argument("--title", default="bench-kernel on an H200: GEMM sweep, roofline, kernels, a trace")
     args = ap.parse_args(argv)
-    sys.path.insert(0, str(ROOT / "src"))
-    from bench_kernel.report import render_report
+    from bench_kernel.report import render_report  # PYTHONPATH=src, as every benchmark runs
     from bench_kernel.report_model import load_report
 
     files = inputs_of(args.paths)

@@ -19,7 +19,6 @@ inventory table written by ``trace_speed.py`` stays. Targets (issue 13): <= 20 s
 
 from __future__ import annotations
 
-import argparse
 import datetime as _dt
 import json
 import os
@@ -31,26 +30,25 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from trace_speed import DEFAULT_SOURCE, ROOT, _machine, build  # noqa: E402
+from common import RESULTS, ROOT, load_average, machine, trace_parser
+from trace_speed import OURS, build, runs_of
 
 TIME = "/usr/bin/time"
 
 
 def measure(cmd: list[str], env: dict) -> dict:
     """Run ``cmd`` under GNU time: wall seconds, peak RSS (MiB), exit code, stdout, stderr's tail."""
+    load = load_average()  # the 1-minute load when the run starts: other jobs on the shared machine
     with tempfile.TemporaryDirectory() as tmp:
         rss_file = Path(tmp) / "rss"
         t0 = time.perf_counter()
         p = subprocess.run([TIME, "-o", str(rss_file), "-f", "%M %U %S", *cmd], env=env, capture_output=True, text=True)
         wall = time.perf_counter() - t0
         rss_kib, user, system = map(float, rss_file.read_text().split()[-3:])
-    return {"wall_s": wall, "cpu_s": user + system, "rss_mib": rss_kib / 1024, "rc": p.returncode, "out": p.stdout,
+    return {"wall_s": wall, "cpu_s": user + system, "load": load, "rss_mib": rss_kib / 1024, "rc": p.returncode,
+            "out": p.stdout,
             "err": p.stderr[-400:]}
 
-_OURS = ("import sys\n"
-         "from bench_kernel.cli import main\n"
-         "sys.exit(main(sys.argv[1:]))\n")
 HEADER = "## timeline"
 
 
@@ -66,11 +64,7 @@ def _summary(out: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
-    ap.add_argument("--size-mb", type=int, default=1000)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "trace-speed.md")
+    ap = trace_parser(__doc__, RESULTS / "trace-speed.md")
     args = ap.parse_args(argv)
     if not Path(TIME).exists():
         ap.error(f"{TIME} (GNU time) is needed to read each command's own peak RSS")
@@ -92,10 +86,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"built {built['bytes'] / 1e9:.2f} GB ({built['events']:,} events) and 2 x "
               f"{halves[0]['bytes'] / 1e9:.2f} GB in {build_s:.0f} s", flush=True)
         env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-        tools = [("bench-kernel timeline (1 rank)", [sys.executable, "-c", _OURS, "timeline", str(big), "--json"],
+        tools = [("bench-kernel timeline (1 rank)", [sys.executable, "-c", OURS, "timeline", str(big), "--json"],
                   args.repeat),
                  ("bench-kernel timeline (2 ranks, --workers 2)",
-                  [sys.executable, "-c", _OURS, "timeline", str(ranks), "--json", "--workers", "2"], 1)]
+                  [sys.executable, "-c", OURS, "timeline", str(ranks), "--json", "--workers", "2"], 1)]
         runs: dict[str, list[dict]] = {}
         for name, cmd, n in tools:
             for i in range(n):
@@ -116,17 +110,18 @@ def main(argv: list[str] | None = None) -> int:
 
 def _report(args, built: dict, half: dict, runs: dict[str, list[dict]]) -> str:
     lines = [f"{HEADER} ({_dt.date.today().isoformat()})", "",
-             f"- Machine: {_machine()}",
+             f"- Machine: {machine()}",
              f"- One rank: {built['bytes'] / 1e9:.3f} GB, {built['events']:,} events ({built['copies']} copies of "
              f"`{args.source.name}`); two ranks: 2 x {half['bytes'] / 1e9:.3f} GB. Built as in `trace_speed.py`, "
              f"not committed.",
              "- Command: `PYTHONPATH=src python benchmarks/timeline_speed.py` (peak RSS = the largest single "
              "process, from `/usr/bin/time -f %M`; see the script's docstring for why not `os.wait4`).", "",
-             "| command | runs: wall s | runs: CPU s (user+sys) | runs: peak RSS MiB | median wall s | max peak RSS MiB "
-             "| exit | output |", "|---|---|---|---|---:|---:|---|---|"]
+             "| command | runs: wall s | runs: CPU s (user+sys) | runs: load avg | runs: peak RSS MiB | median wall s "
+             "| max peak RSS MiB | exit | output |", "|---|---|---|---|---|---:|---:|---|---|"]
     for name, rs in runs.items():
         walls, cpu, rss = [r["wall_s"] for r in rs], [r["cpu_s"] for r in rs], [r["rss_mib"] for r in rs]
         lines.append(f"| {name} | {', '.join(f'{w:.2f}' for w in walls)} | {', '.join(f'{c:.2f}' for c in cpu)} | "
+                     f"{runs_of(rs, 'load', '.1f')} | "
                      f"{', '.join(f'{m:.0f}' for m in rss)} | {statistics.median(walls):.2f} | {max(rss):.0f} | "
                      f"{','.join(str(r['rc']) for r in rs)} | {rs[0]['summary']} |")
     one = runs["bench-kernel timeline (1 rank)"]

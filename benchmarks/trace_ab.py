@@ -11,7 +11,6 @@ Used to check that a change to the loader's hot path keeps its speed.
 
 from __future__ import annotations
 
-import argparse
 import datetime as _dt
 import os
 import shutil
@@ -21,17 +20,13 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from trace_speed import DEFAULT_SOURCE, ROOT, _OURS, _kernel_total, _machine, build, measure  # noqa: E402
+from common import ROOT, machine, trace_parser
+from trace_speed import OURS, build, kernel_total, measure, runs_of
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = trace_parser(__doc__, None)
     ap.add_argument("--baseline-src", type=Path, required=True, help="the other checkout's src/ folder")
-    ap.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
-    ap.add_argument("--size-mb", type=int, default=1000)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--out", type=Path, default=None, help="write the Markdown table here too")
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="bk-trace-ab-"))
     big = work / "big_trace.json"
@@ -47,20 +42,21 @@ def main(argv: list[str] | None = None) -> int:
             for _ in range(n):
                 for side, src in sides.items():
                     env = dict(os.environ, PYTHONPATH=str(src))
-                    r = measure([sys.executable, "-c", _OURS, "inventory", str(big), *extra], env)
-                    r["kernel_us"] = _kernel_total(r["out"])
+                    r = measure([sys.executable, "-c", OURS, "inventory", str(big), *extra], env)
+                    r["kernel_us"] = kernel_total(r["out"])
                     runs.setdefault((what, side), []).append(r)
                     print(f"{what} [{side}]: {r['wall_s']:.2f} s, {r['rss_mib']:.0f} MiB, rc {r['rc']}", flush=True)
     finally:
         shutil.rmtree(work)
-    lines = [f"A/B on {_dt.date.today().isoformat()}, {_machine()}; trace {built['bytes'] / 1e9:.3f} GB, "
+    lines = [f"A/B on {_dt.date.today().isoformat()}, {machine()}; trace {built['bytes'] / 1e9:.3f} GB, "
              f"{built['events']:,} events; runs alternate between the two checkouts.", "",
-             "| command | checkout | runs: wall s | median wall s | peak RSS MiB | kernel total us |",
-             "|---|---|---|---:|---:|---:|"]
+             "| command | checkout | runs: wall s | runs: CPU s | runs: load avg | median wall s | peak RSS MiB "
+             "| kernel total us |", "|---|---|---|---|---|---:|---:|---:|"]
     for (what, side), rs in runs.items():
         walls = [r["wall_s"] for r in rs]
         k = rs[0]["kernel_us"]
-        lines.append(f"| {what} | {side} | {', '.join(f'{w:.2f}' for w in walls)} | {statistics.median(walls):.2f} | "
+        lines.append(f"| {what} | {side} | {', '.join(f'{w:.2f}' for w in walls)} | {runs_of(rs, 'cpu_s', '.2f')} | "
+                     f"{runs_of(rs, 'load', '.1f')} | {statistics.median(walls):.2f} | "
                      f"{max(r['rss_mib'] for r in rs):.0f} | {'' if k is None else f'{k:,.1f}'} |")
     text = "\n".join(lines) + "\n"
     print(text)

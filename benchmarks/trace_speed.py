@@ -18,12 +18,10 @@ Targets (issue 4): inventory <= 15 s and <= 3 GB peak RSS on the 2-core CI box, 
 
 from __future__ import annotations
 
-import argparse
 import datetime as _dt
 import gzip
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -34,8 +32,8 @@ from pathlib import Path
 
 import msgspec
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_SOURCE = ROOT.parent / "shared" / "data" / "traces" / "h200__llama_eager_generate.json.gz"
+from common import RESULTS, ROOT, load_average, machine, trace_parser
+
 ID_KEYS = ("correlation", "External id")
 
 _JSON_LOAD = ("import json, sys\n"
@@ -47,7 +45,7 @@ _HTA = ("import sys, logging\n"
         "ta = TraceAnalysis(trace_dir=sys.argv[1])\n"
         "by_type, per_kernel = ta.get_gpu_kernel_breakdown(visualize=False, include_memory_kernels=False)\n"
         "print(float(by_type['sum'].sum()))\n")
-_OURS = ("import sys\n"
+OURS = ("import sys\n"
          "from bench_kernel.cli import main\n"
          "sys.exit(main(sys.argv[1:]))\n")
 
@@ -92,7 +90,9 @@ def build(source: Path, target_bytes: int, out: Path) -> dict:
 
 
 def measure(cmd: list[str], env: dict) -> dict:
-    """Run ``cmd``: wall seconds, the child's own peak RSS (MiB, from ``os.wait4``), exit code, output."""
+    """Run ``cmd``: wall and CPU seconds, the child's own peak RSS (MiB, from ``os.wait4``), exit code, output,
+    and the 1-minute load average when it started (other jobs on a shared machine)."""
+    load = load_average()
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
@@ -101,11 +101,17 @@ def measure(cmd: list[str], env: dict) -> dict:
         p.returncode = os.waitstatus_to_exitcode(status)  # tell Popen it is reaped
         out.seek(0)
         err.seek(0)
-        return {"wall_s": wall, "rss_mib": usage.ru_maxrss / 1024, "rc": p.returncode,
+        return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "load": load,
+                "rss_mib": usage.ru_maxrss / 1024, "rc": p.returncode,
                 "out": out.read().decode(errors="replace"), "err": err.read().decode(errors="replace")[-400:]}
 
 
-def _kernel_total(out: str) -> float | None:
+def runs_of(rs: list[dict], key: str, fmt: str) -> str:
+    """One figure of every run, comma-separated (load avg: the 1-minute load when the run started)."""
+    return ", ".join(format(r[key], fmt) for r in rs)
+
+
+def kernel_total(out: str) -> float | None:
     """The kernel total a tool printed: our JSON's total_kernel_us, or the last line as a number."""
     text = out.strip()
     try:
@@ -114,29 +120,10 @@ def _kernel_total(out: str) -> float | None:
         return None
 
 
-def _machine() -> str:
-    cpu = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return (f"{platform.node() or 'host'}: {cpu}, {os.cpu_count()} cores, {mem:.0f} GiB RAM, "
-            f"{platform.system()} {platform.release()}, Python {platform.python_version()}, "
-            f"msgspec {msgspec.__version__}")
-
-
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
-    ap.add_argument("--size-mb", type=int, default=1000)
-    ap.add_argument("--repeat", type=int, default=3, help="runs of bench-kernel inventory")
+    ap = trace_parser(__doc__, RESULTS / "trace-speed.md")
     ap.add_argument("--baseline-repeat", type=int, default=1, help="runs of json.load and HTA (slow)")
     ap.add_argument("--hta-python", default="/tmp/venv-hta/bin/python")
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "trace-speed.md")
     ap.add_argument("--keep", action="store_true", help="keep the big trace")
     args = ap.parse_args(argv)
 
@@ -151,9 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     runs: dict[str, list[dict]] = {}
     tools = [
-        ("bench-kernel inventory", [sys.executable, "-c", _OURS, "inventory", str(big), "--json"], args.repeat),
+        ("bench-kernel inventory", [sys.executable, "-c", OURS, "inventory", str(big), "--json"], args.repeat),
         ("bench-kernel inventory --per-step (full links)",
-         [sys.executable, "-c", _OURS, "inventory", str(big), "--per-step", "--json"], 1),
+         [sys.executable, "-c", OURS, "inventory", str(big), "--per-step", "--json"], 1),
         ("json.load (baseline)", [sys.executable, "-c", _JSON_LOAD, str(big)], args.baseline_repeat),
     ]
     if shutil.which(args.hta_python) or Path(args.hta_python).exists():
@@ -161,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, cmd, n in tools:
         for i in range(n):
             r = measure(cmd, env)
-            r["kernel_us"] = _kernel_total(r["out"])
+            r["kernel_us"] = kernel_total(r["out"])
             runs.setdefault(name, []).append(r)
             print(f"{name} run {i + 1}: {r['wall_s']:.2f} s, {r['rss_mib']:.0f} MiB, rc {r['rc']} {r['err'][-200:]}",
                   flush=True)
@@ -177,14 +164,15 @@ def main(argv: list[str] | None = None) -> int:
 def _report(args, built: dict, build_s: float, runs: dict[str, list[dict]]) -> str:
     today = _dt.date.today().isoformat()
     lines = [f"# Trace speed: inventory vs json.load vs HTA ({today})", "",
-             f"- Machine: {_machine()}",
+             f"- Machine: {machine()}",
              f"- Trace: {built['bytes'] / 1e9:.3f} GB uncompressed JSON, {built['events']:,} events: "
              f"{built['copies']} copies of `{args.source.name}` with shifted timestamps and ids "
              f"(built in {build_s:.0f} s, not committed).",
              "- Command: `PYTHONPATH=src python benchmarks/trace_speed.py` (wall time around each subprocess; "
              "peak RSS = the child's `ru_maxrss` from `os.wait4`).", "",
-             "| tool | runs: wall s | runs: peak RSS MiB | median wall s | median peak RSS MiB | exit | output |",
-             "|---|---|---|---:|---:|---|---|"]
+             "| tool | runs: wall s | runs: CPU s | runs: load avg | runs: peak RSS MiB | median wall s | "
+             "median peak RSS MiB | exit | output |",
+             "|---|---|---|---|---|---:|---:|---|---|"]
     med = {}
     for name, rs in runs.items():
         walls = [r["wall_s"] for r in rs]
@@ -193,7 +181,8 @@ def _report(args, built: dict, build_s: float, runs: dict[str, list[dict]]) -> s
         k = rs[0].get("kernel_us")
         out = f"kernel total {k:,.1f} us" if k is not None else rs[0]["err"].strip().splitlines()[-1:] or [""]
         out = out if isinstance(out, str) else out[0]
-        lines.append(f"| {name} | {', '.join(f'{w:.2f}' for w in walls)} | {', '.join(f'{m:.0f}' for m in rss)} | "
+        lines.append(f"| {name} | {', '.join(f'{w:.2f}' for w in walls)} | {runs_of(rs, 'cpu_s', '.2f')} | "
+                     f"{runs_of(rs, 'load', '.1f')} | {', '.join(f'{m:.0f}' for m in rss)} | "
                      f"{statistics.median(walls):.2f} | {statistics.median(rss):.0f} | "
                      f"{','.join(str(r['rc']) for r in rs)} | {out[:80]} |")
     ours = med.get("bench-kernel inventory")

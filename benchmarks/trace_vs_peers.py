@@ -26,9 +26,7 @@ import time
 from decimal import Decimal
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from trace_speed import _machine  # noqa: E402
+from common import RESULTS, SHARED_TRACES, machine
 
 _HTA = r"""
 import json, logging, sys, warnings
@@ -112,9 +110,9 @@ def _pct(x: float | None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--traces", type=Path, default=ROOT.parent / "shared" / "data" / "traces")
+    ap.add_argument("--traces", type=Path, default=SHARED_TRACES)
     ap.add_argument("--hta-python", default="/work/venv-hta/bin/python")
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "trace-vs-peers.md")
+    ap.add_argument("--out", type=Path, default=RESULTS / "trace-vs-peers.md")
     args = ap.parse_args(argv)
     rows = []
     for trace in sorted(args.traces.glob("*.json.gz")):
@@ -133,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _report(rows: list[tuple[str, dict, dict]], mi300: dict | None) -> str:
     lines = [f"# timeline vs HTA and TraceLens ({_dt.date.today().isoformat()})", "",
-             f"- Machine: {_machine()}",
+             f"- Machine: {machine()}",
              "- Command: `PYTHONPATH=src python benchmarks/trace_vs_peers.py` (HTA 0.5.0 in its own venv, pandas<3, "
              "`HTA_DISABLE_NS_ROUNDING=1`, `include_last_profiler_step=True`).",
              "- Times in ms over the device span (first device event start to last end). Both tools take idle = "

@@ -33,8 +33,7 @@ from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "src"))
+ROOT = Path(__file__).resolve().parents[2]  # run with PYTHONPATH=src, as gpu_session.sh does
 
 SIZES = (10, 50, 100, 300, 1000, 2000)
 ROTATION_SETS = 256

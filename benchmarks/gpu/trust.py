@@ -30,10 +30,8 @@ from pathlib import Path
 import torch
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench_kernel  # noqa: E402
+import bench_kernel  # noqa: E402  (PYTHONPATH=src, as gpu_session.sh runs it)
 
 N = 8192
 REPEATS = 3
