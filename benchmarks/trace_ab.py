@@ -1,12 +1,13 @@
-"""A/B: ``bench-kernel inventory`` of this checkout against another one, on the same ~1 GB trace.
+"""A/B: trace commands of this checkout against another one, on the same ~1 GB trace.
 
     PYTHONPATH=src python benchmarks/trace_ab.py --baseline-src ../main/src [--size-mb 1000] [--repeat 3]
-        [--out FILE]
+        [--commands inventory,timeline] [--out FILE]
 
 Builds the big trace exactly as ``trace_speed.py`` does (copies of a real trace, never committed)
-and runs both checkouts' ``inventory --json`` (and one ``--per-step`` each) in alternation, so a
-busy machine slows both alike; wall time and the child's peak RSS come from ``trace_speed.measure``.
-Used to check that a change to the loader's hot path keeps its speed.
+and runs both checkouts' ``inventory --json`` (and one ``--per-step`` each; other commands as
+``--commands`` lists them) in alternation, so a busy machine slows both alike; wall and CPU time
+and the child's peak RSS come from ``trace_speed.measure``. Used to check that a change to the
+loader's hot path keeps its speed.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from trace_speed import OURS, build, kernel_total, measure, runs_of
 def main(argv: list[str] | None = None) -> int:
     ap = trace_parser(__doc__, None)
     ap.add_argument("--baseline-src", type=Path, required=True, help="the other checkout's src/ folder")
+    ap.add_argument("--commands", default="inventory", help="comma-separated trace commands (default inventory)")
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="bk-trace-ab-"))
     big = work / "big_trace.json"
@@ -36,13 +38,15 @@ def main(argv: list[str] | None = None) -> int:
           flush=True)
     sides = {"baseline": args.baseline_src.resolve(), "this checkout": ROOT / "src"}
     runs: dict[tuple[str, str], list[dict]] = {}
-    plan = [("inventory", ["--json"], args.repeat), ("inventory --per-step", ["--per-step", "--json"], 1)]
+    plan = [(c, [c, "--json"], args.repeat) for c in args.commands.split(",")]
+    if "inventory" in args.commands.split(","):
+        plan.append(("inventory --per-step", ["inventory", "--per-step", "--json"], 1))
     try:
-        for what, extra, n in plan:
+        for what, cmd, n in plan:
             for _ in range(n):
                 for side, src in sides.items():
                     env = dict(os.environ, PYTHONPATH=str(src))
-                    r = measure([sys.executable, "-c", OURS, "inventory", str(big), *extra], env)
+                    r = measure([sys.executable, "-c", OURS, cmd[0], str(big), *cmd[1:]], env)
                     r["kernel_us"] = kernel_total(r["out"])
                     runs.setdefault((what, side), []).append(r)
                     print(f"{what} [{side}]: {r['wall_s']:.2f} s, {r['rss_mib']:.0f} MiB, rc {r['rc']}", flush=True)
