@@ -25,7 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("trace",),
     ("results",),
     ("source_trace",),
-    ("orchestrate",),
+    ("orchestrate", "serve"),
     ("sweeps",),
     ("report_model",),
     ("report",),

@@ -22,6 +22,7 @@ __all__ = [
     "Unsupported",
     "TimeLimitError",
     "OutputError",
+    "ServerError",
 ]
 
 
@@ -89,3 +90,7 @@ class TimeLimitError(MeasurementError):
 
 class OutputError(BenchKernelError):
     """The result cannot be written: a missing folder, a full disk, a closed stdout, ..."""
+
+
+class ServerError(BenchKernelError):
+    """An LLM server cannot be reached, does not start, dies, or refuses what the benchmark needs."""

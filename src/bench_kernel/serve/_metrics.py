@@ -1,0 +1,186 @@
+"""The serving metrics, defined exactly (README, "bench-kernel serve"), from the request records.
+
+Per request (``RequestRecord``): TTFT = send -> first chunk with >= 1 generated token (reasoning
+included); TTFVO = send -> first chunk with visible text; E2E = send -> last token chunk;
+TPOT = (E2E - TTFT) / (N_out - 1); ICL = gaps between token chunks; ITL = each gap split over the
+tokens its chunk carried (needs per-chunk counts).
+
+Over the run (``duration_s`` = the first due time -> the last byte received):
+- statistics over completed requests (ITL and ICL: over all their gaps, pooled, as vLLM does):
+  mean, std (population, ddof 0), and p50/p90/p95/p99 by linear interpolation (numpy's default);
+- throughput: completed requests, output tokens and input + output tokens per second; the peak
+  output tokens in any 1 s bucket from the start; mean concurrency = sum of E2E / duration;
+- goodput (DistServe, Zhong et al. 2024): requests per second that met every ``--goodput`` target
+  (a TPOT target is met vacuously by a request of one token, which has no TPOT);
+- the client's own send lateness and event-loop lag (``_drive``): p50/p99/max, and a flag when
+  either p99 passes :data:`CLIENT_BOUND_MS`: the latencies then include the client's delay.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from bench_kernel.errors import UsageError
+from bench_kernel.serve._records import RequestRecord
+
+__all__ = ["STAT_KEYS", "LATENCY_METRICS", "GOODPUT_METRICS", "CLIENT_BOUND_MS", "stats", "ServeMetrics",
+           "serve_metrics", "parse_goodput", "failure_kind"]
+
+STAT_KEYS = ("mean", "std", "p50", "p90", "p95", "p99")
+#: The latency metrics, in the order tables show them.
+LATENCY_METRICS = ("ttft_ms", "ttfvo_ms", "tpot_ms", "itl_ms", "icl_ms", "e2el_ms")
+#: What ``--goodput`` takes (vLLM's names).
+GOODPUT_METRICS = {"ttft": "ttft_ms", "tpot": "tpot_ms", "e2el": "e2el_ms"}
+#: Above this p99 send lateness or event-loop lag the run is called client-bound: a GPU server's
+#: decode step is 10-50 ms, and a few ms of the client's own delay is then a 10% error in ITL.
+CLIENT_BOUND_MS = 5.0
+
+
+def stats(values: Iterable[float]) -> dict[str, float | None]:
+    """mean, std (ddof 0), p50/p90/p95/p99 (linear interpolation) and n; None each when empty."""
+    a = np.asarray(list(values), dtype=float)
+    if not a.size:
+        return {**{k: None for k in STAT_KEYS}, "n": 0}
+    p = np.percentile(a, [50, 90, 95, 99], method="linear")
+    return {"mean": float(a.mean()), "std": float(a.std()), "p50": float(p[0]), "p90": float(p[1]),
+            "p95": float(p[2]), "p99": float(p[3]), "n": int(a.size)}
+
+
+def parse_goodput(items: Iterable[str]) -> dict[str, float]:
+    """``["ttft:200", "tpot:50"]`` -> ``{"ttft_ms": 200.0, "tpot_ms": 50.0}`` (milliseconds)."""
+    out: dict[str, float] = {}
+    for item in items:
+        name, sep, value = item.partition(":")
+        if not sep or name not in GOODPUT_METRICS:
+            raise UsageError(f"--goodput {item!r}: expected NAME:MS with NAME one of {', '.join(GOODPUT_METRICS)}")
+        try:
+            ms = float(value)
+        except ValueError:
+            raise UsageError(f"--goodput {item!r}: {value!r} is not a number of milliseconds") from None
+        if not (ms > 0) or math.isinf(ms):
+            raise UsageError(f"--goodput {item!r}: the target must be a finite number of ms > 0")
+        out[GOODPUT_METRICS[name]] = ms
+    return out
+
+
+def failure_kind(reason: str) -> str:
+    """A failure's kind, for counting: ``HTTP 500``, ``timeout``, ``error in stream``, ``not sent``..."""
+    head = reason.split(":", 1)[0]
+    return head.split(" (")[0].strip() if head.startswith(("HTTP", "timeout")) else head.strip()
+
+
+def meets(r: RequestRecord, targets_ms: Mapping[str, float]) -> bool:
+    """Whether a completed request met every target."""
+    for key, limit in targets_ms.items():
+        v = getattr(r, key)
+        if v is None and key == "tpot_ms":
+            continue
+        if v is None or v > limit:
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class ServeMetrics:
+    """The numbers of one load point. Keys of ``metrics``: :data:`LATENCY_METRICS`, each a
+    :func:`stats` dict in milliseconds."""
+
+    completed: int
+    failed: int
+    failures: dict[str, int]
+    duration_s: float
+    metrics: dict[str, dict[str, float | None]]
+    requests_per_s: float
+    output_tokens_per_s: float
+    total_tokens_per_s: float
+    peak_output_tokens_per_s: float
+    mean_concurrency: float
+    input_tokens: int
+    output_tokens: int
+    goodput_targets_ms: dict[str, float]
+    good_requests: int | None
+    goodput_per_s: float | None
+    lateness_ms: dict[str, float | None]
+    loop_lag_ms: dict[str, float | None]
+    client_bound: bool
+    chunks: int
+    fewer_chunks_than_tokens: int
+    n_out_sources: dict[str, int]
+    notes: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _tail(values: list[float]) -> dict[str, float | None]:
+    if not values:
+        return {"p50": None, "p99": None, "max": None, "n": 0}
+    p = np.percentile(values, [50, 99])
+    return {"p50": float(p[0]), "p99": float(p[1]), "max": float(max(values)), "n": len(values)}
+
+
+def serve_metrics(records: Iterable[RequestRecord], duration_s: float, *, loop_lag_ms: Iterable[float] = (),
+                  goodput_ms: Mapping[str, float] | None = None) -> ServeMetrics:
+    """The metrics of one load point from its records (module docstring for every definition)."""
+    recs = list(records)
+    ok = [r for r in recs if r.ok]
+    failed = [r for r in recs if not r.ok]
+    notes: list[str] = []
+    vals = {k: [v for r in ok if (v := getattr(r, k)) is not None] for k in ("ttft_ms", "ttfvo_ms", "tpot_ms",
+                                                                             "e2el_ms")}
+    icl = [g for r in ok for g in r.icl_ms]
+    itl_by = [r.itl_ms for r in ok]
+    itl = [g for x in itl_by if x is not None for g in x]
+    unknown = sum(x is None for x in itl_by)
+    fewer = sum(1 for r in ok if r.n_out is not None and len(r.chunk_s) < r.n_out)
+    chunks = sum(len(r.chunk_s) for r in ok)
+    out_tokens = sum(r.n_out or 0 for r in ok)
+    in_tokens = sum(r.n_in or 0 for r in ok)
+    if fewer:
+        how = (f"per-token ITL comes from the {len(ok) - unknown} requests whose per-chunk token counts are known"
+               if unknown else "per-token ITL splits each gap over the tokens its chunk carried")
+        notes.append(f"{fewer} of {len(ok)} requests had fewer chunks than tokens ({chunks} chunks for {out_tokens} "
+                     f"tokens): ICL (inter-chunk latency) is not a per-token latency; {how}")
+    if unknown and not fewer:
+        notes.append(f"{unknown} requests have no per-chunk token counts: they are left out of ITL")
+    sources = Counter(r.n_out_source for r in ok if r.n_out_source)
+    if sources.get("tokenizer"):
+        notes.append(f"N_out of {sources['tokenizer']} requests was counted by the client tokenizer (no usage)")
+    if sources.get("chunks"):
+        notes.append(f"N_out of {sources['chunks']} requests is their count of token chunks (no usage, no "
+                     f"--tokenizer): a lower bound, so TPOT may read high")
+    # Peak output tokens per 1 s bucket from the start, each chunk's tokens at its arrival.
+    buckets: Counter[int] = Counter()
+    for r in ok:
+        weights = [k if k is not None else (r.n_out or len(r.chunk_s)) / len(r.chunk_s) for k in r.chunk_tokens]
+        for t, w in zip(r.chunk_s, weights):
+            buckets[int(math.floor(t))] += w
+    d = duration_s if duration_s > 0 else math.nan
+    targets = dict(goodput_ms or {})
+    good = sum(1 for r in ok if meets(r, targets)) if targets else None
+    sent = [r for r in recs if not math.isnan(r.sent_s)]
+    late = _tail([r.lateness_ms for r in sent])
+    lag = _tail(list(loop_lag_ms))
+    bound = any(x["p99"] is not None and x["p99"] > CLIENT_BOUND_MS for x in (late, lag))
+    if bound:
+        notes.append(f"client-bound: the client's p99 send lateness {late['p99'] or 0:.1f} ms / event-loop lag "
+                     f"{lag['p99'] or 0:.1f} ms exceed {CLIENT_BOUND_MS:g} ms; latencies include the client's own "
+                     f"delay (lower --max-concurrency, or run the client on more cores)")
+    kinds = Counter(failure_kind(r.error or "failed") for r in failed)
+    return ServeMetrics(
+        completed=len(ok), failed=len(failed), failures=dict(kinds.most_common()), duration_s=duration_s,
+        metrics={"ttft_ms": stats(vals["ttft_ms"]), "ttfvo_ms": stats(vals["ttfvo_ms"]),
+                 "tpot_ms": stats(vals["tpot_ms"]), "itl_ms": stats(itl), "icl_ms": stats(icl),
+                 "e2el_ms": stats(vals["e2el_ms"])},
+        requests_per_s=len(ok) / d, output_tokens_per_s=out_tokens / d, total_tokens_per_s=(in_tokens + out_tokens) / d,
+        peak_output_tokens_per_s=float(max(buckets.values())) if buckets else 0.0,
+        mean_concurrency=sum(vals["e2el_ms"]) / 1e3 / d,
+        input_tokens=in_tokens, output_tokens=out_tokens, goodput_targets_ms=targets, good_requests=good,
+        goodput_per_s=(good / d) if good is not None else None, lateness_ms=late, loop_lag_ms=lag,
+        client_bound=bound, chunks=chunks, fewer_chunks_than_tokens=fewer, n_out_sources=dict(sources),
+        notes=tuple(notes))

@@ -1,0 +1,169 @@
+"""One load point against a server, and what the server is: the records ``bench-kernel serve``
+returns, stores and renders.
+
+``connect`` asks the server which models it serves (``/v1/models``) and its version (``/version``,
+vLLM and SGLang answer it) before any load, so an unreachable URL or a model it does not serve is
+one error line, not a run of failed requests.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+from bench_kernel.errors import ServerError
+from bench_kernel.serve._client import Endpoint
+from bench_kernel.serve._drive import drive
+from bench_kernel.serve._load import Load
+from bench_kernel.serve._metrics import ServeMetrics, serve_metrics
+from bench_kernel.serve._records import Prompt, RequestRecord
+
+__all__ = ["ServerInfo", "ServePoint", "connect", "run_point", "SCHEMA_VERSION"]
+
+#: Version of ``bench-kernel serve --json`` (and of a stored serving run's point). Bump on a change
+#: that renames or removes a key; adding keys keeps it.
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """The server a run measured: where, which model, what it said about itself, how it was started."""
+
+    url: str
+    model: str
+    models: tuple[str, ...] = ()
+    version: str | None = None
+    command: str | None = None
+    launched: bool = False
+    log_path: str | None = None
+    ready_s: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"url": self.url, "model": self.model, "models": list(self.models), "version": self.version,
+                "command": self.command, "launched": self.launched, "log_path": self.log_path,
+                "ready_s": self.ready_s}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "ServerInfo":
+        return cls(d["url"], d["model"], tuple(d.get("models") or ()), d.get("version"), d.get("command"),
+                   bool(d.get("launched")), d.get("log_path"), d.get("ready_s"))
+
+
+def _get_json(url: str, timeout_s: float) -> Any:
+    with urllib.request.urlopen(urllib.request.Request(url), timeout=timeout_s) as r:  # noqa: S310
+        return json.loads(r.read(1 << 20).decode("utf-8", errors="replace"))
+
+
+def connect(base_url: str, model: str | None, *, timeout_s: float = 10.0, command: str | None = None,
+            launched: bool = False, log_path: str | None = None, ready_s: float | None = None) -> ServerInfo:
+    """Check that ``base_url`` answers and serves ``model`` (the first model it lists when None)."""
+    if not base_url.startswith(("http://", "https://")):
+        raise ServerError(f"--url {base_url!r}: expected http://HOST:PORT")
+    models: tuple[str, ...] = ()
+    try:
+        data = _get_json(base_url.rstrip("/") + "/v1/models", timeout_s)
+        models = tuple(str(m.get("id")) for m in data.get("data", []) if isinstance(m, dict) and m.get("id"))
+    except urllib.error.HTTPError as e:
+        if e.code != 404:
+            raise ServerError(f"{base_url}/v1/models answered HTTP {e.code}: is it an OpenAI-compatible server?") from None
+    except (urllib.error.URLError, OSError) as e:
+        reason = getattr(e, "reason", e)
+        raise ServerError(f"cannot reach the server at {base_url}: {reason}") from None
+    except (ValueError, AttributeError):
+        raise ServerError(f"{base_url}/v1/models did not answer JSON: is it an OpenAI-compatible server?") from None
+    if model is None:
+        if not models:
+            raise ServerError(f"{base_url} lists no model on /v1/models: name one with --model")
+        model = models[0]
+    elif models and model not in models:
+        raise ServerError(f"the server at {base_url} does not serve {model!r}; it serves: {', '.join(models)}")
+    version = None
+    try:
+        v = _get_json(base_url.rstrip("/") + "/version", 5.0)
+        version = str(v.get("version")) if isinstance(v, dict) and v.get("version") else None
+    except (urllib.error.URLError, OSError, ValueError):
+        pass
+    return ServerInfo(base_url, model, models, version, command, launched, log_path, ready_s)
+
+
+@dataclass(frozen=True)
+class ServePoint:
+    """One load point: the load, its metrics, every request, and whether it ran to the end."""
+
+    load: Load
+    metrics: ServeMetrics
+    records: tuple[RequestRecord, ...]
+    warmup_completed: int = 0
+    warmup_failed: int = 0
+    #: why it stopped early; None when every request was sent
+    aborted: str | None = None
+    started_at: float = 0.0
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def status(self) -> str:
+        return "complete" if self.aborted is None else "partial"
+
+    def to_dict(self, requests: bool = True) -> dict[str, Any]:
+        """The stable JSON of a point (README, "bench-kernel serve": keys and units)."""
+        m = self.metrics
+        d: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION, "status": self.status, "aborted": self.aborted,
+            "load": self.load.to_dict(), "started_at": self.started_at, "duration_s": m.duration_s,
+            "metrics": m.metrics,
+            "throughput": {"requests_per_s": m.requests_per_s, "output_tokens_per_s": m.output_tokens_per_s,
+                           "total_tokens_per_s": m.total_tokens_per_s,
+                           "peak_output_tokens_per_s": m.peak_output_tokens_per_s,
+                           "mean_concurrency": m.mean_concurrency},
+            "goodput": {"targets_ms": m.goodput_targets_ms, "good_requests": m.good_requests,
+                        "requests_per_s": m.goodput_per_s},
+            "requests": {"completed": m.completed, "failed": m.failed, "failures": m.failures,
+                         "input_tokens": m.input_tokens, "output_tokens": m.output_tokens, "chunks": m.chunks,
+                         "fewer_chunks_than_tokens": m.fewer_chunks_than_tokens, "n_out_sources": m.n_out_sources,
+                         "warmup": {"completed": self.warmup_completed, "failed": self.warmup_failed}},
+            "client": {"lateness_ms": m.lateness_ms, "loop_lag_ms": m.loop_lag_ms, "client_bound": m.client_bound},
+            "notes": list(self.notes) + list(m.notes),
+        }
+        if requests:
+            d["requests"]["records"] = [r.to_dict() for r in self.records]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "ServePoint":
+        """Rebuild a point from :meth:`to_dict` (with its records): the metrics are recomputed from them."""
+        load = d.get("load") or {}
+        rate = load.get("request_rate")
+        lo = Load(math.inf if rate is None else float(rate), float(load.get("burstiness") or 1.0),
+                  load.get("max_concurrency"), load.get("duration_s"))
+        recs = tuple(RequestRecord.from_dict(r) for r in (d.get("requests") or {}).get("records") or ())
+        lag = (d.get("client") or {}).get("loop_lag_ms") or {}
+        metrics = serve_metrics(recs, float(d.get("duration_s") or 0.0),
+                                goodput_ms=(d.get("goodput") or {}).get("targets_ms") or {})
+        metrics = _with_lag(metrics, lag)
+        warm = (d.get("requests") or {}).get("warmup") or {}
+        own = [n for n in d.get("notes") or () if n not in metrics.notes]
+        return cls(lo, metrics, recs, int(warm.get("completed") or 0), int(warm.get("failed") or 0),
+                   d.get("aborted"), float(d.get("started_at") or 0.0), tuple(own))
+
+
+def _with_lag(m: ServeMetrics, lag: dict[str, Any]) -> ServeMetrics:
+    return replace(m, loop_lag_ms=lag) if lag else m
+
+
+def run_point(server: ServerInfo, ep: Endpoint, prompts: tuple[Prompt, ...], load: Load, *,
+              num_prompts: int | None, seed: int = 0, warmup: int = 0, goodput_ms: dict[str, float] | None = None,
+              alive: Callable[[], str | None] | None = None,
+              count_tokens: Callable[[str], int] | None = None) -> ServePoint:
+    """Drive one load point and compute its metrics (records kept, even for a point cut short)."""
+    out = drive(ep, prompts, load, num_prompts=num_prompts, seed=seed, warmup=warmup, alive=alive,
+                count_tokens=count_tokens)
+    metrics = serve_metrics(out.records, out.duration_s, loop_lag_ms=out.loop_lag_ms, goodput_ms=goodput_ms)
+    notes = list(out.notes)
+    wf = sum(not r.ok for r in out.warmup)
+    if out.warmup and wf:
+        notes.append(f"{wf} of {len(out.warmup)} warm-up requests failed")
+    return ServePoint(load, metrics, out.records, len(out.warmup) - wf, wf, out.aborted, out.started_at, tuple(notes))
