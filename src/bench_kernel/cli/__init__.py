@@ -38,6 +38,7 @@ _COMMANDS: dict[str, str] = {
     "timeline": "bench_kernel.cli.timeline:command",
     "report": "bench_kernel.cli.report:command",
     "ops": "bench_kernel.cli.ops:command",
+    "serve": "bench_kernel.cli.serve:command",
 }
 
 

@@ -7,6 +7,7 @@ load schedule (``Load``), the streaming client and its SSE reader, the driver (`
 metrics (``serve_metrics``), server launch (``launched``), sweeps and profile capture.
 """
 
+from bench_kernel.serve._bench import ProfileWindow, ServeOptions, ServeRun, benchmark
 from bench_kernel.serve._client import ENDPOINTS, Endpoint
 from bench_kernel.serve._datasets import DATASETS, Dataset, load_dataset, range_bounds
 from bench_kernel.serve._drive import Outcome, drive
@@ -16,6 +17,8 @@ from bench_kernel.serve._metrics import (CLIENT_BOUND_MS, GOODPUT_METRICS, LATEN
                                          parse_goodput, serve_metrics, stats)
 from bench_kernel.serve._records import Prompt, RequestRecord
 from bench_kernel.serve._run import SCHEMA_VERSION, ServePoint, ServerInfo, connect, run_point
+from bench_kernel.serve._sweep import SATURATED, attainment, auto_sweep, slo_search, sweep_loads
+from bench_kernel.serve._profile import KernelView, kernel_view, rank_of, wait_for_traces
 from bench_kernel.serve._sse import SSEDecoder, StreamError, StreamState
 
 __all__ = [
@@ -23,5 +26,6 @@ __all__ = [
     "Dataset", "Endpoint", "LaunchedServer", "Load", "Outcome", "Prompt", "RequestRecord", "SSEDecoder",
     "ServeMetrics", "ServePoint", "ServerInfo", "StreamError", "StreamState", "arrivals", "connect", "drive",
     "launched", "load_dataset", "log_tail", "parse_goodput", "range_bounds", "run_point", "serve_metrics", "stats",
-    "url_from_command", "wait_ready",
+    "url_from_command", "wait_ready", "ProfileWindow", "ServeOptions", "ServeRun", "benchmark", "KernelView",
+    "kernel_view", "rank_of", "wait_for_traces", "SATURATED", "attainment", "auto_sweep", "slo_search", "sweep_loads",
 ]

@@ -1,0 +1,117 @@
+"""Sweeps: a list of loads, ``--sweep auto`` and ``--slo``.
+
+``auto`` is guidellm's sweep (its ``sweep`` profile): a synchronous point first (one request at a
+time: the server's best latency and its throughput for one user), then a throughput point (every
+request at once: the most it completes per second), then ``points`` request rates evenly spaced
+between the two. It stops past saturation: a point whose completed requests per second fall short
+of the rate asked by more than :data:`SATURATED` is the last (the queue grows, and every higher
+rate only measures the queue).
+
+``slo`` bisects the request rate between the synchronous and the throughput points for the highest
+rate at which at least ``attainment`` of the requests meet every ``--goodput`` target (DistServe's
+"SLO attainment", 90% by default there and here).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Callable
+
+from bench_kernel.errors import UsageError
+from bench_kernel.serve._load import Load
+from bench_kernel.serve._run import ServePoint
+
+__all__ = ["auto_sweep", "slo_search", "sweep_loads", "attainment", "SATURATED"]
+
+#: A point is saturated when it completes fewer than (1 - SATURATED) x the requests per second asked.
+SATURATED = 0.10
+
+RunPoint = Callable[[Load], ServePoint]
+
+
+def sweep_loads(base: Load, rates: list[float] | None, concurrencies: list[int] | None) -> list[Load]:
+    """One load per listed rate or concurrency (one list at most), the other settings from ``base``."""
+    if rates and concurrencies and len(rates) > 1 and len(concurrencies) > 1:
+        raise UsageError("sweep one thing at a time: a list of --request-rate or of --max-concurrency, not both")
+    if rates and len(rates) > 1:
+        return [replace(base, request_rate=r) for r in rates]
+    if concurrencies and len(concurrencies) > 1:
+        return [replace(base, max_concurrency=c) for c in concurrencies]
+    return [base]
+
+
+def _stop(points: list[ServePoint]) -> bool:
+    return points[-1].aborted is not None
+
+
+def auto_sweep(base: Load, run: RunPoint, points: int = 5, notes: list[str] | None = None) -> list[ServePoint]:
+    """Synchronous, throughput, then ``points`` rates between; stops past saturation or on an abort."""
+    notes = notes if notes is not None else []
+    sync = run(replace(base, request_rate=math.inf, max_concurrency=1))
+    out = [sync]
+    if _stop(out):
+        return out
+    top = run(replace(base, request_rate=math.inf))
+    out.append(top)
+    if _stop(out):
+        return out
+    lo, hi = sync.metrics.requests_per_s, top.metrics.requests_per_s
+    if not (hi > lo > 0):
+        notes.append(f"auto sweep: the throughput point ({hi:.3g} req/s) is not above the synchronous one "
+                     f"({lo:.3g} req/s): the server serves one request at a time, so no rate lies between")
+        return out
+    for j in range(1, points + 1):
+        rate = lo + (hi - lo) * j / (points + 1)
+        p = run(replace(base, request_rate=rate))
+        out.append(p)
+        if _stop(out):
+            break
+        if p.metrics.requests_per_s < (1 - SATURATED) * rate:
+            notes.append(f"auto sweep: stopped past saturation at {rate:.3g} req/s (completed "
+                         f"{p.metrics.requests_per_s:.3g} req/s)")
+            break
+    return out
+
+
+def attainment(p: ServePoint) -> float:
+    """The fraction of the point's requests (failed ones included) that met every goodput target."""
+    m = p.metrics
+    total = m.completed + m.failed
+    return (m.good_requests or 0) / total if total else 0.0
+
+
+def slo_search(base: Load, run: RunPoint, targets_ms: dict[str, float], ratio: float = 0.9, steps: int = 4,
+               notes: list[str] | None = None) -> tuple[list[ServePoint], float | None]:
+    """The highest request rate whose SLO attainment is at least ``ratio``; returns every point
+    measured on the way and that rate (None when even one request at a time misses it)."""
+    if not targets_ms:
+        raise UsageError("--slo needs targets: --goodput ttft:MS tpot:MS e2el:MS")
+    notes = notes if notes is not None else []
+    sync = run(replace(base, request_rate=math.inf, max_concurrency=1))
+    out = [sync]
+    if _stop(out):
+        return out, None
+    if attainment(sync) < ratio:
+        notes.append(f"slo: even one request at a time meets the targets for only {attainment(sync):.0%} of requests")
+        return out, None
+    top = run(replace(base, request_rate=math.inf))
+    out.append(top)
+    if _stop(out):
+        return out, None
+    lo, hi = sync.metrics.requests_per_s, top.metrics.requests_per_s
+    if attainment(top) >= ratio:
+        notes.append("slo: the targets hold even with every request sent at once")
+        return out, hi
+    best = lo
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        p = run(replace(base, request_rate=mid))
+        out.append(p)
+        if _stop(out):
+            break
+        if attainment(p) >= ratio:
+            best, lo = mid, mid
+        else:
+            hi = mid
+    return out, best
