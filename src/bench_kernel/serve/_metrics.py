@@ -70,8 +70,9 @@ def parse_goodput(items: Iterable[str]) -> dict[str, float]:
 
 def failure_kind(reason: str) -> str:
     """A failure's kind, for counting: ``HTTP 500``, ``timeout``, ``error in stream``, ``not sent``..."""
-    head = reason.split(":", 1)[0]
-    return head.split(" (")[0].strip() if head.startswith(("HTTP", "timeout")) else head.strip()
+    if reason.startswith("timeout"):
+        return "timeout"
+    return reason.split(":", 1)[0].strip()
 
 
 def meets(r: RequestRecord, targets_ms: Mapping[str, float]) -> bool:
