@@ -1,0 +1,59 @@
+"""`transformers serve` with the /start_profile and /stop_profile routes vLLM and SGLang have.
+
+transformers serve has no profiler routes (SERVING.md). This wrapper adds them to the FastAPI app it
+builds and then runs the real CLI unchanged: ``python tests/serve_profiling_wrapper.py DIR serve
+MODEL --host ... --port ...``. Generation runs on a thread of its own, so the profiler is started
+with ``profile_all_threads``: without it the trace holds 0 ops. /stop_profile writes
+``DIR/rank0.<time>.pt.trace.json.gz`` as vLLM names its traces.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+
+def main() -> int:
+    out = Path(sys.argv[1])
+    import torch
+    import transformers.cli.serving.server as server_mod
+    from torch.profiler import ProfilerActivity, _ExperimentalConfig, profile
+
+    original = server_mod.build_server
+    state: dict = {}
+
+    def build_server(*args, **kwargs):
+        app = original(*args, **kwargs)
+
+        @app.post("/start_profile")
+        def start_profile() -> dict:
+            prof = profile(activities=[ProfilerActivity.CPU], record_shapes=True,
+                           experimental_config=_ExperimentalConfig(profile_all_threads=True))
+            prof.start()
+            state["prof"] = prof
+            return {"status": "started"}
+
+        @app.post("/stop_profile")
+        def stop_profile() -> dict:
+            prof = state.pop("prof", None)
+            if prof is None:
+                return {"status": "not started"}
+            prof.stop()
+            out.mkdir(parents=True, exist_ok=True)
+            path = out / f"rank0.{int(time.time() * 1000)}.pt.trace.json.gz"
+            prof.export_chrome_trace(str(path))
+            return {"status": "stopped", "trace": str(path)}
+
+        return app
+
+    server_mod.build_server = build_server
+    torch.set_num_threads(1)
+    from transformers.cli.transformers import main as cli_main
+
+    sys.argv = ["transformers", *sys.argv[2:]]
+    return cli_main() or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+"""``bench-kernel serve`` against a REAL server: ``transformers serve`` with a tiny model built here
+(a 2-layer Llama of hidden 64 with random weights, a BPE tokenizer trained in a moment, a chat
+template; nothing downloaded). Started once for the module through ``bench_kernel.serve.launched``
+(the code ``--launch`` uses), behind tests/serve_profiling_wrapper.py, which adds the
+/start_profile and /stop_profile routes transformers lacks. At most ~20 requests of <= 16 tokens.
+
+What a real server does that the scripted one only imitates: the role chunk first, coalesced chunks
+(transformers 5.24 sends several tokens in one chunk), usage on the finish chunk, no [DONE], and
+HTTP 422 for ``ignore_eos``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("aiohttp")
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+pytest.importorskip("tokenizers")
+
+from serve_scripted import free_port  # noqa: E402
+
+from bench_kernel.cli import main  # noqa: E402
+from bench_kernel.serve import Endpoint, Load, connect, launched, load_dataset, run_point, wait_ready  # noqa: E402
+
+pytestmark = pytest.mark.slow
+WRAPPER = Path(__file__).with_name("serve_profiling_wrapper.py")
+
+
+def build_tiny_model(out: Path, hidden: int = 64, heads: int = 4) -> Path:
+    """A random-weight 2-layer Llama and its BPE tokenizer with a chat template, saved to ``out``."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    import torch
+
+    rng = random.Random(0)
+    words = "the a model server token kernel decode prefill fast slow batch queue cache layer stream".split()
+    text = [" ".join(rng.choice(words) for _ in range(rng.randint(3, 12))) for _ in range(2000)]
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(text, trainers.BpeTrainer(vocab_size=400, special_tokens=["<s>", "</s>"],
+                                                       initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", pad_token="</s>")
+    fast.chat_template = ("{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
+                          "{% if add_generation_prompt %}assistant: {% endif %}")
+    fast.save_pretrained(out)
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=len(fast), hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=2,
+                      num_attention_heads=heads, num_key_value_heads=max(1, heads // 2), max_position_embeddings=512,
+                      bos_token_id=fast.bos_token_id, eos_token_id=fast.eos_token_id, pad_token_id=fast.pad_token_id)
+    LlamaForCausalLM(cfg).save_pretrained(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def tf_server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tf_serve")
+    model = build_tiny_model(root / "tiny")
+    prof = root / "profiles"
+    port = free_port()
+    cmd = (f"{sys.executable} {WRAPPER} {prof} serve {model} --host 127.0.0.1 --port {port} --device cpu")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    with launched(cmd, root / "server.log", {"HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}) as srv:
+        url = f"http://127.0.0.1:{port}"
+        wait_ready(url, 240, srv.exit_reason)
+        yield {"url": url, "model": str(model), "profiles": prof, "server": srv, "root": root}
+    assert srv.proc.poll() is not None  # stopped with the module
+
+
+def test_real_server_metrics_and_accounting(tf_server):
+    info = connect(tf_server["url"], None)
+    assert info.model == tf_server["model"]
+    ds = load_dataset("random", 6, input_len=8, output_len=12, seed=1)
+    ep = Endpoint(info.url, "chat", info.model, ignore_eos=True, request_timeout_s=120)
+    p = run_point(info, ep, ds.prompts, Load(max_concurrency=2), num_prompts=6)
+    assert (p.metrics.completed, p.metrics.failed) == (6, 0), [r.error for r in p.records]
+    # transformers refuses ignore_eos with 422: resent once without it, and the run says so
+    assert any("refused ignore_eos" in n for n in p.notes)
+    for r in p.records:
+        assert r.n_out_source == "usage" and 1 <= r.n_out <= 12
+        assert r.n_in_source == "usage" and r.n_in > 8  # the chat template adds its own tokens
+        assert 0 < r.ttft_ms <= r.e2el_ms
+        assert 1 <= len(r.chunk_s) <= r.n_out  # never more token chunks than tokens
+        assert r.empty_chunks >= 2  # the role chunk and the usage-carrying finish chunk
+        assert r.sent_s < r.chunk_s[0]
+        if len(r.chunk_s) == r.n_out:
+            assert r.chunk_tokens == (1,) * r.n_out and len(r.itl_ms) == r.n_out - 1
+        else:
+            assert r.itl_ms is None  # no per-chunk counts from transformers: ITL is not guessed
+    m = p.metrics
+    assert m.output_tokens == sum(r.n_out for r in p.records)
+    assert m.chunks == sum(len(r.chunk_s) for r in p.records)
+    assert m.metrics["icl_ms"]["n"] == m.chunks - 6
+    assert (m.fewer_chunks_than_tokens > 0) == any("fewer chunks than tokens" in n for n in m.notes)
+
+
+def test_real_server_through_the_cli_with_completions(tf_server, capsys):
+    rc = main(["serve", "--url", tf_server["url"], "--endpoint", "completions", "--num-prompts", "4",
+               "--random-input-len", "8", "--random-output-len", "8", "--request-rate", "20", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0 and out["requests"]["completed"] == 4 and out["requests"]["failed"] == 0
+    assert out["server"]["model"] == tf_server["model"]
+    recs = out["requests"]["records"]
+    assert all(r["ttft_ms"] < r["e2el_ms"] and r["n_out_source"] == "usage" for r in recs)
+    assert out["requests"]["output_tokens"] == sum(r["n_out"] for r in recs)
+
+
+def test_real_server_profile_window_gives_a_trace_the_trace_commands_read(tf_server, capsys):
+    rc = main(["serve", "--url", tf_server["url"], "--num-prompts", "2", "--random-input-len", "8",
+               "--random-output-len", "8", "--profile", "--profile-dir", str(tf_server["profiles"]),
+               "--profile-requests", "2", "--profile-timeout", "120", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0, out.get("notes")
+    w = out["profile"]
+    assert w["error"] is None and len(w["traces"]) == 1 and "rank0." in w["traces"][0]
+    assert w["point"]["requests"]["completed"] == 2
+    v = w["view"]
+    # A CPU server has no device kernels: the view lists its CPU ops instead, and says so.
+    assert v["kernels"] == 0 and v["ops"] > 100 and any("no device kernels" in n for n in v["notes"])
+    names = [o["name"] for o in v["top_ops"]]
+    assert len(names) == 5 and any(n.startswith("aten::") or "forward" in n or "generate" in n for n in names)
+    from bench_kernel.trace import load_trace
+
+    t = load_trace(w["traces"][0], shapes=True)
+    assert len(t.ops) == v["ops"] and any(n == "aten::mm" or n == "aten::linear" for n in t.names)
+
+
+def test_a_model_the_real_server_does_not_serve_is_one_error_line(tf_server, capsys):
+    rc = main(["serve", "--url", tf_server["url"], "--model", "not-this-one", "--num-prompts", "1"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 1 and len(err) == 1 and "does not serve 'not-this-one'" in err[0]
