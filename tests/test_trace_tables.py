@@ -84,6 +84,21 @@ def test_packaged_step_rules_parse_and_match_real_annotations():
         assert m, (rule, text)
         assert by[rule].phase_of(m.groupdict()) == phase, (rule, text)
     assert by["atom"].pattern.search("dummy_decode[bs=4]") is None
+    # token counts the annotations state (issue 19): ATOM's tok=, the vLLM CPU build's (P) and (D)
+    from bench_kernel.trace import Step, annotated_tokens
+
+    def tokens(rule, text):
+        g = {k: v for k, v in by[rule].pattern.search(text).groupdict().items() if v is not None}
+        return annotated_tokens(Step(0, text, 0.0, 1.0, None, rule, g))
+
+    assert tokens("atom", "prefill[bs=4 tok=512 ctx=128]") == 512
+    assert tokens("atom", "decode[bs=117/128 tok=117 d=117]") == 117
+    assert tokens("atom", "eager_decode[bs=3]") is None
+    assert tokens("vllm", "execute_context_1(29)_generation_0(0)") == 29
+    assert tokens("vllm", "execute_context_3(87)_generation_1(1)") == 88
+    assert tokens("vllm", "execute_15360_context_15(sq15360)_generation_0(sq0)") == 15360
+    assert tokens("vllm", "execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk55086)") == 32
+    assert tokens("sglang", "step[EXTEND bs=15 toks=15360]") == 15360
     assert rules.gemm_ops["aten::addmm"] == 1
 
 

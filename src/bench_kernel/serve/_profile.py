@@ -98,8 +98,11 @@ def wait_for_traces(folder: Path, since: float, timeout_s: float, settle_s: floa
             raise ServerError(f"the traces in {folder} were still being written after {timeout_s:g} s "
                               f"({len(found)} files); raise --profile-timeout")
         time.sleep(0.5)
+    # Files that name their rank win over those that name none (vLLM's API-server trace,
+    # vm_<pid>.async_llm.<ts>.pt.trace.json.gz, sits beside rank0.<ts>.pt.trace.json.gz).
+    ranked = [p for p in last if any(_RANK.search(part) for part in p.parts[-2:])] or list(last)
     newest: dict[int, Path] = {}
-    for p in sorted(last, key=lambda q: q.stat().st_mtime):
+    for p in sorted(ranked, key=lambda q: q.stat().st_mtime):
         newest[rank_of(p)] = p
     return [newest[r] for r in sorted(newest)]
 
@@ -147,17 +150,28 @@ def _top_ops(trace: Any) -> tuple[int, tuple[dict[str, Any], ...]]:
 def kernel_view(traces: list[Path]) -> KernelView:
     """Run ``inventory``, ``phases``, ``timeline`` and ``layers`` on rank 0's trace; each analysis that
     cannot run says why in ``notes`` instead of losing the others."""
-    from bench_kernel.trace import find_steps, inventory, kernel_steps, layers, load_trace, phases, timeline
+    from bench_kernel.trace import (annotated_tokens, find_steps, inventory, kernel_steps, layers, load_trace, phases,
+                                    timeline)
 
     notes: list[str] = []
     t = load_trace(traces[0], shapes=True)
     n_ops, top_ops = _top_ops(t)
     analyses: dict[str, Any] = {}
+    med = (lambda xs: float(np.median(xs)) if len(xs) else None)
     if not t.kernel_count:
+        # A CPU server: no kernels, but the engine's step annotations still give the phases and the
+        # decode step's wall time, and the ops give the per-step work.
         steps = find_steps(t)
+        by: dict[str, list[int]] = {}
+        for i, s in enumerate(steps):
+            by.setdefault(s.phase or "unknown", []).append(i)
+        dec = by.get("decode", [])
         notes.append(f"the trace has no device kernels (a CPU server): {n_ops} CPU ops in {len(steps)} steps; "
                      f"the costliest ops are listed (inclusive time: nested ops count in their callers)")
-        return KernelView(tuple(map(str, traces)), 0, 0.0, None, {"all": len(steps)}, None, None, None, (), (),
+        analyses["steps"] = [dict(s.to_dict(), tokens=annotated_tokens(s)) for s in steps]
+        return KernelView(tuple(map(str, traces)), 0, 0.0, "annotation" if by.keys() - {"unknown"} else None,
+                          {p: len(ix) for p, ix in by.items()},
+                          med([steps[i].end_us - steps[i].start_us for i in dec]), None, None, (), (),
                           top_ops, n_ops, analyses, tuple(notes))
     for name, fn in (("inventory", lambda: inventory(t, top=10)), ("timeline", lambda: timeline(t)),
                      ("layers", lambda: layers(t, step="decode"))):
@@ -177,7 +191,6 @@ def kernel_view(traces: list[Path]) -> KernelView:
     per_step = np.bincount(which[which >= 0], minlength=len(steps))
     by = {p: [i for i, s in enumerate(steps) if s.phase == p] for p in ("prefill", "decode", "mixed", "unknown")}
     dec = by["decode"]
-    med = (lambda xs: float(np.median(xs)) if len(xs) else None)
     return KernelView(
         tuple(map(str, traces)), t.kernel_count, rep.total_kernel_us, rep.method,
         {p: len(ix) for p, ix in by.items() if ix},

@@ -33,13 +33,14 @@ from bench_kernel.trace._layers import LayerPosition, LayerReport, LeftOut, laye
 from bench_kernel.trace._load import find_rank_files, load_trace
 from bench_kernel.trace._match import kernel_regex
 from bench_kernel.trace._ops import OpsReport, OpsRow, ops
-from bench_kernel.trace._phases import PhaseReport, PhaseSummary, phases
+from bench_kernel.trace._phases import PhaseReport, PhaseSummary, annotated_tokens, phases
 from bench_kernel.trace._records import MODULE_PREFIX, Frame, KernelRecord, LaunchRecord, OpRecord, Step, parse_frame
 from bench_kernel.trace._steps import find_steps, kernel_steps
 from bench_kernel.trace._tables import StepRules, load_step_rules
 from bench_kernel.trace._trace import Trace
 
 __all__ = [
+    "annotated_tokens",
     "MODULE_PREFIX",
     "AttributedKernel",
     "Attribution",

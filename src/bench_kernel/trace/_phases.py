@@ -26,7 +26,7 @@ from bench_kernel.trace._steps import find_steps, kernel_steps
 from bench_kernel.trace._tables import PHASES, StepRules, load_step_rules
 from bench_kernel.trace._trace import Trace
 
-__all__ = ["PhaseSummary", "PhaseReport", "phases", "classify_steps", "step_tokens"]
+__all__ = ["PhaseSummary", "PhaseReport", "phases", "classify_steps", "step_tokens", "annotated_tokens"]
 
 #: A step is prefill under the kernel_time heuristic at this multiple of the cheapest step's time.
 PREFILL_TIME_RATIO = 2.0
@@ -107,12 +107,25 @@ def _leading(dims: Any, index: int) -> int | None:
     return math.prod(shape[:-1])
 
 
+def annotated_tokens(step: Step) -> int | None:
+    """The token count an engine's step annotation states: ATOM's ``tok=``, SGLang's ``toks=``,
+    vLLM's ``execute_N_...`` or the CPU build's ``context_C(P)_generation_G(D)`` (P + D)."""
+    f = step.fields
+    if f.get("tokens", "").isdigit():
+        return int(f["tokens"])
+    parts = [f.get("prefill_tokens"), f.get("decode_tokens")]
+    if any(p is not None for p in parts):
+        return sum(int(p) for p in parts if p is not None and p.isdigit())
+    return None
+
+
 def classify_steps(trace: Trace, steps: list[Step], rules: StepRules | None = None
                    ) -> tuple[list[Step], str, list[int | None], list[str]]:
-    """Give every step a phase; returns (steps, method, token counts, notes)."""
+    """Give every step a phase; returns (steps, method, token counts, notes). A step's token count
+    comes from the GEMM shapes, else from its annotation (:func:`annotated_tokens`)."""
     rules = rules or load_step_rules()
     notes: list[str] = []
-    tokens = step_tokens(trace, steps, rules)
+    tokens = [t if t is not None else annotated_tokens(s) for t, s in zip(step_tokens(trace, steps, rules), steps)]
     if not steps:
         return [], "none", [], ["no steps found: every kernel is counted outside steps"]
     if any(s.phase is not None for s in steps):
