@@ -42,6 +42,8 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
     than 10% below the run's highest (``median_clock_mhz``, ``point_clock_mhz`` read them).
 ``Recorder(store, name=, config=, env=, source=)`` records results that are not a sweep (``run
     --save``, a pytest session) as one run: ``save(BenchResult)``, ``save_error(...)``, ``finish()``.
+``save_serve_run(store, ServeRun.to_dict(), command=) -> run id`` and ``serve_points(store, run)``:
+    serving runs (kind ``serve``) and their load points with every request, in ``serve_points``.
 ``provenance(path) -> Provenance`` (sha256, git commit, dirty flag of the file's repository).
 """
 
@@ -61,6 +63,7 @@ from bench_kernel.results._provenance import Provenance, file_sha256, provenance
 from bench_kernel.results._recorder import Recorder
 from bench_kernel.results._refs import PointSet, resolve_ref
 from bench_kernel.results._records import POINT_STATUSES, PointResult, RunInfo, params_key, params_text, point_label, status_of
+from bench_kernel.results._serve import SERVE_TABLE, save_serve_run, serve_points
 from bench_kernel.results._schema import SCHEMA, SCHEMA_V1, SCHEMA_VERSION
 from bench_kernel.results._store import Store, open_store
 
@@ -71,5 +74,5 @@ __all__ = [
     "Store", "Unmatched", "best_per_point", "check_threshold", "clock_explains", "clock_spread", "compare", "compare_points",
     "default_db_path", "median_clock_mhz", "point_clock_mhz",
     "file_sha256", "load_results_file", "open_store", "params_key", "params_text", "point_label", "points_from_output", "provenance", "resolve_db_path", "resolve_ref",
-    "status_of",
+    "status_of", "SERVE_TABLE", "save_serve_run", "serve_points",
 ]

@@ -1,0 +1,198 @@
+"""Bad input to ``bench-kernel serve`` (issue 19): one line ``bench-kernel: error: ...``, a non-zero
+exit, partial results kept and marked, and a launched server never left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("aiohttp")
+
+TESTS = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(TESTS))
+from serve_scripted import free_port, start  # noqa: E402
+
+from bench_kernel.cli import main  # noqa: E402
+
+SCRIPT = TESTS / "serve_scripted.py"
+
+
+def _one_error(capsys) -> str:
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("bench-kernel: error:")]
+    assert len(err) == 1, err
+    return err[0]
+
+
+def _pids_running(pattern: str) -> list[int]:
+    out = subprocess.run(["ps", "-ww", "-eo", "pid=,args="], capture_output=True, text=True).stdout
+    return [int(ln.split(None, 1)[0]) for ln in out.splitlines() if pattern in ln and "ps -eo" not in ln]
+
+
+def test_unreachable_url(capsys):
+    port = free_port()  # nothing listens there
+    rc = main(["serve", "--url", f"http://127.0.0.1:{port}", "--num-prompts", "2"])
+    assert rc == 1 and "cannot reach the server at" in _one_error(capsys)
+
+
+def test_no_server_given_and_bad_flags(capsys):
+    assert main(["serve", "--num-prompts", "2"]) == 2
+    assert "--url URL, or --launch" in _one_error(capsys)
+    for args, fragment in ((["--request-rate", "0"], "must be > 0"), (["--request-rate", "fast"], "not a number"),
+                           (["--goodput", "itl:5"], "expected NAME:MS"), (["--random-range-ratio", "1.5"], "1.5"),
+                           (["--max-concurrency", "0"], "whole number >= 1"), (["--bogus-extra"], "No such option"), (["stray"], "unexpected argument")):
+        rc = main(["serve", "--url", "http://127.0.0.1:1", *args])
+        assert rc == 2, args
+        assert fragment in _one_error(capsys), args
+
+
+@pytest.fixture(scope="module")
+def scripted():
+    srv = start({"scenarios": {"err": {"error_after": 1}, "bad": {"malformed_after": 0}, "hang": {"hang_after": 0},
+                               "four": {"status": 400}, "five": {"status": 500}, "ok": {"tokens": 3}},
+                 "models": ["m"]})
+    yield srv
+    srv.stop()
+
+
+def _jsonl(tmp_path, names):
+    p = tmp_path / "d.jsonl"
+    p.write_text("".join(json.dumps({"prompt": f"{n} x", "max_tokens": 4}) + "\n" for n in names))
+    return p
+
+
+def test_failures_inside_the_run_are_counted_with_reasons_and_written(scripted, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    data = _jsonl(tmp_path, ["err", "bad", "hang", "four", "five", "ok"])
+    rc = main(["serve", "--url", scripted.url, "--dataset-name", "jsonl", "--dataset-path", str(data), "--num-prompts",
+               "6", "--request-timeout", "1", "-o", str(out)])
+    assert rc == 0
+    d = json.loads(out.read_text())
+    assert d["requests"]["completed"] == 1 and d["requests"]["failed"] == 5
+    reasons = [r["error"] for r in d["requests"]["records"]]
+    assert reasons[0] == "error in stream: scripted engine error"
+    assert reasons[1].startswith("malformed SSE data (not JSON): '{not json'")
+    assert reasons[2].startswith("timeout after 1 s")
+    assert reasons[3].startswith("HTTP 400") and reasons[4].startswith("HTTP 500") and reasons[5] is None
+
+
+def test_every_request_failing_is_an_error_after_the_results_are_written(scripted, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    data = _jsonl(tmp_path, ["five", "five"])
+    rc = main(["serve", "--url", scripted.url, "--dataset-name", "jsonl", "--dataset-path", str(data),
+               "--num-prompts", "2", "-o", str(out)])
+    assert rc == 1 and "no request completed" in _one_error(capsys)
+    assert json.loads(out.read_text())["requests"]["failed"] == 2
+
+
+@pytest.mark.parametrize("content,fragment", [
+    (None, "no such file"),
+    ("{not json\n", ":1: not JSON"),
+    ('{"prompt": 3}\n', "needs a non-empty 'prompt'"),
+    ('{"prompt": "x", "max_tokens": -2}\n', "not a positive integer"),
+    ("", "no prompts"),
+])
+def test_missing_or_garbage_jsonl_dataset(scripted, tmp_path, capsys, content, fragment):
+    p = tmp_path / "d.jsonl"
+    if content is not None:
+        p.write_text(content)
+    rc = main(["serve", "--url", scripted.url, "--dataset-name", "jsonl", "--dataset-path", str(p)])
+    assert rc == 1 and fragment in _one_error(capsys)
+
+
+def test_garbage_sharegpt_dataset(scripted, tmp_path, capsys):
+    p = tmp_path / "s.json"
+    p.write_bytes(b"\x00\xff garbage")
+    assert main(["serve", "--url", scripted.url, "--dataset-name", "sharegpt", "--dataset-path", str(p)]) == 1
+    assert "--dataset-path" in _one_error(capsys)
+    p.write_text('[{"conversations": [{"value": "only one turn"}]}]')
+    assert main(["serve", "--url", scripted.url, "--dataset-name", "sharegpt", "--dataset-path", str(p)]) == 1
+    assert "no conversation with two turns" in _one_error(capsys)
+
+
+def test_a_model_the_server_does_not_serve(scripted, capsys):
+    assert main(["serve", "--url", scripted.url, "--model", "gpt-x"]) == 1
+    assert "does not serve 'gpt-x'; it serves: m" in _one_error(capsys)
+
+
+def test_a_server_that_dies_mid_run_keeps_the_partial_run(tmp_path, capsys):
+    srv = start({"default": {"tokens": 4, "itl_ms": 20}, "scenarios": {"die": {"die_after": 1}}, "models": ["m"]})
+    try:
+        data = _jsonl(tmp_path, ["ok"] * 3 + ["die"] + ["ok"] * 40)
+        out = tmp_path / "r.json"
+        rc = main(["serve", "--url", srv.url, "--dataset-name", "jsonl", "--dataset-path", str(data),
+                   "--num-prompts", "44", "--max-concurrency", "1", "-o", str(out)])
+    finally:
+        srv.stop()
+    line = _one_error(capsys)
+    assert rc == 1 and "stopped answering" in line and "partial results were written" in line
+    d = json.loads(out.read_text())
+    assert d["status"] == "partial" and d["requests"]["completed"] == 3
+    assert d["requests"]["completed"] + d["requests"]["failed"] == 44  # nothing dropped
+    assert sum(r["error"].startswith("not sent") for r in d["requests"]["records"] if r["error"]) >= 30
+
+
+def test_launch_a_command_that_exits_quotes_its_log(tmp_path, capsys):
+    cmd = f"{sys.executable} -c \"import sys; print('loading weights... CUDA out of memory'); sys.exit(3)\""
+    rc = main(["serve", "--launch", cmd, "--ready-timeout", "60", "--server-log", str(tmp_path / "s.log")])
+    line = _one_error(capsys)
+    assert rc == 1 and "exited with status 3" in line and "CUDA out of memory" in line
+
+
+def test_launched_server_dying_mid_run_is_reported_with_its_log(tmp_path, capsys):
+    port = free_port()
+    cfg = json.dumps({"default": {"tokens": 4, "itl_ms": 20}, "scenarios": {"die": {"die_after": 1}},
+                      "models": ["m"]})
+    cmd = f"{sys.executable} {SCRIPT} {port} '{cfg}'"
+    data = _jsonl(tmp_path, ["ok", "ok", "die"] + ["ok"] * 40)
+    out = tmp_path / "r.json"
+    rc = main(["serve", "--launch", cmd, "--dataset-name", "jsonl", "--dataset-path", str(data), "--num-prompts",
+               "43", "--max-concurrency", "1", "-o", str(out), "--url", f"http://127.0.0.1:{port}"])
+    line = _one_error(capsys)
+    assert rc == 1 and "the launched server exited with status 3" in line
+    d = json.loads(out.read_text())
+    assert d["status"] == "partial" and d["requests"]["completed"] == 2
+    assert d["requests"]["completed"] + d["requests"]["failed"] == 43
+
+
+def test_ctrl_c_stores_the_partial_run_and_stops_the_launched_server(tmp_path):
+    port = free_port()
+    marker = f"hostile-ctrl-c-{port}"
+    cfg = json.dumps({"default": {"tokens": 50, "itl_ms": 100}, "models": [marker]})
+    cmd = f"{sys.executable} {SCRIPT} {port} '{cfg}'"
+    out, db = tmp_path / "r.json", tmp_path / "db.sqlite"
+    proc = subprocess.Popen([sys.executable, "-m", "bench_kernel", "serve", "--launch", cmd, "--url",
+                             f"http://127.0.0.1:{port}", "--num-prompts", "20", "--max-concurrency", "4",
+                             "--random-input-len", "4", "-o", str(out), "--save", "--db", str(db)],
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not _pids_running(marker):
+            time.sleep(0.2)
+        # wait until requests are streaming (the server answers and the run has begun)
+        time.sleep(4)
+        assert _pids_running(marker), "the launched server never started"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    lines = [ln for ln in err.splitlines() if ln.startswith("bench-kernel: error:")]
+    assert proc.returncode == 130 and len(lines) == 1 and "interrupted" in lines[0], err
+    d = json.loads(out.read_text())
+    assert d["status"] == "interrupted" and d["requests"]["completed"] + d["requests"]["failed"] == 20
+    assert any((r["error"] or "").startswith(("stopped in flight", "not sent")) for r in d["requests"]["records"])
+    from bench_kernel.results import open_store, serve_points
+
+    with open_store(db) as store:
+        run = store.run("latest")
+        assert run.kind == "serve" and run.status == "interrupted"
+        assert serve_points(store, run)[0]["requests"]["failed"] == d["requests"]["failed"]
+    time.sleep(0.5)
+    assert _pids_running(marker) == []  # no orphan: the server's process is gone
