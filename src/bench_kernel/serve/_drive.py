@@ -115,12 +115,17 @@ async def _run_point(session: Any, ep: Endpoint, prompts: Sequence[Prompt], load
         finally:
             if sem is not None:
                 sem.release()
-        if rec.error and rec.error.startswith("cannot connect") and alive is None:
-            now = time.perf_counter()
-            if now - last_probe[0] > _PROBE_EVERY_S:
-                last_probe[0] = now
-                if not await _probe_alive(session, ep.base_url):
-                    abort.set(f"the server at {ep.base_url} stopped answering ({rec.error})")
+        if rec.error and rec.error.startswith(("cannot connect", "connection lost")):
+            if alive is not None:
+                why = alive()  # a launched server: ask its process, at once
+                if why is not None:
+                    abort.set(why)
+            elif rec.error.startswith("cannot connect"):
+                now = time.perf_counter()
+                if now - last_probe[0] > _PROBE_EVERY_S:
+                    last_probe[0] = now
+                    if not await _probe_alive(session, ep.base_url):
+                        abort.set(f"the server at {ep.base_url} stopped answering ({rec.error})")
         return rec
 
     due_iter = arrivals(load, seed)
@@ -222,6 +227,8 @@ async def _main(ep: Endpoint, prompts: Sequence[Prompt], load: Load, seed: int, 
                        for k in range(n)]
         stop_watch.set()
         await asyncio.gather(watcher, return_exceptions=True)
+        if alive is not None and abort.reason is None and (why := alive()) is not None:
+            abort.set(why)  # it died after the last request was sent: the run is not whole
     if restore:
         try:
             loop.remove_signal_handler(signal.SIGINT)
