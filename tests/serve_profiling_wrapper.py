@@ -16,38 +16,40 @@ from pathlib import Path
 
 def main() -> int:
     out = Path(sys.argv[1])
+    import fastapi
     import torch
-    import transformers.cli.serving.server as server_mod
     from torch.profiler import ProfilerActivity, _ExperimentalConfig, profile
 
-    original = server_mod.build_server
     state: dict = {}
 
-    def build_server(*args, **kwargs):
-        app = original(*args, **kwargs)
+    def start_profile() -> dict:
+        acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if torch.cuda.is_available() else [])
+        prof = profile(activities=acts, record_shapes=True,
+                       experimental_config=_ExperimentalConfig(profile_all_threads=True))
+        prof.start()
+        state["prof"] = prof
+        return {"status": "started"}
 
-        @app.post("/start_profile")
-        def start_profile() -> dict:
-            prof = profile(activities=[ProfilerActivity.CPU], record_shapes=True,
-                           experimental_config=_ExperimentalConfig(profile_all_threads=True))
-            prof.start()
-            state["prof"] = prof
-            return {"status": "started"}
+    def stop_profile() -> dict:
+        prof = state.pop("prof", None)
+        if prof is None:
+            return {"status": "not started"}
+        prof.stop()
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / f"rank0.{int(time.time() * 1000)}.pt.trace.json.gz"
+        prof.export_chrome_trace(str(path))
+        return {"status": "stopped", "trace": str(path)}
 
-        @app.post("/stop_profile")
-        def stop_profile() -> dict:
-            prof = state.pop("prof", None)
-            if prof is None:
-                return {"status": "not started"}
-            prof.stop()
-            out.mkdir(parents=True, exist_ok=True)
-            path = out / f"rank0.{int(time.time() * 1000)}.pt.trace.json.gz"
-            prof.export_chrome_trace(str(path))
-            return {"status": "stopped", "trace": str(path)}
+    # Patched on FastAPI itself, not on transformers' server module (whose layout changes between
+    # releases: 5.17 on the H200, 5.24 here): transformers serve builds exactly one app.
+    original_init = fastapi.FastAPI.__init__
 
-        return app
+    def init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        self.add_api_route("/start_profile", start_profile, methods=["POST"])
+        self.add_api_route("/stop_profile", stop_profile, methods=["POST"])
 
-    server_mod.build_server = build_server
+    fastapi.FastAPI.__init__ = init
     torch.set_num_threads(1)
     from transformers.cli.transformers import main as cli_main
 

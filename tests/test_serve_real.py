@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import sys
 from pathlib import Path
 
@@ -24,6 +23,7 @@ pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 pytest.importorskip("tokenizers")
 
+from serve_models import build_model  # noqa: E402
 from serve_scripted import free_port  # noqa: E402
 
 from bench_kernel.cli import main  # noqa: E402
@@ -33,36 +33,10 @@ pytestmark = pytest.mark.slow
 WRAPPER = Path(__file__).with_name("serve_profiling_wrapper.py")
 
 
-def build_tiny_model(out: Path, hidden: int = 64, heads: int = 4) -> Path:
-    """A random-weight 2-layer Llama and its BPE tokenizer with a chat template, saved to ``out``."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
-    import torch
-
-    rng = random.Random(0)
-    words = "the a model server token kernel decode prefill fast slow batch queue cache layer stream".split()
-    text = [" ".join(rng.choice(words) for _ in range(rng.randint(3, 12))) for _ in range(2000)]
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator(text, trainers.BpeTrainer(vocab_size=400, special_tokens=["<s>", "</s>"],
-                                                       initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", pad_token="</s>")
-    fast.chat_template = ("{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
-                          "{% if add_generation_prompt %}assistant: {% endif %}")
-    fast.save_pretrained(out)
-    torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=len(fast), hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=2,
-                      num_attention_heads=heads, num_key_value_heads=max(1, heads // 2), max_position_embeddings=512,
-                      bos_token_id=fast.bos_token_id, eos_token_id=fast.eos_token_id, pad_token_id=fast.pad_token_id)
-    LlamaForCausalLM(cfg).save_pretrained(out)
-    return out
-
-
 @pytest.fixture(scope="module")
 def tf_server(tmp_path_factory):
     root = tmp_path_factory.mktemp("tf_serve")
-    model = build_tiny_model(root / "tiny")
+    model = build_model(root / "tiny")
     prof = root / "profiles"
     port = free_port()
     cmd = (f"{sys.executable} {WRAPPER} {prof} serve {model} --host 127.0.0.1 --port {port} --device cpu")

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# bench-kernel serve on the H200 (issue 19): `transformers serve --continuous-batching` with a random
+# 0.85B-parameter bf16 Llama (14 layers, hidden 2048, GQA 16/4, MLP 8192) built here, launched BY
+# bench-kernel serve (--launch), warmed up, swept over request rates, then a profiled window whose
+# GPU trace goes through inventory, phases, timeline and layers. A second launch runs --sweep auto.
+# Everything lands under $OUT (at most 8 files); a summary is printed last. About 5-7 minutes.
+# Run from the repository root (the device tool's working tree), with .whl/ carried:
+#   bash benchmarks/gpu/serve_h200.sh
+python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD/src
+set -u
+OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
+export HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+WORK=/tmp/serve_h200; rm -rf "$WORK"; mkdir -p "$WORK/prof"
+MODEL=$WORK/llama-0.85b
+BK="python3 -m bench_kernel"
+PORT=8011
+SERVER="python3 tests/serve_profiling_wrapper.py $WORK/prof serve $MODEL --continuous-batching --host 127.0.0.1 --port $PORT"
+summary() { echo "$@" | tee -a "$OUT/summary.txt"; }
+: > "$OUT/summary.txt"
+
+t0=$(date +%s)
+timeout 300 python3 tests/serve_models.py "$MODEL" 2048 14 16 4 8192 bfloat16 cuda > "$WORK/build.log" 2>&1 \
+  && summary "model built in $(( $(date +%s) - t0 )) s: $(du -sh "$MODEL" | cut -f1)" \
+  || { summary "model build FAILED: $(tail -3 "$WORK/build.log")"; exit 1; }
+
+# 1. rate sweep (warm-up first: the first requests pay the model load), then the profiled window.
+t1=$(date +%s)
+timeout 330 $BK serve --launch "$SERVER" --server-log "$WORK/server1.log" --ready-timeout 180 \
+  --warmup 8 --num-prompts 48 --random-input-len 256 --random-output-len 64 --ignore-eos \
+  --request-rate 2,4,8,16,inf --goodput ttft:500 tpot:100 \
+  --profile --profile-dir "$WORK/prof" --profile-requests 4 --profile-timeout 180 \
+  --json -o "$OUT/serve_sweep.json" 2> "$WORK/sweep.err"
+rc=$?
+summary "rate sweep + profile: exit $rc in $(( $(date +%s) - t1 )) s; $(grep 'bench-kernel: error' "$WORK/sweep.err" | head -1)"
+tail -40 "$WORK/server1.log" > "$WORK/server1.tail"
+
+# 2. the trace of the profiled window through the trace commands (each one on its own: one failing
+#    keeps the others).
+TRACE=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print((d.get('profile') or {}).get('traces', [''])[0])" "$OUT/serve_sweep.json" 2>/dev/null)
+{
+  echo "trace: $TRACE ($(du -h "$TRACE" 2>/dev/null | cut -f1))"
+  for c in inventory phases timeline layers; do
+    echo; echo "===== bench-kernel $c"
+    case $c in inventory) extra="--top 15";; layers) extra="--step decode";; *) extra="";; esac
+    timeout 120 $BK $c "$TRACE" $extra 2>&1 | head -80
+  done
+} > "$OUT/trace_analysis.txt" 2>&1
+if [ -n "$TRACE" ] && [ "$(stat -c %s "$TRACE" 2>/dev/null || echo 99999999)" -lt 16000000 ]; then cp "$TRACE" "$OUT/trace.json.gz"; fi
+
+# 3. the automatic sweep (synchronous, throughput, rates between; stops past saturation).
+t2=$(date +%s)
+timeout 240 $BK serve --launch "$SERVER" --server-log "$WORK/server2.log" --ready-timeout 180 \
+  --warmup 8 --num-prompts 32 --random-input-len 256 --random-output-len 64 --ignore-eos \
+  --sweep auto --sweep-points 3 --json -o "$OUT/serve_auto.json" 2> "$WORK/auto.err"
+summary "auto sweep: exit $? in $(( $(date +%s) - t2 )) s; $(grep 'bench-kernel: error' "$WORK/auto.err" | head -1)"
+{ echo "== server 1 (last 40 lines)"; cat "$WORK/server1.tail"; echo "== server 2"; tail -20 "$WORK/server2.log";
+  echo "== stderr"; cat "$WORK/sweep.err" "$WORK/auto.err"; } > "$OUT/logs.txt" 2>&1
+
+# 4. the summary: one line per point, the profile's kernel view.
+python3 - "$OUT" <<'PY' | tee -a "$OUT/summary.txt"
+import json, sys, pathlib
+out = pathlib.Path(sys.argv[1])
+for name in ("serve_sweep.json", "serve_auto.json"):
+    try:
+        d = json.load(open(out / name))
+    except Exception as e:
+        print(f"{name}: unreadable ({e})"); continue
+    print(f"{name}: status {d.get('status')}, server {d['server'].get('model')}, sweep {d.get('sweep')}")
+    for p in d.get("points", [d]):
+        m, t = p["metrics"], p["throughput"]
+        f = lambda k, s: "-" if m[k][s] is None else f"{m[k][s]:.1f}"
+        print(f"  {p['load']}: {p['requests']['completed']}/{p['requests']['completed'] + p['requests']['failed']} ok, "
+              f"{t['requests_per_s']:.2f} req/s, {t['output_tokens_per_s']:.0f} tok/s, TTFT p50 {f('ttft_ms','p50')} "
+              f"p99 {f('ttft_ms','p99')} ms, TPOT p50 {f('tpot_ms','p50')}, ITL p50 {f('itl_ms','p50')}, "
+              f"ICL p50 {f('icl_ms','p50')} ms, chunks {p['requests']['chunks']}/{p['requests']['output_tokens']} tokens, "
+              f"send late p99 {p['client']['lateness_ms']['p99']}")
+    w = d.get("profile")
+    if w:
+        v = w.get("view") or {}
+        print(f"  profile: stop {w['stop_profile_s']:.1f} s, export {w['export_s']:.1f} s, error {w['error']}; kernels "
+              f"{v.get('kernels')}, steps {v.get('steps')}, decode step {v.get('decode_step_us')} us, kernels/decode step "
+              f"{v.get('kernels_per_decode_step')}")
+        for k in (v.get("top_decode") or [])[:5]:
+            print(f"    decode: {k['short'][:60]} x{k['count']} {k['total_us']:.0f} us")
+PY
+ls -la "$OUT"
