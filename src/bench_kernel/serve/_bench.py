@@ -188,6 +188,10 @@ def benchmark(opts: ServeOptions, progress: Callable[[str], None] | None = None)
     """Run ``bench-kernel serve``: launch or connect, load the dataset, run each load point (a
     sweep, ``--sweep auto`` or ``--slo``), then the profiled window. See the module docstring."""
     say = progress or (lambda s: None)
+    try:
+        import aiohttp  # noqa: F401
+    except ImportError:
+        raise UsageError("bench-kernel serve needs aiohttp: pip install 'bench-kernel[serve]'") from None
     if opts.sweep not in (None, "auto"):
         raise UsageError(f"--sweep {opts.sweep!r}: the only automatic sweep is 'auto' (a list of rates or "
                          f"concurrencies is a sweep too)")
