@@ -35,7 +35,7 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
     and does not count unless --strict-clocks.
     """
     from bench_kernel.report import comparison_table
-    from bench_kernel.results import compare_points, open_store, params_text, resolve_ref
+    from bench_kernel.results import compare_points, open_store, params_text, resolve_ref, serve_side
 
     check_threshold(threshold)
     opened = []
@@ -46,6 +46,9 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
         return opened[0]
 
     try:
+        serve_a, serve_b = serve_side(a, open_db), serve_side(b, open_db)
+        if serve_a is not None or serve_b is not None:
+            return _compare_serving(a, b, serve_a, serve_b, threshold, output)
         side_a, side_b = resolve_ref(a, open_db), resolve_ref(b, open_db)
     finally:
         for s in opened:
@@ -62,5 +65,23 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
         where = params_text(worst.params)
         print_error(f"{len(slower)} significant regression(s) of {side_b.label} against {side_a.label}; worst: "
                     f"{worst.b_provider} {where}: {worst.comparison.describe()}")
+        return 1
+    return 0
+
+
+def _compare_serving(a: str, b: str, serve_a: tuple | None, serve_b: tuple | None, threshold: float,
+                     output: Output) -> int:
+    """Two serving runs: per load point and latency metric, B/A with its bootstrap CI."""
+    from bench_kernel.report import serve_comparison_table
+    from bench_kernel.serve import compare_serve
+
+    if serve_a is None or serve_b is None:
+        raise UsageError(f"{a if serve_a is None else b} is not a serving run: compare serving runs with serving runs")
+    rc = compare_serve(serve_a[1], serve_b[1], threshold=threshold, a_label=serve_a[0], b_label=serve_b[0])
+    emit(output, data=rc.to_dict(), tables=serve_comparison_table(rc))
+    if rc.regressions:
+        worst = max(rc.regressions, key=lambda r: r.comparison.ratio)
+        print_error(f"{len(rc.regressions)} significant latency regression(s) of {rc.b_label} against {rc.a_label}; "
+                    f"worst: {worst.metric} at {worst.load}: {worst.comparison.describe()}")
         return 1
     return 0

@@ -14,7 +14,7 @@ from bench_kernel.report._progress import ProgressBar
 from bench_kernel.report._render import OUTPUT_FORMATS, dumps, json_default, render_body, render_console, tool_version
 from bench_kernel.report._report import REPORT_FORMATS, html_for_output, render_report
 from bench_kernel.report._results_table import results_table
-from bench_kernel.report._serve import serve_tables
+from bench_kernel.report._serve import serve_comparison_table, serve_tables
 from bench_kernel.report._sweep import PLOT_FORMATS, best_table, plot_sweep, sweep_table
 from bench_kernel.report._table import (Column, Table, format_value, render_rich, to_csv, to_markdown,
                                         verdict_style)
@@ -29,6 +29,6 @@ __all__ = [
     "best_table", "categories_table", "comparison_table", "counted", "counter_kernels_table", "counters_table", "dumps", "format_value", "history_table",
     "html_for_output", "inventory_csv", "inventory_tables", "json_default", "layers_table", "ops_table",
     "phases_tables", "plot_history", "plot_sweep", "printable", "ranks_tables", "render_body", "render_console",
-    "render_report", "render_rich", "results_table", "runs_table", "serve_tables", "sweep_table", "timeline_figure",
+    "render_report", "render_rich", "results_table", "runs_table", "serve_comparison_table", "serve_tables", "sweep_table", "timeline_figure",
     "timeline_tables", "to_csv", "to_markdown", "to_xlsx", "tool_version", "verdict_style", "xlsx_header",
 ]

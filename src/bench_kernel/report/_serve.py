@@ -13,7 +13,7 @@ from typing import Any
 from bench_kernel.report._table import Column, Table
 from bench_kernel.serve import ServePoint, ServeRun
 
-__all__ = ["serve_tables"]
+__all__ = ["serve_tables", "serve_comparison_table"]
 
 _NAMES = {"ttft_ms": "TTFT", "ttfvo_ms": "TTF visible output", "tpot_ms": "TPOT", "itl_ms": "ITL (per token)",
           "icl_ms": "ICL (per chunk)", "e2el_ms": "E2E latency"}
@@ -150,3 +150,24 @@ def serve_tables(run: ServeRun) -> list[Table]:
         notes += [f"point {i + 1}: {n}" for n in list(p.notes) + list(p.metrics.notes)]
     sweep.notes = notes
     return [sweep] + _profile_tables(run)
+
+
+def serve_comparison_table(rc: Any) -> Table:
+    """``compare`` of two serving runs: per load and latency metric, both medians, B/A, its CI."""
+    rows = [{"load": _load_text(r.load), "metric": _NAMES.get(r.metric, r.metric),
+             "a": _us(r.comparison.a_median_us), "b": _us(r.comparison.b_median_us), "ratio": r.comparison.ratio,
+             "ci": f"{r.comparison.ci95_low:.3f}-{r.comparison.ci95_high:.3f}", "n": f"{r.comparison.a_n}/{r.comparison.b_n}",
+             "verdict": r.comparison.verdict} for r in rc.rows]
+    cols = [Column("load", "Load"), Column("metric", "Metric"), Column("a", f"{rc.a_label} median", "duration_us"),
+            Column("b", f"{rc.b_label} median", "duration_us"), Column("ratio", "B/A", "ratio"),
+            Column("ci", "95% CI"), Column("n", "Samples A/B"), Column("verdict", "Verdict")]
+    return Table(cols, rows, title=f"{rc.b_label} against {rc.a_label}: latency per request (bootstrap of the "
+                                   f"ratio of medians)", notes=[f"not compared: {k}: {w}" for k, w in rc.unmatched])
+
+
+def _load_text(load: dict[str, Any]) -> str:
+    rate = load.get("request_rate")
+    parts = [f"rate {'inf' if rate is None else f'{rate:g}/s'}"]
+    if load.get("max_concurrency"):
+        parts.append(f"concurrency {load['max_concurrency']}")
+    return ", ".join(parts)

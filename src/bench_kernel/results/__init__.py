@@ -63,7 +63,7 @@ from bench_kernel.results._provenance import Provenance, file_sha256, provenance
 from bench_kernel.results._recorder import Recorder
 from bench_kernel.results._refs import PointSet, resolve_ref
 from bench_kernel.results._records import POINT_STATUSES, PointResult, RunInfo, params_key, params_text, point_label, status_of
-from bench_kernel.results._serve import SERVE_TABLE, save_serve_run, serve_points
+from bench_kernel.results._serve import SERVE_TABLE, save_serve_run, serve_points, serve_side
 from bench_kernel.results._schema import SCHEMA, SCHEMA_V1, SCHEMA_VERSION
 from bench_kernel.results._store import Store, open_store
 
@@ -74,5 +74,5 @@ __all__ = [
     "Store", "Unmatched", "best_per_point", "check_threshold", "clock_explains", "clock_spread", "compare", "compare_points",
     "default_db_path", "median_clock_mhz", "point_clock_mhz",
     "file_sha256", "load_results_file", "open_store", "params_key", "params_text", "point_label", "points_from_output", "provenance", "resolve_db_path", "resolve_ref",
-    "status_of", "SERVE_TABLE", "save_serve_run", "serve_points",
+    "status_of", "SERVE_TABLE", "save_serve_run", "serve_points", "serve_side",
 ]

@@ -19,7 +19,7 @@ from bench_kernel.errors import StoreError
 from bench_kernel.results._records import RunInfo
 from bench_kernel.results._store import Store
 
-__all__ = ["SERVE_TABLE", "save_serve_run", "serve_points"]
+__all__ = ["SERVE_TABLE", "save_serve_run", "serve_points", "serve_side"]
 
 SERVE_TABLE = """
 CREATE TABLE IF NOT EXISTS serve_points (
@@ -70,3 +70,25 @@ def serve_points(store: Store, run: int | str | RunInfo) -> list[dict[str, Any]]
         return []
     rows = store._read("SELECT point FROM serve_points WHERE run_id = ? ORDER BY idx", (info.id,))
     return [json.loads(r[0]) for r in rows]
+
+
+def serve_side(ref: str, open_db: Any) -> tuple[str, list[dict[str, Any]]] | None:
+    """``(label, points)`` when ``ref`` names a serving run (a stored run of kind ``serve``, or a
+    ``bench-kernel serve --json`` file), else None (let ``resolve_ref`` read it)."""
+    from pathlib import Path
+
+    if Path(ref).is_file():
+        try:
+            d = json.loads(Path(ref).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+        if isinstance(d, dict) and d.get("kind") == "serve":
+            return Path(ref).name, list(d.get("points") or [d])
+        return None
+    import re
+
+    if not re.fullmatch(r"\d+|latest(?:~\d+)?", ref):
+        return None
+    store = open_db()
+    run = store.run(ref)
+    return (f"run {run.id}", serve_points(store, run)) if run.kind == "serve" else None

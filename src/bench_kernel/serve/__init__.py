@@ -9,6 +9,7 @@ metrics (``serve_metrics``), server launch (``launched``), sweeps and profile ca
 
 from bench_kernel.serve._bench import ProfileWindow, ServeOptions, ServeRun, benchmark
 from bench_kernel.serve._client import ENDPOINTS, Endpoint
+from bench_kernel.serve._compare import COMPARED, ServeComparison, ServeComparisonRow, compare_serve, metric_samples
 from bench_kernel.serve._datasets import DATASETS, Dataset, load_dataset, range_bounds
 from bench_kernel.serve._drive import Outcome, drive
 from bench_kernel.serve._launch import LaunchedServer, launched, log_tail, url_from_command, wait_ready
@@ -27,5 +28,5 @@ __all__ = [
     "ServeMetrics", "ServePoint", "ServerInfo", "StreamError", "StreamState", "arrivals", "connect", "drive",
     "launched", "load_dataset", "log_tail", "parse_goodput", "range_bounds", "run_point", "serve_metrics", "stats",
     "url_from_command", "wait_ready", "ProfileWindow", "ServeOptions", "ServeRun", "benchmark", "KernelView",
-    "kernel_view", "rank_of", "wait_for_traces", "SATURATED", "attainment", "auto_sweep", "slo_search", "sweep_loads",
+    "kernel_view", "COMPARED", "ServeComparison", "ServeComparisonRow", "compare_serve", "metric_samples", "rank_of", "wait_for_traces", "SATURATED", "attainment", "auto_sweep", "slo_search", "sweep_loads",
 ]
