@@ -77,3 +77,23 @@ def test_compare_stored_serving_runs_and_refuse_a_mixed_pair(tmp_path, capsys):
     other.write_text(json.dumps({"results": []}))
     assert main(["compare", "1", str(other), "--db", str(db)]) == 2
     assert "not a serving run" in capsys.readouterr().err
+
+
+def test_report_renders_a_serving_sweep_from_a_file_and_from_the_store(tmp_path):
+    pytest.importorskip("matplotlib")
+    from bench_kernel.report import render_report
+    from bench_kernel.report_model import load_report
+
+    run = _run([_point(50, 10, seed=1), _point(70, 12, seed=2, load=Load(max_concurrency=8))])
+    run["server"]["model"] = "<script>alert(1)</script>"
+    f = tmp_path / "serve.json"
+    f.write_text(json.dumps(run))
+    html = render_report(load_report([str(f)]), generated_at="2026-01-01")
+    assert "Serving: serve.json" in html and html.count("<svg") == 3  # the curve, the CDFs, the timeline
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "Latency against throughput" in html and "Per-request timeline" in html
+    db = tmp_path / "db.sqlite"
+    with open_store(db) as store:
+        save_serve_run(store, run)
+    stored = render_report(load_report(["latest"], db_path=str(db)), generated_at="2026-01-01")
+    assert "Serving: run 1" in stored and stored.count("<svg") == 3

@@ -12,6 +12,7 @@ from bench_kernel.report._html_page import Section, page
 from bench_kernel.report._counters import counters_section
 from bench_kernel.report._html_table import html_table
 from bench_kernel.report._report_compare import comparison_section, sweep_plots, sweep_tables
+from bench_kernel.report._report_serve import serve_section, serve_summary
 from bench_kernel.report._report_results import kernels_section, results_section, roofline_plots
 from bench_kernel.report._report_summary import summary_section
 from bench_kernel.report._report_trace import trace_section
@@ -51,7 +52,10 @@ def render_report(model: Any, *, title: str | None = None, generated_at: str | N
         same inputs give the same bytes.
     """
     inputs, results, traces = model.inputs, model.results, model.traces
-    sections = [Section("summary", "Summary", summary_section(inputs))]
+    serves = list(getattr(model, "serves", ()))
+    others = [i for i in inputs if i not in serves]
+    summary = join([summary_section(others) if others else None, serve_summary(serves) if serves else None])
+    sections = [Section("summary", "Summary", summary)]
     if results:
         sections.append(Section("results", "Results", _results_body(results)))
         roofs, roof_notes = roofline_plots(results)
@@ -70,6 +74,8 @@ def render_report(model: Any, *, title: str | None = None, generated_at: str | N
             sections.append(Section("counters", "Hardware counters", counts))
     for i, t in enumerate(traces, 1):
         sections.append(Section(f"trace-{i}", f"Trace: {t.label}", trace_section(t, i)))
+    for i, sv in enumerate(serves, 1):
+        sections.append(Section(f"serve-{i}", f"Serving: {sv.label}", serve_section(sv, f"serve-{i}")))
     when = generated_at or _now()
     names = ", ".join(i.label for i in inputs)
     subtitle = f"{len(inputs)} input(s): {names} · generated {when}"

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from bench_kernel.errors import BenchKernelError, InputError, TraceError
+from bench_kernel.report_model._serve import PLAIN_RUN, ServeInput, looks_like_serve, serve_file, serve_stored
 
 __all__ = ["ResultsInput", "TraceInput", "load_inputs", "results_from_output", "TOP_KERNELS"]
 
@@ -168,10 +169,12 @@ def _trace(path: Path, top: int) -> TraceInput:
     return TraceInput(path.name, str(path), t.device_name, t.kernel_count, inv, cats, ph, lay, tl, missing)
 
 
-def _load_file(path: Path, top: int) -> ResultsInput | TraceInput:
+def _load_file(path: Path, top: int) -> ResultsInput | TraceInput | ServeInput:
     if path.is_dir():
         return _trace(path, top)
     gz, head = _peek(path)
+    if not gz and looks_like_serve(head):  # bench-kernel serve --json
+        return serve_file(path)
     first = _FIRST_KEY.match(head)
     if first and first.group(1).decode("ascii", "replace") in _RESULT_KEYS and not gz:
         return _results_file(path)
@@ -206,6 +209,8 @@ def load_inputs(refs: Sequence[str], *, top: int = TOP_KERNELS,
             head = ref.rpartition(":")[0]
             if path.exists():
                 out.append(_load_file(path, top))
+            elif PLAIN_RUN.fullmatch(ref) and (served := serve_stored(open_db(), ref)) is not None:
+                out.append(served)
             elif _RUN_REF.fullmatch(ref) or (head and Path(head).is_file()):
                 out.append(_stored(ref, open_db))
             else:

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 from bench_kernel.errors import InputError
 from bench_kernel.results import DEFAULT_THRESHOLD
 from bench_kernel.report_model._inputs import TOP_KERNELS, ResultsInput, TraceInput, load_inputs, results_from_output
+from bench_kernel.report_model._serve import ServeInput
 
 __all__ = ["InputComparison", "ReportModel", "build_report", "load_report", "report_for_output"]
 
@@ -43,6 +44,11 @@ class ReportModel:
     @property
     def traces(self) -> list[TraceInput]:
         return [i for i in self.inputs if isinstance(i, TraceInput)]
+
+    @property
+    def serves(self) -> list[ServeInput]:
+        """Serving runs (``bench-kernel serve``): drawn in sections of their own."""
+        return [i for i in self.inputs if isinstance(i, ServeInput)]
 
 
 def build_report(inputs: Sequence[ResultsInput | TraceInput], *, threshold: float = DEFAULT_THRESHOLD) -> ReportModel:
@@ -81,6 +87,8 @@ def report_for_output(command: str, data: Any, written_at: str | None = None) ->
         from datetime import datetime, timezone
 
         written_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    if isinstance(data, dict) and data.get("kind") == "serve":  # bench-kernel serve -o x.html
+        return build_report([ServeInput("bench-kernel serve", command, data)])
     if not (isinstance(data, dict) and (isinstance(data.get("results"), list) or isinstance(data.get("points"), list))):
         return None
     try:

@@ -117,7 +117,8 @@ class ServeRun:
 
     def to_dict(self, requests: bool = True) -> dict[str, Any]:
         """One point: the point's keys at the top level; a sweep: ``points``, a list of them."""
-        head: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "kind": "serve", "status": self.status,
+        # "kind" first: a reader (``report``) tells a serving run by its first key, without reading it all.
+        head: dict[str, Any] = {"kind": "serve", "schema_version": SCHEMA_VERSION, "status": self.status,
                                 "aborted": self.aborted, "server": self.server.to_dict(),
                                 "config": self.options.config(), "dataset": self.dataset, "sweep": self.sweep,
                                 "notes": list(self.notes)}
@@ -128,7 +129,7 @@ class ServeRun:
         if self.sweep is None and len(self.points) == 1:
             p = self.points[0].to_dict(requests)
             p["notes"] = list(self.notes) + p["notes"]
-            return {**p, **{k: v for k, v in head.items() if k != "notes"}}
+            return {"kind": "serve", **p, **{k: v for k, v in head.items() if k != "notes"}}
         return {**head, "points": [p.to_dict(requests) for p in self.points]}
 
 

@@ -1,0 +1,152 @@
+"""The HTML report of a serving run (``bench-kernel serve`` output or a stored serving run): its
+tables, the latency-throughput curve over a sweep, the TTFT and ITL CDFs, and a per-request
+timeline (send -> first token -> last token of each request of a point).
+
+The input is a ``report_model.ServeInput``. Everything is drawn from what the run recorded (``ServeRun.to_dict()`` with its request records):
+nothing is re-measured. Plots need matplotlib (the ``plot`` extra); without it a note says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench_kernel.report._html import Markup, el, join
+from bench_kernel.report._html_table import html_table
+from bench_kernel.report._svg import NO_MATPLOTLIB, figure_svg, have_matplotlib
+
+__all__ = ["serve_section", "serve_summary", "serve_run_from_dict"]
+
+#: Requests drawn in the per-request timeline (the first N of the first point).
+TIMELINE_REQUESTS = 200
+
+
+def serve_run_from_dict(data: dict[str, Any]) -> Any:
+    """Rebuild the ``ServeRun`` tables need from its ``to_dict()``."""
+    from bench_kernel.serve import ServeOptions, ServePoint, ServerInfo, ServeRun
+
+    points = tuple(ServePoint.from_dict(p) for p in (data.get("points") or [data]))
+    server = ServerInfo.from_dict(data.get("server") or {"url": "?", "model": "?"})
+    known = set(ServeOptions.__dataclass_fields__)
+    cfg = {k: v for k, v in (data.get("config") or {}).items() if k in known and k in ("url", "launch", "model",
+                                                                                       "endpoint", "slo")}
+    return ServeRun(server, ServeOptions(**cfg), data.get("dataset") or "?", points, data.get("sweep"),
+                    data.get("slo_request_rate"), None, data.get("aborted"), tuple(data.get("notes") or ()))
+
+
+def _label(p: dict[str, Any]) -> str:
+    load = p.get("load") or {}
+    rate = load.get("request_rate")
+    s = f"rate {'inf' if rate is None else format(rate, 'g')}"
+    return s + (f", conc {load['max_concurrency']}" if load.get("max_concurrency") else "")
+
+
+def _records(p: dict[str, Any]) -> list[dict[str, Any]]:
+    return [r for r in (p.get("requests") or {}).get("records") or () if r.get("status") == "ok"]
+
+
+def _curve(points: list[dict[str, Any]]) -> Any:
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    xs = [p["throughput"]["output_tokens_per_s"] for p in points]
+    for key, stat, style in (("ttft_ms", "p50", "o-"), ("ttft_ms", "p99", "o--"), ("itl_ms", "p50", "s-"),
+                             ("icl_ms", "p50", "^:"), ("tpot_ms", "p50", "d-")):
+        ys = [p["metrics"][key][stat] for p in points]
+        if any(y is not None for y in ys):
+            ax.plot([x for x, y in zip(xs, ys) if y is not None], [y for y in ys if y is not None], style,
+                    label=f"{key.removesuffix('_ms').upper()} {stat}")
+    ax.set_xlabel("output tokens/s")
+    ax.set_ylabel("ms")
+    ax.set_yscale("log")
+    ax.set_title("Latency against throughput, one marker per load point")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def _cdfs(points: list[dict[str, Any]]) -> Any:
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from bench_kernel.serve import metric_samples
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+    for p in points:
+        s = metric_samples(p)
+        for ax, key in zip(axes, ("ttft_ms", "itl_ms")):
+            v = np.sort(s[key] or (s["icl_ms"] if key == "itl_ms" else []))
+            if len(v):
+                ax.plot(v, np.arange(1, len(v) + 1) / len(v), label=_label(p))
+    axes[0].set_title("TTFT CDF")
+    axes[1].set_title("ITL CDF (ICL where per-token counts are unknown)")
+    for ax in axes:
+        ax.set_xlabel("ms")
+        ax.set_xscale("log")
+        ax.set_ylim(0, 1)
+    axes[0].legend(fontsize=7)
+    return fig
+
+
+def _timeline(p: dict[str, Any]) -> Any:
+    import matplotlib.pyplot as plt
+
+    recs = [r for r in (p.get("requests") or {}).get("records") or () if r.get("end_s") is not None]
+    recs = recs[:TIMELINE_REQUESTS]
+    fig, ax = plt.subplots(figsize=(8, max(2.5, min(8, len(recs) * 0.04))))
+    for i, r in enumerate(recs):
+        sent, end = r["sent_s"], r["end_s"]
+        first = r["chunk_s"][0] if r.get("chunk_s") else None
+        ax.plot([r["scheduled_s"], sent], [i, i], color="#bbbbbb", lw=1)
+        if first is not None:
+            ax.plot([sent, first], [i, i], color="#d62728", lw=2)
+            ax.plot([first, end], [i, i], color="#1f77b4", lw=2)
+        else:
+            ax.plot([sent, end], [i, i], color="black", lw=2, ls=":")
+    ax.set_xlabel("s from the start (grey: waiting to be sent, red: to the first token, blue: decoding, "
+                  "dotted: failed)")
+    ax.set_ylabel("request")
+    ax.set_title(f"Per-request timeline: {_label(p)}, first {len(recs)} requests")
+    return fig
+
+
+def serve_section(inp: Any, prefix: str) -> Markup:
+    """The tables and plots of one serving run."""
+    from bench_kernel.report._serve import serve_tables
+
+    parts: list[Any] = [html_table(t) for t in serve_tables(serve_run_from_dict(inp.data))]
+    points = inp.points
+    if not have_matplotlib():
+        return join(parts + [el("p", {"class": "muted"}, NO_MATPLOTLIB)])
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    for name, make in (("curve", lambda: _curve(points) if len(points) > 1 else None), ("cdf", lambda: _cdfs(points)),
+                       ("timeline", lambda: _timeline(points[0]))):
+        fig = make()
+        if fig is not None:
+            parts.append(el("figure", None, figure_svg(fig, f"{prefix}-{name}", f"{inp.label}: {name}")))
+            plt.close(fig)
+    return join(parts)
+
+
+def serve_summary(inputs: list[Any]) -> Markup:
+    """Per serving run: the server, what it was asked, how it ended, and what to distrust."""
+    items = []
+    for inp in inputs:
+        srv = inp.data.get("server") or {}
+        pts = inp.points
+        bound = sum(bool((p.get("client") or {}).get("client_bound")) for p in pts)
+        facts = [f"{inp.label}: {srv.get('model')} at {srv.get('url')}" + (f", server {srv['version']}"
+                                                                           if srv.get("version") else ""),
+                 f"status {inp.data.get('status', 'complete')}" + (f": {inp.data['aborted']}" if inp.data.get("aborted")
+                                                                  else "") + f"; {len(pts)} load point(s)"]
+        if srv.get("command"):
+            facts.append(f"launched: {srv['command']}")
+        if bound:
+            facts.append(f"distrust: {bound} point(s) were client-bound (the client's own delay is in the latencies)")
+        failed = sum((p.get("requests") or {}).get("failed", 0) for p in pts)
+        if failed:
+            facts.append(f"{failed} request(s) failed; the tables count them by kind")
+        items.append(el("ul", None, *(el("li", None, f) for f in facts)))
+    return join(items)
