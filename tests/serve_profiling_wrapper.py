@@ -4,7 +4,8 @@ transformers serve has no profiler routes (SERVING.md). This wrapper adds them t
 builds and then runs the real CLI unchanged: ``python tests/serve_profiling_wrapper.py DIR serve
 MODEL --host ... --port ...``. Generation runs on a thread of its own, so the profiler is started
 with ``profile_all_threads``: without it the trace holds 0 ops. /stop_profile writes
-``DIR/rank0.<time>.pt.trace.json.gz`` as vLLM names its traces.
+``DIR/rank0.<time>.pt.trace.json.gz`` as vLLM names its traces. Each outermost model call while
+profiling is a ``ProfilerStep#N`` range (transformers annotates no steps of its own).
 """
 
 from __future__ import annotations
@@ -50,6 +51,30 @@ def main() -> int:
         self.add_api_route("/stop_profile", stop_profile, methods=["POST"])
 
     fastapi.FastAPI.__init__ = init
+
+    # transformers marks no steps in its traces. Each outermost model call (one prefill or decode
+    # forward) becomes a ``ProfilerStep#N`` range, the profiler's own step name, so that ``phases``
+    # and ``timeline`` find the steps (and split them by the GEMM shapes record_shapes keeps).
+    import threading
+
+    from transformers import PreTrainedModel
+
+    local = threading.local()
+    steps = [0]
+    base_call = torch.nn.Module.__call__
+
+    def call(self, *args, **kwargs):
+        if "prof" not in state or getattr(local, "depth", 0):
+            return base_call(self, *args, **kwargs)
+        local.depth = 1
+        steps[0] += 1
+        try:
+            with torch.profiler.record_function(f"ProfilerStep#{steps[0]}"):
+                return base_call(self, *args, **kwargs)
+        finally:
+            local.depth = 0
+
+    PreTrainedModel.__call__ = call
     torch.set_num_threads(1)
     from transformers.cli.transformers import main as cli_main
 

@@ -74,6 +74,8 @@ def make_app(config: dict[str, Any]) -> Any:
     async def completions(request: web.Request) -> web.StreamResponse:
         body = await request.json()
         state["requests"] += 1
+        if config.get("log_requests"):  # tests that must know a stream has begun read this line
+            print(f"request {state['requests']}", flush=True)
         chat = request.path.endswith("chat/completions")
         b = _behaviour(config, body)
         if body.get("model") not in models:

@@ -98,6 +98,8 @@ def test_real_server_profile_window_gives_a_trace_the_trace_commands_read(tf_ser
     v = w["view"]
     # A CPU server has no device kernels: the view lists its CPU ops instead, and says so.
     assert v["kernels"] == 0 and v["ops"] > 100 and any("no device kernels" in n for n in v["notes"])
+    # the wrapper marks each model call as a step: at least one per generated token of the window
+    assert sum(v["steps"].values()) >= 2 * 4
     names = [o["name"] for o in v["top_ops"]]
     assert len(names) == 5 and any(n.startswith("aten::") or "forward" in n or "generate" in n for n in names)
     from bench_kernel.trace import load_trace

@@ -19,7 +19,7 @@ from bench_kernel.serve import Endpoint, Load, Prompt, connect, load_dataset, ru
 
 SCENARIOS = {
     "fast": {"ttft_ms": 20, "itl_ms": 5, "tokens": 6},
-    "slow": {"ttft_ms": 600, "itl_ms": 5, "tokens": 6},
+    "slow": {"ttft_ms": 1200, "itl_ms": 5, "tokens": 6},
     "multi": {"tokens": 9, "per_chunk": [1, 3], "usage": "separate"},
     "cont": {"tokens": 7, "per_chunk": [2, 1], "usage": "continuous", "empty": [1]},
     "nodone": {"tokens": 4, "done": False},
@@ -67,16 +67,18 @@ def test_quirks_are_read_exactly(server):
 def test_times_agree_with_the_servers_stamps_and_the_script(server):
     p = _run(server, ["fast", "slow", "reason"])
     fast, slow, reason = p.records
-    # The script sleeps 600 ms before the first token of "slow" and 20 ms for "fast".
-    assert slow.ttft_ms >= 600 and fast.ttft_ms >= 20 and slow.ttft_ms > fast.ttft_ms + 300
+    # The script sleeps 1200 ms before the first token of "slow" and 20 ms for "fast": the client,
+    # which sent before the server slept, can only measure more (never assert an upper bound here:
+    # a loaded machine may delay the client by any amount).
+    assert slow.ttft_ms >= 1200 and fast.ttft_ms >= 20 and fast.e2el_ms >= 20 + 5 * 5
     assert fast.ttft_ms < fast.e2el_ms and fast.tpot_ms == pytest.approx((fast.e2el_ms - fast.ttft_ms) / 5)
-    # reasoning: TTFT at the first reasoning chunk; visible output two chunks (>= 2 x 50 ms) later
-    assert reason.ttfvo_ms - reason.ttft_ms >= 100
+    # reasoning: TTFT at the first reasoning chunk; visible output at the third token chunk
+    assert reason.first_visible_s == reason.chunk_s[2] and reason.ttfvo_ms >= reason.ttft_ms
     assert reason.output_text.startswith(" w0")
 
 
 def test_goodput_counts_requests_that_meet_every_target(server):
-    p = _run(server, ["fast", "slow", "fast", "slow", "fast"], goodput={"ttft_ms": 300.0})
+    p = _run(server, ["fast", "slow", "fast", "slow", "fast"], goodput={"ttft_ms": 800.0})
     assert p.metrics.good_requests == 3
     assert p.metrics.goodput_per_s == pytest.approx(3 / p.metrics.duration_s)
 
@@ -130,7 +132,7 @@ def test_cli_json_has_the_stable_keys(server, tmp_path, capsys):
     data = tmp_path / "d.jsonl"
     data.write_text("\n".join(json.dumps({"prompt": f"{n} hi", "max_tokens": 8}) for n in ["fast", "slow", "five"]))
     rc = main(["serve", "--url", server.url, "--model", "m2", "--dataset-name", "jsonl", "--dataset-path", str(data),
-               "--num-prompts", "3", "--goodput", "ttft:300", "tpot:100", "--json"])
+               "--num-prompts", "3", "--goodput", "ttft:800", "tpot:100", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert rc == 0
     assert out["schema_version"] == 1 and out["server"]["model"] == "m2" and out["server"]["version"] == "scripted-1"

@@ -164,19 +164,19 @@ def test_launched_server_dying_mid_run_is_reported_with_its_log(tmp_path, capsys
 def test_ctrl_c_stores_the_partial_run_and_stops_the_launched_server(tmp_path):
     port = free_port()
     marker = f"hostile-ctrl-c-{port}"
-    cfg = json.dumps({"default": {"tokens": 50, "itl_ms": 100}, "models": [marker]})
+    cfg = json.dumps({"default": {"tokens": 50, "itl_ms": 100}, "models": [marker], "log_requests": True})
     cmd = f"{sys.executable} {SCRIPT} {port} '{cfg}'"
-    out, db = tmp_path / "r.json", tmp_path / "db.sqlite"
+    out, db, log = tmp_path / "r.json", tmp_path / "db.sqlite", tmp_path / "server.log"
     proc = subprocess.Popen([sys.executable, "-m", "bench_kernel", "serve", "--launch", cmd, "--url",
                              f"http://127.0.0.1:{port}", "--num-prompts", "20", "--max-concurrency", "4",
-                             "--random-input-len", "4", "-o", str(out), "--save", "--db", str(db)],
+                             "--random-input-len", "4", "-o", str(out), "--save", "--db", str(db),
+                             "--server-log", str(log)],
                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not _pids_running(marker):
+        # Ctrl-C once requests are streaming: the server logs each request it receives.
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and "request 1" not in (log.read_text() if log.exists() else ""):
             time.sleep(0.2)
-        # wait until requests are streaming (the server answers and the run has begun)
-        time.sleep(4)
         assert _pids_running(marker), "the launched server never started"
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)

@@ -90,5 +90,8 @@ def serve_side(ref: str, open_db: Any) -> tuple[str, list[dict[str, Any]]] | Non
     if not re.fullmatch(r"\d+|latest(?:~\d+)?", ref):
         return None
     store = open_db()
-    run = store.run(ref)
+    try:
+        run = store.run(ref)
+    except StoreError:
+        return None  # resolve_ref says what is wrong with it, as for any run
     return (f"run {run.id}", serve_points(store, run)) if run.kind == "serve" else None
