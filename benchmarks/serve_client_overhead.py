@@ -61,8 +61,10 @@ def measure(url: str, streams: int, requests: int) -> dict:
     _SEEN.clear()
     info = connect(url, "m")
     prompts = tuple(Prompt("x hello", 2, TOKENS) for _ in range(requests))
+    cpu0, wall0 = time.process_time(), time.perf_counter()
     p = run_point(info, Endpoint(url, "chat", "m", continuous_usage=False), prompts, Load(max_concurrency=streams),
                   num_prompts=requests)
+    cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     delay, err = [], []
     for pairs in _SEEN.values():
         delay += [(c - s) * 1e3 for c, s in pairs]
@@ -70,7 +72,9 @@ def measure(url: str, streams: int, requests: int) -> dict:
     m = p.metrics
     return {"streams": streams, "requests": requests, "completed": m.completed, "chunks": m.chunks,
             "late": [r.lateness_ms for r in p.records], "lag": list(_lag(p)), "delay": delay, "err": err,
-            "tok_s": m.output_tokens_per_s, "duration_s": m.duration_s, "client_bound": m.client_bound}
+            "tok_s": m.output_tokens_per_s, "duration_s": m.duration_s, "client_bound": m.client_bound,
+            # the client's own CPU: independent of how loaded the machine is, it says where the limit is
+            "cpu_us_per_chunk": cpu / max(1, m.chunks) * 1e6, "cpu_share": cpu / wall}
 
 
 def _lag(p):  # the loop-lag samples are summarised in the metrics; recompute the tail from them
@@ -90,14 +94,16 @@ def run(itl_ms: float, plan: list[tuple[int, int]]) -> list[dict]:
 def table(rows: list[dict], title: str) -> str:
     out = [f"### {title}", "",
            "| streams | requests | chunks | out tok/s | send lateness p50 / p99 / max (ms) | loop lag p50 / p99 / max "
-           "(ms) | read delay p50 / p99 / max (ms) | ITL error p50 / p99 / max (ms) | mean ITL error (ms) |",
-           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "(ms) | read delay p50 / p99 / max (ms) | ITL error p50 / p99 / max (ms) | mean ITL error (ms) | "
+           "client CPU per chunk (µs) | client CPU (share of one core) |",
+           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         lag = r["lag"]
         lag_s = f"{lag[0]:.3f} / {lag[1]:.3f} / {lag[2]:.3f}" if lag else "-"
         out.append(f"| {r['streams']} | {r['completed']}/{r['requests']} | {r['chunks']} | {r['tok_s']:.0f} | "
                    f"{_q(r['late'])} | {lag_s} | {_q(r['delay'])} | {_q(r['err'])} | "
-                   f"{np.mean(r['err']) if r['err'] else float('nan'):.3f} |")
+                   f"{np.mean(r['err']) if r['err'] else float('nan'):.3f} | {r['cpu_us_per_chunk']:.1f} | "
+                   f"{r['cpu_share']:.0%} |")
     return "\n".join(out) + "\n"
 
 
@@ -115,7 +121,7 @@ def main() -> int:
             f"chunk. Made by `python benchmarks/serve_client_overhead.py`.\n\n")
     body = table(fast, "ITL 0 ms (the server streams as fast as it can)") + "\n" + table(
         paced, "ITL 20 ms (a realistic decode pace)")
-    text = head + body
+    text = head + body + f"\nLoad average at the end: {os.getloadavg()[0]:.1f}.\n"
     print(text)
     if args.output:
         args.output.write_text(text)
