@@ -23,6 +23,10 @@ PAIRS = [
     ("bench_kernel.results:compare", "bench_kernel.cli.compare", {"threshold": "threshold"}),
     ("bench_kernel.roofline:analyze", "bench_kernel.cli.roofline",
      {"dtype": "dtype", "name": "name", "timed_with": "timed_with", "device": "device"}),
+    ("bench_kernel.serve:ServeOptions", "bench_kernel.cli.serve",
+     {k: k for k in ("endpoint", "dataset_name", "num_prompts", "random_input_len", "random_output_len",
+                     "random_range_ratio", "seed", "burstiness", "warmup", "sweep_points", "slo_ratio",
+                     "request_timeout_s", "ready_timeout_s", "profile_requests", "profile_timeout_s", "ignore_eos")}),
 ]
 
 
