@@ -175,3 +175,47 @@ def test_random_dataset_prompts_reach_the_server(server):
     info = connect(server.url, None)
     p = run_point(info, Endpoint(server.url, "chat", info.model), ds.prompts, Load(), num_prompts=3)
     assert p.metrics.completed == 3 and all(r.n_out == 4 for r in p.records)
+
+
+def test_tokenizer_counts_n_out_when_the_server_gives_no_usage(server):
+    prompts = (Prompt("nousage hello", 2, 64),)
+    info = connect(server.url, "m1")
+    p = run_point(info, Endpoint(server.url, "chat", "m1"), prompts, Load(), num_prompts=1,
+                  count_tokens=lambda text: len(text.split()))
+    r = p.records[0]
+    assert r.n_out == 5 and r.n_out_source == "tokenizer" and len(r.chunk_s) == 3
+    assert any("client tokenizer" in n for n in p.metrics.notes)
+
+
+def test_duration_sends_for_that_long_and_accounts_for_every_request(server):
+    prompts = (Prompt("fast a", 2, 6), Prompt("fast b", 2, 6))
+    info = connect(server.url, "m1")
+    p = run_point(info, Endpoint(server.url, "chat", "m1"), prompts, Load(request_rate=20.0, duration_s=1.0),
+                  num_prompts=None)
+    n = len(p.records)
+    assert 5 <= n <= 40 and all(r.scheduled_s < 1.0 for r in p.records)
+    assert p.metrics.completed + p.metrics.failed == n and [r.index for r in p.records] == list(range(n))
+
+
+def test_warmup_requests_are_sent_first_and_left_out(server, capsys, tmp_path):
+    data = tmp_path / "d.jsonl"
+    data.write_text("\n".join(json.dumps({"prompt": "fast x", "max_tokens": 3}) for _ in range(3)))
+    rc = main(["serve", "--url", server.url, "--dataset-name", "jsonl", "--dataset-path", str(data), "--num-prompts",
+               "3", "--warmup", "2", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0 and out["requests"]["warmup"] == {"completed": 2, "failed": 0}
+    assert len(out["requests"]["records"]) == 3 and out["requests"]["completed"] == 3
+
+
+def test_sharegpt_dataset_takes_the_first_two_turns(server, tmp_path):
+    f = tmp_path / "sg.json"
+    conv = [{"conversations": [{"from": "human", "value": "fast " + "word " * 20},
+                               {"from": "gpt", "value": "x" * 40}]} for _ in range(3)]
+    conv.append({"conversations": [{"from": "human", "value": "too short"}]})
+    f.write_text(json.dumps(conv))
+    ds = load_dataset("sharegpt", 3, path=f, seed=0)
+    assert len(ds.prompts) == 3 and all(p.output_len == 10 and p.text.startswith("fast") for p in ds.prompts)
+    assert any("characters / 4" in n for n in ds.notes)
+    info = connect(server.url, "m1")
+    p = run_point(info, Endpoint(server.url, "chat", "m1"), ds.prompts, Load(), num_prompts=3)
+    assert p.metrics.completed == 3 and all(r.n_out == 6 for r in p.records)
