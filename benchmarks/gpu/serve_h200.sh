@@ -6,6 +6,8 @@
 # Everything lands under $OUT (at most 8 files); a summary is printed last. About 5-7 minutes.
 # Run from the repository root (the device tool's working tree), with .whl/ carried:
 #   bash benchmarks/gpu/serve_h200.sh
+# A dry run of the same chain on a CPU (a tiny model, no continuous batching, fewer requests):
+#   MODEL_ARGS="64 2 4 2 128 float32 cpu" CB="" PROMPTS=8 OUT_LEN=8 bash benchmarks/gpu/serve_h200.sh
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD/src
 set -u
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
@@ -14,19 +16,23 @@ WORK=/tmp/serve_h200; rm -rf "$WORK"; mkdir -p "$WORK/prof"
 MODEL=$WORK/llama-0.85b
 BK="python3 -m bench_kernel"
 PORT=8011
-SERVER="python3 tests/serve_profiling_wrapper.py $WORK/prof serve $MODEL --continuous-batching --host 127.0.0.1 --port $PORT"
+MODEL_ARGS=${MODEL_ARGS:-2048 14 16 4 8192 bfloat16 cuda}  # hidden layers heads kv_heads mlp dtype device
+CB=${CB---continuous-batching}
+PROMPTS=${PROMPTS:-48}
+OUT_LEN=${OUT_LEN:-64}
+SERVER="python3 tests/serve_profiling_wrapper.py $WORK/prof serve $MODEL $CB --host 127.0.0.1 --port $PORT"
 summary() { echo "$@" | tee -a "$OUT/summary.txt"; }
 : > "$OUT/summary.txt"
 
 t0=$(date +%s)
-timeout 300 python3 tests/serve_models.py "$MODEL" 2048 14 16 4 8192 bfloat16 cuda > "$WORK/build.log" 2>&1 \
+timeout 300 python3 tests/serve_models.py "$MODEL" $MODEL_ARGS > "$WORK/build.log" 2>&1 \
   && summary "model built in $(( $(date +%s) - t0 )) s: $(du -sh "$MODEL" | cut -f1)" \
   || { summary "model build FAILED: $(tail -3 "$WORK/build.log")"; exit 1; }
 
 # 1. rate sweep (warm-up first: the first requests pay the model load), then the profiled window.
 t1=$(date +%s)
 timeout 330 $BK serve --launch "$SERVER" --server-log "$WORK/server1.log" --ready-timeout 180 \
-  --warmup 8 --num-prompts 48 --random-input-len 256 --random-output-len 64 --ignore-eos \
+  --warmup 8 --num-prompts "$PROMPTS" --random-input-len 256 --random-output-len "$OUT_LEN" --ignore-eos \
   --request-rate 2,4,8,16,inf --goodput ttft:500 tpot:100 \
   --profile --profile-dir "$WORK/prof" --profile-requests 4 --profile-timeout 180 \
   --json -o "$OUT/serve_sweep.json" 2> "$WORK/sweep.err"
@@ -50,7 +56,7 @@ if [ -n "$TRACE" ] && [ "$(stat -c %s "$TRACE" 2>/dev/null || echo 99999999)" -l
 # 3. the automatic sweep (synchronous, throughput, rates between; stops past saturation).
 t2=$(date +%s)
 timeout 240 $BK serve --launch "$SERVER" --server-log "$WORK/server2.log" --ready-timeout 180 \
-  --warmup 8 --num-prompts 32 --random-input-len 256 --random-output-len 64 --ignore-eos \
+  --warmup 8 --num-prompts "$(( PROMPTS * 2 / 3 ))" --random-input-len 256 --random-output-len "$OUT_LEN" --ignore-eos \
   --sweep auto --sweep-points 3 --json -o "$OUT/serve_auto.json" 2> "$WORK/auto.err"
 summary "auto sweep: exit $? in $(( $(date +%s) - t2 )) s; $(grep 'bench-kernel: error' "$WORK/auto.err" | head -1)"
 { echo "== server 1 (last 40 lines)"; cat "$WORK/server1.tail"; echo "== server 2"; tail -20 "$WORK/server2.log";

@@ -221,25 +221,30 @@ def benchmark(opts: ServeOptions, progress: Callable[[str], None] | None = None)
             return p
 
         slo_rate = None
-        kind = None
-        if opts.slo:
-            kind = "slo"
-            _, slo_rate = slo_search(base, run, opts.goodput_ms, opts.slo_ratio, notes=notes)
-        elif opts.sweep == "auto":
-            kind = "auto"
-            auto_sweep(base, run, opts.sweep_points, notes)
-        else:
-            kind = "list" if len(loads) > 1 else None
-            for load in loads:
-                if run(load).aborted is not None:
-                    break
-        aborted = next((p.aborted for p in points if p.aborted), None)
+        kind = "slo" if opts.slo else "auto" if opts.sweep == "auto" else "list" if len(loads) > 1 else None
+        interrupted = None
+        try:  # Ctrl-C between points (the driver handles it within one) keeps the points finished
+            if opts.slo:
+                _, slo_rate = slo_search(base, run, opts.goodput_ms, opts.slo_ratio, notes=notes)
+            elif opts.sweep == "auto":
+                auto_sweep(base, run, opts.sweep_points, notes)
+            else:
+                for load in loads:
+                    if run(load).aborted is not None:
+                        break
+        except KeyboardInterrupt:
+            interrupted = "interrupted (Ctrl-C) between load points"
+        aborted = next((p.aborted for p in points if p.aborted), interrupted)
         window = None
-        if opts.profile and aborted is None:
+        if opts.profile and aborted is None and points:
             say("profiled window")
-            window = _profile_window(opts, info, lambda ld, num: run_point(
-                info, ep, ds.prompts, ld, num_prompts=num, seed=opts.seed, goodput_ms=opts.goodput_ms,
-                alive=alive, count_tokens=count), points[-1].load)
+            try:
+                window = _profile_window(opts, info, lambda ld, num: run_point(
+                    info, ep, ds.prompts, ld, num_prompts=num, seed=opts.seed, goodput_ms=opts.goodput_ms,
+                    alive=alive, count_tokens=count), points[-1].load)
+                aborted = window.point.aborted
+            except KeyboardInterrupt:
+                aborted = "interrupted (Ctrl-C) in the profiled window"
     if info.launched and info.log_path:
         notes.append(f"the server's log: {info.log_path}")
     return ServeRun(info, opts, ds.name, tuple(points), kind, slo_rate, window, aborted, tuple(notes))
