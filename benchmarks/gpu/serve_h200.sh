@@ -56,7 +56,7 @@ if [ -n "$TRACE" ] && [ "$(stat -c %s "$TRACE" 2>/dev/null || echo 99999999)" -l
 # 3. the automatic sweep (synchronous, throughput, rates between; stops past saturation).
 t2=$(date +%s)
 timeout 240 $BK serve --launch "$SERVER" --server-log "$WORK/server2.log" --ready-timeout 180 \
-  --warmup 8 --num-prompts "$(( PROMPTS * 2 / 3 ))" --random-input-len 256 --random-output-len "$OUT_LEN" --ignore-eos \
+  --warmup 8 --num-prompts "$(( PROMPTS / 4 ))" --random-input-len 256 --random-output-len "$(( OUT_LEN / 2 ))" --ignore-eos \
   --sweep auto --sweep-points 3 --json -o "$OUT/serve_auto.json" 2> "$WORK/auto.err"
 summary "auto sweep: exit $? in $(( $(date +%s) - t2 )) s; $(grep 'bench-kernel: error' "$WORK/auto.err" | head -1)"
 { echo "== server 1 (last 40 lines)"; cat "$WORK/server1.tail"; echo "== server 2"; tail -20 "$WORK/server2.log";
