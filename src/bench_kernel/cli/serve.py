@@ -171,11 +171,8 @@ def command(ctx: click.Context, url: str | None, launch: str | None, server_log:
         saved = save_serve_run(store, run.to_dict(), command=command_line())
         err.print(f"stored as run {saved}")
     emit(output, data=run.to_dict(), tables=serve_tables(run))
-    dead = [p for p in run.points if p.metrics.completed == 0 and p.metrics.failed]
-    if run.aborted is None and dead:
-        kinds = ", ".join(f"{k} ({n})" for k, n in dead[0].metrics.failures.items())
-        raise ServerError(f"no request completed at {dead[0].load.describe()}: {kinds}; first: "
-                          f"{next(r.error for r in dead[0].records if r.error)}")
+    if run.aborted is None and run.nothing_completed() is not None:
+        raise ServerError(run.nothing_completed())
     if run.aborted is not None:
         if run.status == "interrupted":
             raise Interrupted(f"{run.aborted}: the partial run was written" + (" and stored" if store else ""))

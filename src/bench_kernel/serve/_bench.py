@@ -115,6 +115,15 @@ class ServeRun:
             return "complete"
         return "interrupted" if self.aborted.startswith("interrupted") else "partial"
 
+    def nothing_completed(self) -> str | None:
+        """Why the run is a failure although it ran to its end: a point where every request failed."""
+        dead = [p for p in self.points if p.metrics.completed == 0 and p.metrics.failed]
+        if not dead:
+            return None
+        kinds = ", ".join(f"{k} ({n})" for k, n in dead[0].metrics.failures.items())
+        first = next((r.error for r in dead[0].records if r.error), "")
+        return f"no request completed at {dead[0].load.describe()}: {kinds}; first: {first}"
+
     def to_dict(self, requests: bool = True) -> dict[str, Any]:
         """One point: the point's keys at the top level; a sweep: ``points``, a list of them."""
         # "kind" first: a reader (``report``) tells a serving run by its first key, without reading it all.
