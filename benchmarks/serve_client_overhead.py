@@ -18,16 +18,15 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import os
-import platform
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+from common import ROOT, load_average, machine  # noqa: E402  (benchmarks/common.py, beside this script)
+
+sys.path.insert(0, str(ROOT / "tests"))  # the scripted server is the tests' (tests/serve_scripted.py)
 
 from serve_scripted import start  # noqa: E402
 
@@ -115,13 +114,13 @@ def main() -> int:
     fast = run(0.0, plan)
     paced = run(20.0, plan)
     head = (f"# bench-kernel serve: the client's own overhead\n\n"
-            f"Date: {datetime.date.today()}; machine: {platform.node()} ({os.cpu_count()} cores, shared; "
-            f"load average {os.getloadavg()[0]:.1f} at the end), Python {platform.python_version()}; "
+            f"Date: {datetime.date.today()}; machine: {machine()} (shared; load average {load_average():.1f} "
+            f"at the end); "
             f"scripted server in a separate process on the same cores; {TOKENS} tokens per request, one per "
             f"chunk. Made by `python benchmarks/serve_client_overhead.py`.\n\n")
     body = table(fast, "ITL 0 ms (the server streams as fast as it can)") + "\n" + table(
         paced, "ITL 20 ms (a realistic decode pace)")
-    text = head + body + f"\nLoad average at the end: {os.getloadavg()[0]:.1f}.\n"
+    text = head + body
     print(text)
     if args.output:
         args.output.write_text(text)
