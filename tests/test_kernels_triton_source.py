@@ -116,3 +116,35 @@ def test_the_source_trace_files_a_found_triton_kernel_by_its_source():
     [site] = build("add", [Launch(rec, 0)], 1, root=ROOT, doc_dir=ROOT / "examples").sites
     assert (site.family, site.category) == ("triton", "elementwise")
     assert site.source.kind == "triton" and site.source.links[0].symbol == "add_kernel"
+
+
+def test_a_loaded_jit_function_is_found_once_for_both_its_users(tmp_path, monkeypatch):
+    # A live run: the kernel's Python function sits in a loaded module as triton's JITFunction, here
+    # behind an Autotuner. The lookup goes by the class names triton uses (it never imports triton), so
+    # classes of those names are what it sees in a real run. Both the source lookup (kernels) and the
+    # Source Trace's file link (source_trace) go through one helper and must agree.
+    import sys
+    import types
+
+    from bench_kernel.kernels import loaded_jit_functions, loaded_jit_source
+    from bench_kernel.source_trace._triton import find_jit_source
+
+    path = tmp_path / "user_kernels.py"
+    path.write_text(MATMUL)
+    code = compile("def tile_kernel(a_ptr, b_ptr, c_ptr):\n    pass\n\ndef other():\n    pass\n", str(path), "exec")
+    ns: dict = {}
+    exec(code, ns)  # noqa: S102 -- the function's __code__ must point at the file, as an import's would
+    JITFunction = type("JITFunction", (), {})
+    Autotuner = type("Autotuner", (), {})
+    jit, alias, tuner = JITFunction(), JITFunction(), Autotuner()
+    jit.fn, alias.fn, tuner.fn = ns["tile_kernel"], ns["other"], jit
+    mod = types.ModuleType("user_kernels")
+    mod.tile_kernel, mod.misnamed = tuner, alias  # `misnamed` wraps a function of another name
+    monkeypatch.setitem(sys.modules, "user_kernels", mod)
+
+    assert loaded_jit_functions("tile_kernel") == [jit]
+    assert loaded_jit_functions("misnamed") == []
+    assert loaded_jit_source("tile_kernel") == (MATMUL, "tile_kernel")
+    assert triton_category("tile_kernel", live=True) == "gemm"
+    assert find_jit_source("tile_kernel", [], live=True) == (str(path.resolve()), MATMUL.index("def tile_kernel")
+                                                            and MATMUL[:MATMUL.index("def tile_kernel")].count("\n") + 1)

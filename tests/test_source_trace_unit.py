@@ -10,7 +10,7 @@ from bench_kernel.errors import UsageError
 from bench_kernel.source_trace._build import build
 from bench_kernel.source_trace._collect import Launch
 from bench_kernel.source_trace._frames import plumbing_rules, to_source_frames
-from bench_kernel.source_trace._render import _all_strings, strings
+from bench_kernel.source_trace._text import _all_strings, strings
 from bench_kernel.source_trace._triton import find_jit_source, outline
 from bench_kernel.trace import Frame, KernelRecord, OpRecord
 
@@ -106,7 +106,7 @@ def test_installed_code_is_package_relative_even_in_a_venv_under_root(tmp_path):
 
 
 def test_dtypes_are_shown_short_from_both_profiler_and_torch_names():
-    from bench_kernel.source_trace._render import short_dtype
+    from bench_kernel.source_trace._text import short_dtype
 
     assert [short_dtype(t) for t in ("c10::BFloat16", "float", "c10::Half", "torch.bfloat16", "torch.int64")] == [
         "bf16", "fp32", "fp16", "bf16", "int64"]

@@ -22,8 +22,9 @@ import ast
 import sys
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
-__all__ = ["triton_source_category", "pointer_roles", "triton_category", "loaded_jit_source"]
+__all__ = ["triton_source_category", "pointer_roles", "triton_category", "loaded_jit_source", "loaded_jit_functions"]
 
 _REDUCE = {"sum", "max", "min", "reduce", "argmax", "argmin", "cumsum", "cumprod", "xor_sum", "associative_scan",
            "max2", "min2", "welford_reduce", "welford_combine", "welford", "prod"}
@@ -142,21 +143,34 @@ def pointer_roles(source: str, name: str | None = None) -> dict[str, frozenset[s
     return {p: frozenset(r) for p, r in roles.items()}
 
 
-def loaded_jit_source(name: str) -> tuple[str, str] | None:
-    """(source of the defining module, function name) of a loaded ``@triton.jit`` function called
-    ``name`` -- a live run, where the kernel's Python function is in memory -- or None."""
+def loaded_jit_functions(name: str) -> list[Any]:
+    """The loaded ``@triton.jit`` functions (``JITFunction`` objects; an autotuner, heuristics or
+    Inductor launcher around one unwrapped) whose Python function is ``name``, found as module
+    globals called ``name``: a live run, where the kernel's Python function is in memory.
+
+    The one place that looks for them: source lookup (``loaded_jit_source``) and the Source Trace's
+    file links both start here."""
+    found = []
     for mod in list(sys.modules.values()):
-        try:  # some modules answer any attribute by raising
+        try:  # some modules (torch.classes) answer any attribute by raising
             obj = mod.__dict__.get(name) if hasattr(mod, "__dict__") else None
             while obj is not None and type(obj).__name__ in _WRAPPERS:
                 obj = getattr(obj, "fn", None)
             if obj is None or type(obj).__name__ != "JITFunction":
                 continue
-            code = obj.fn.__code__
+            if getattr(obj.fn, "__name__", None) == name and getattr(obj.fn, "__code__", None) is not None:
+                found.append(obj)
         except Exception:  # noqa: BLE001
             continue
+    return found
+
+
+def loaded_jit_source(name: str) -> tuple[str, str] | None:
+    """(source of the defining module, function name) of a loaded ``@triton.jit`` function called
+    ``name`` -- a live run, where the kernel's Python function is in memory -- or None."""
+    for obj in loaded_jit_functions(name):
         try:
-            return Path(code.co_filename).read_text(encoding="utf-8", errors="replace"), name
+            return Path(obj.fn.__code__.co_filename).read_text(encoding="utf-8", errors="replace"), name
         except OSError:
             src = getattr(obj, "src", None)
             if isinstance(src, str):

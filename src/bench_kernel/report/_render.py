@@ -13,21 +13,12 @@ from typing import Any, Sequence
 from bench_kernel.errors import UsageError
 from bench_kernel.report._table import Table, render_rich, to_csv, to_markdown
 from bench_kernel.report._text import printable
+from bench_kernel.report._version import tool_version
 
 __all__ = ["OUTPUT_FORMATS", "dumps", "json_default", "render_body", "render_console", "tool_version"]
 
 #: What :func:`render_body` writes.
 OUTPUT_FORMATS = ("table", "json", "csv", "md", "xlsx", "html")
-
-
-def tool_version() -> str:
-    """The installed bench-kernel's version, as pages and workbooks name their maker."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("bench-kernel")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def json_default(o: Any) -> Any:

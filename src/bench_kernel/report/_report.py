@@ -16,7 +16,7 @@ from bench_kernel.report._report_serve import serve_section, serve_summary
 from bench_kernel.report._report_results import kernels_section, results_section, roofline_plots
 from bench_kernel.report._report_summary import summary_section
 from bench_kernel.report._report_trace import trace_section
-from bench_kernel.report._render import tool_version
+from bench_kernel.report._version import tool_version
 from bench_kernel.report._table import Table
 
 __all__ = ["render_report", "html_for_output", "REPORT_FORMATS"]

@@ -91,7 +91,7 @@ def _flatten(prefix: str, value: Any) -> Iterator[tuple[str, Any]]:
 def _environment(data: Any) -> list[tuple[str, Any]]:
     """Where the results were made, from the command's JSON: the stored run (id, name, command,
     commit, dates) and the machine (device, driver, versions, clocks), one fact per row."""
-    from bench_kernel.report._render import tool_version
+    from bench_kernel.report._version import tool_version
 
     rows: list[tuple[str, Any]] = [("bench-kernel", tool_version())]
     if not isinstance(data, dict):

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from bench_kernel.roofline._analysis import Roof, RoofAnalysis, RooflineResult, analyze, measured_roof, spec_roof
 from bench_kernel.roofline._count import Counts, OpCount, count
-from bench_kernel.roofline._formulas import Work, op_work
+from bench_kernel.roofline._formulas import op_work
+from bench_kernel.roofline._work import Work
 from bench_kernel.roofline._judge import OVER_ROOF_MARK, over_roof
 from bench_kernel.roofline._opargs import UNKNOWN, TensorArg, from_trace
 from bench_kernel.roofline._measured import (LEVELS, MODEL_TOLERANCE, LevelPoint, MeasuredRoofline, ModelCheck,

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from bench_kernel.roofline._formulas import FormulaError, OpCall, Work, formula, work
+from bench_kernel.roofline._work import FormulaError, OpCall, Work, formula, work
 from bench_kernel.roofline._opargs import TensorArg, nbytes
 
 __all__ = ["visible_pairs"]

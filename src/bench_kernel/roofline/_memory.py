@@ -14,7 +14,7 @@ import math
 from typing import Any
 
 from bench_kernel.dtypes import bits
-from bench_kernel.roofline._formulas import FormulaError, OpCall, Work, broadcast, formula, work
+from bench_kernel.roofline._work import FormulaError, OpCall, Work, broadcast, formula, work
 from bench_kernel.roofline._opargs import TensorArg, nbytes, touched_bytes
 from bench_kernel.roofline._optable import scalar_type
 

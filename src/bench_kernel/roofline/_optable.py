@@ -2,7 +2,7 @@
 its arguments are.
 
 Each row names an op as both the dispatcher and the profiler name it (``aten::mm``,
-``_C::rms_norm``), the formula kind (a function of ``_formulas``), ``k`` (FLOPs per element for the
+``_C::rms_norm``), the formula kind (registered by ``_work.formula``), ``k`` (FLOPs per element for the
 per-element kinds, a multiplier for backward attention) and ``args``: ``role=index`` pairs that say
 which schema position holds what (``causal=4``, ``out=0``, ``inout=0+1``; ``layout=bshd`` takes a
 word). Positions are schema positions, keyword-only arguments included, which is the order both

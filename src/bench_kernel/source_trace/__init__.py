@@ -7,7 +7,7 @@ kernel=..., step=...)`` reads a recorded trace. Both return a :class:`SourceTrac
 
 from bench_kernel.source_trace._entry import document_call, document_trace
 from bench_kernel.source_trace._model import KernelSite, PathGroup, SourceFrame, SourceTrace
-from bench_kernel.source_trace._render import LANGS, strings
+from bench_kernel.source_trace._text import LANGS, strings
 
 __all__ = ["LANGS", "KernelSite", "PathGroup", "SourceFrame", "SourceTrace", "document_call", "document_trace",
            "strings"]

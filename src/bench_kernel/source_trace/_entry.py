@@ -20,7 +20,7 @@ from bench_kernel.source_trace._build import build
 from bench_kernel.source_trace._collect import Launch, matches_module
 from bench_kernel.source_trace._links import check_link_style
 from bench_kernel.source_trace._model import SourceTrace
-from bench_kernel.source_trace._render import short_dtype
+from bench_kernel.source_trace._text import short_dtype
 
 __all__ = ["document_call", "document_trace"]
 

@@ -9,17 +9,17 @@ the input shapes of its first kernel's op.
 
 from __future__ import annotations
 
-from bench_kernel.source_trace._model import ModuleNode, SourceTrace
-from bench_kernel.source_trace._render import kernels, pct, shape_text, us
+from typing import TYPE_CHECKING
+
+from bench_kernel.source_trace._text import count, kernels, pct, shape_text, us
+
+if TYPE_CHECKING:  # annotations only: the model imports the renderer (SourceTrace.to_markdown), not back
+    from bench_kernel.source_trace._model import ModuleNode, SourceTrace
 
 __all__ = ["flow_lines"]
 
 #: A module is opened down to at most this depth; deeper structure stays inside its box.
 MAX_OPEN_DEPTH = 3
-
-
-def _count(n: float) -> str:
-    return f"{n:g}" if n == int(n) else f"{n:.2f}".rstrip("0")
 
 
 def _module_boxes(doc: SourceTrace, S: dict[str, str]) -> list[tuple[str, str, str, int]]:
@@ -68,7 +68,7 @@ def _kernel_boxes(doc: SourceTrace) -> list[tuple[str, str, str, int]]:
     for site in doc.sites:
         if site.order not in chosen:
             continue
-        label = site.short + (f" ×{_count(site.launches_per_call)}" if site.launches_per_call != 1 else "") \
+        label = site.short + (f" ×{count(site.launches_per_call)}" if site.launches_per_call != 1 else "") \
             + (f"  [{site.op}]" if site.op else "")
         meta = f"{site.category}, {us(site.us_per_launch)}" + (f" ({pct(site.share)})" if site.share is not None else "")
         out.append((label, meta, shape_text(site.input_dims, site.input_types), site.order))

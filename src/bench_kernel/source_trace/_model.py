@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from bench_kernel.source_trace._render import render
+
 __all__ = ["SourceFrame", "SourceLink", "KernelSource", "KernelSite", "PathGroup", "ModuleNode", "Overview",
            "SourceTrace"]
 
@@ -222,8 +224,6 @@ class SourceTrace:
 
     def to_markdown(self, lang: str = "en") -> str:
         """The document as Markdown, in English (``en``) or Chinese (``zh``)."""
-        from bench_kernel.source_trace._render import render
-
         return render(self, lang)
 
     def to_dict(self) -> dict[str, Any]:

@@ -7,75 +7,17 @@ and the end-to-end flow (``_flow``). Every phrase comes from ``data/strings.json
 
 from __future__ import annotations
 
-import functools
-import json
-from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING
 
-from bench_kernel.dtypes import lookup
-from bench_kernel.errors import UsageError
-from bench_kernel.units import format_bytes, format_duration_us
+from bench_kernel.units import format_bytes
+from bench_kernel.source_trace._flow import flow_lines
 from bench_kernel.source_trace._links import frame_target
-from bench_kernel.source_trace._model import KernelSite, ModuleNode, PathGroup, SourceFrame, SourceLink, SourceTrace
+from bench_kernel.source_trace._text import count, kernels, pct, shape_text, strings, tuple_text, us
 
-__all__ = ["render", "LANGS", "strings", "short_dtype", "shape_text", "us", "pct"]
+if TYPE_CHECKING:  # annotations only: the model does not depend on its renderer at run time
+    from bench_kernel.source_trace._model import KernelSite, ModuleNode, PathGroup, SourceFrame, SourceLink, SourceTrace
 
-LANGS = ("en", "zh")
-
-
-@functools.lru_cache(maxsize=1)
-def _all_strings() -> dict[str, dict[str, str]]:
-    data = json.loads(resources.files("bench_kernel.source_trace").joinpath("data/strings.json").read_text())
-    keys = set(data["en"])
-    for lang in LANGS:
-        if set(data[lang]) != keys:
-            raise ValueError(f"strings.json: '{lang}' keys differ from 'en': {sorted(set(data[lang]) ^ keys)}")
-    return {lang: data[lang] for lang in LANGS}
-
-
-def strings(lang: str) -> dict[str, str]:
-    """The phrase table of ``lang``; a UsageError names the languages there are."""
-    if lang not in LANGS:
-        raise UsageError(f"unknown language {lang!r}; expected one of: {', '.join(LANGS)}")
-    return _all_strings()[lang]
-
-
-def us(v: float | None) -> str:
-    return "-" if v is None else format_duration_us(v)
-
-
-def pct(v: float | None) -> str:
-    return "-" if v is None else f"{v * 100:.1f}%"
-
-
-def short_dtype(name: Any) -> str:
-    """``bf16`` for ``c10::BFloat16`` (a profiler's input type) or ``torch.bfloat16``; else as given."""
-    return lookup(name) or str(name).removeprefix("torch.")
-
-
-def _tuple(t: Any) -> str:
-    return "(" + ", ".join(str(x) for x in t) + ")"
-
-
-def shape_text(dims: Any, types: Any) -> str:
-    """``(4096, 4096) bf16, (4096, 14336) bf16``: the tensor inputs of an op as recorded."""
-    parts = []
-    for i, d in enumerate(dims or ()):
-        if isinstance(d, (list, tuple)) and d and all(isinstance(x, int) for x in d):
-            t = (types[i] if types and i < len(types) else "") or ""
-            t = short_dtype(t) if t else ""
-            parts.append(f"{_tuple(d)} {t}".strip())
-    return ", ".join(parts)
-
-
-def _count(n: float) -> str:
-    return f"{n:g}" if n == int(n) else f"{n:.2f}".rstrip("0")
-
-
-def kernels(S: dict[str, str], n: float) -> str:
-    """``1 kernel`` / ``42 kernels`` / ``1.33 kernels`` in the document's language."""
-    n = round(n, 2)
-    return S["kernel_word"] if n == 1 else S["kernels_word"].format(n=_count(n))
+__all__ = ["render"]
 
 
 class _Doc:
@@ -111,7 +53,7 @@ def _tree(R: _Doc, group: PathGroup, skip: int) -> list[str]:
         printed = [f.key for f in stack]
         op = f" — `{site.op}`" if site.op else ""
         shapes = shape_text(site.input_dims, site.input_types)
-        times = f" ×{_count(site.launches_per_call)}" if site.launches_per_call != 1 else ""
+        times = f" ×{count(site.launches_per_call)}" if site.launches_per_call != 1 else ""
         lines.append("  " * len(stack) + f"- {R.S['kernel_arrow'].format(api=R.api)} `{site.short}`{times}{op}"
                      + (f" ({shapes})" if shapes else ""))
     return lines
@@ -144,7 +86,7 @@ def _kernel_section(R: _Doc, site: KernelSite) -> list[str]:
     L.append(f"- {S['source']}{c}{_source_line(R, site)}")
     launch = []
     if site.grid and site.block:
-        launch.append(S["grid"].format(grid=_tuple(site.grid), block=_tuple(site.block)))
+        launch.append(S["grid"].format(grid=tuple_text(site.grid), block=tuple_text(site.block)))
     if site.regs is not None:
         launch.append(S["regs"].format(regs=site.regs))
     if site.smem_bytes is not None:
@@ -156,7 +98,7 @@ def _kernel_section(R: _Doc, site: KernelSite) -> list[str]:
         inferred = f" ({S['inferred']}{c}{', '.join(site.inferred)})" if site.inferred else ""
         L.append(f"- {S['fields']}{c}{fields}{inferred}")
     L.append(f"- {S['time']}{c}" + S["per_call"].format(us=us(site.us_per_launch), share=pct(site.share),
-                                                        count=_count(site.launches_per_call)))
+                                                        count=count(site.launches_per_call)))
     if site.module_path and R.doc.scale == "model":
         L.append(f"- {S['module']}{c}`{' › '.join(site.module_path[-2:])}` ({site.module_type})")
     src = site.source
@@ -181,12 +123,12 @@ def _overview(R: _Doc) -> list[str]:
         parts = ", ".join(f"`{s.short}` ({s.category}, {pct(s.share)})" for s in doc.sites)
         text = S["sentence"].format(subject=subject, n_kernels=words, total=us(doc.total_us), parts=parts)
     else:
-        text = S["sentence_model"].format(subject=subject, n=_count(o.kernels_per_call), sites=o.distinct_sites,
+        text = S["sentence_model"].format(subject=subject, n=count(o.kernels_per_call), sites=o.distinct_sites,
                                           total=us(o.device_us_per_call))
         if len(doc.detailed) < len(doc.sites):
             text += " " + S["detail_note"].format(n=len(doc.detailed), total=len(doc.sites))
     L = [text, "", "| | |", "|---|---|",
-         f"| {S['row_kernels']} | {_count(o.kernels_per_call)} ({S['sites_word'].format(n=o.distinct_sites)}) |",
+         f"| {S['row_kernels']} | {count(o.kernels_per_call)} ({S['sites_word'].format(n=o.distinct_sites)}) |",
          f"| {S['row_time']} | {us(o.device_us_per_call)} |",
          f"| {S['row_top']} | {_shares(o.top_kernels, code=True)} |",
          f"| {S['row_category']} | {_shares(o.by_category)} |"]
@@ -239,8 +181,6 @@ def _structure(R: _Doc, nodes: tuple[ModuleNode, ...], depth: int = 0, in_repeat
 
 def render(doc: SourceTrace, lang: str = "en") -> str:
     """The whole document as Markdown text."""
-    from bench_kernel.source_trace._flow import flow_lines
-
     R = _Doc(doc, lang)
     S = R.S
     L = [f"# {S['title'].format(subject=doc.subject)}", "", f"## {S['overview']}", ""] + _overview(R)

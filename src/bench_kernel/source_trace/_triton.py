@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 from pathlib import Path
 from typing import Iterable
+
+from bench_kernel.kernels import loaded_jit_functions
 
 __all__ = ["find_jit_source", "outline"]
 
@@ -34,31 +35,13 @@ def _jit_def_line(source: str, name: str) -> int | None:
     return None
 
 
-def _loaded_jit_files(name: str) -> Iterable[str]:
-    # A live run: the JIT function object knows its module's file.
-    for mod in list(sys.modules.values()):
-        try:  # some modules (torch.classes) answer any attribute by raising
-            obj = mod.__dict__.get(name) if hasattr(mod, "__dict__") else None
-            # JITFunction, and Autotuner/Heuristics wrapping one, keep the Python function in .fn
-            while obj is not None and type(obj).__name__ in ("Autotuner", "Heuristics", "InterpretedFunction"):
-                obj = getattr(obj, "fn", None)
-            if obj is None or type(obj).__name__ != "JITFunction":
-                continue
-            fn = obj.fn
-        except Exception:  # noqa: BLE001
-            continue
-        code = getattr(fn, "__code__", None)
-        if code is not None and getattr(fn, "__name__", None) == name:
-            yield code.co_filename
-
-
 def find_jit_source(name: str, files: Iterable[str | None], live: bool = False) -> tuple[str, int] | None:
     """(absolute file, 1-based line of ``def name(``) of the ``@triton.jit`` function, or None."""
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name or ""):
         return None
     candidates = [f for f in files if f]
     if live:
-        candidates = list(_loaded_jit_files(name)) + candidates
+        candidates = [jit.fn.__code__.co_filename for jit in loaded_jit_functions(name)] + candidates
     for f in dict.fromkeys(candidates):
         try:
             source = Path(f).read_text(encoding="utf-8", errors="replace")
