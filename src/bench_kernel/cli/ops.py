@@ -19,24 +19,31 @@ __all__ = ["command"]
 @click.option("--by", type=click.Choice(["op", "shape"]), default="op", show_default=True,
               help="One row per op, or per op with one set of shapes and dtypes.")
 @click.option("--capture", type=click.Path(path_type=Path), default=None, metavar="TRACE",
-              help="The capture trace of a CUDA/HIP-graph trace: replayed kernels take its ops' shapes.")
+              help="The capture trace of a CUDA/HIP-graph trace: replayed kernels take its ops' shapes "
+                   "(a trace holding its own captures needs none).")
+@click.option("--context-len", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Keys each query token of a paged attention sees, where the trace records no step lengths "
+                   "(exact for decode, an upper bound for prefill).")
+@click.option("--moe-intermediate", type=click.IntRange(min=1), default=None, metavar="N",
+              help="A fused MoE's intermediate size per rank (not among its recorded arguments; else the hidden "
+                   "size split over the ranks, an estimate).")
 @click.option("--top", type=click.IntRange(min=1), default=None, help="Show only the N longest rows.")
 @rank_option
 @output_options()
-def command(trace: Path, device_name: str | None, by: str, capture: Path | None, top: int | None,
-            rank: int | None, output: Output) -> None:
+def command(trace: Path, device_name: str | None, by: str, capture: Path | None, context_len: int | None,
+            moe_intermediate: int | None, top: int | None, rank: int | None, output: Output) -> None:
     """How fast each op of a Kineto trace ran against the device's roof (needs record_shapes=True)."""
     from bench_kernel.hardware import get_device
-    from bench_kernel.report import ops_table
+    from bench_kernel.report import ops_tables
     from bench_kernel.trace import load_trace, ops
 
     if device_name is not None:
         get_device(device_name)  # a wrong name fails before a large trace is read
     t = load_trace(trace, rank, shapes=True)
     cap = load_trace(capture, shapes=True) if capture is not None else None
-    report = ops(t, device=device_name, by=by, capture=cap)
-    table = ops_table(report, top)
+    report = ops(t, device=device_name, by=by, capture=cap, context_len=context_len, moe_intermediate=moe_intermediate)
+    tables = ops_tables(report, top)
     data = {**report.to_dict(), "rows": [r.to_dict() for r in report.rows[:top] if top] or
             [r.to_dict() for r in report.rows], "load_notes": load_notes(t, *([cap] if cap else []))}
-    table.notes.extend(data["load_notes"])
-    emit(output, data=data, tables=table)
+    tables[0].notes.extend(data["load_notes"])
+    emit(output, data=data, tables=tables)

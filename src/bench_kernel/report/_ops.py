@@ -1,4 +1,5 @@
-"""The ``bench-kernel ops`` table: one row per op (or op and shapes), its rates and its roof."""
+"""The ``bench-kernel ops`` tables: one row per op (or op and shapes) with its rates and its roof;
+the collectives with their bus bandwidth; the time not counted, by reason."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 from bench_kernel.report._table import Column, Table
 
-__all__ = ["ops_table"]
+__all__ = ["ops_table", "ops_tables"]
 
 #: A row note this long or longer is shown once with the ops it applies to, not once per op.
 _SHARED_AT = 2
@@ -18,10 +19,15 @@ def ops_table(report: Any, top: int | None = None) -> Table:
     cols = [Column("op", "Op")]
     if report.by == "shape":
         cols.append(Column("shapes", "Shapes"))
-    cols += [Column("dtype", "dtype"), Column("calls", "Calls", "int"), Column("kernels", "Kernels", "int"),
-             Column("kernel_us", "Time", "duration_us"), Column("flops", "FLOPs", "float"),
+    host = report.time_base == "host"
+    cols += [Column("dtype", "dtype"), Column("calls", "Calls", "int")]
+    if not host:
+        cols.append(Column("kernels", "Kernels", "int"))
+    cols += [
+             Column("kernel_us", "Host time" if host else "Time", "duration_us"), Column("flops", "FLOPs", "float"),
              Column("bytes", "Bytes", "bytes"), Column("achieved_tflops", "TFLOP/s", "tflops"),
-             Column("achieved_tbps", "TB/s", "tbps"), Column("intensity", "FLOP/B", "float")]
+             Column("achieved_tbps", "TB/s", "tbps"), Column("intensity", "FLOP/B", "float"),
+             Column("basis", "Basis")]
     if report.device:
         cols += [Column("pct_of_roof", "% roof", "roof_pct"), Column("bound", "Bound")]
     by_note: dict[str, list[str]] = {}
@@ -39,6 +45,38 @@ def ops_table(report: Any, top: int | None = None) -> Table:
         rest = report.rows[len(rows):]
         notes.append(f"{len(rows)} of {len(report.rows)} rows shown; the rest: {sum(r.kernel_us for r in rest):.1f} us")
     device = f" on {report.device}" if report.device else ""
+    what = "host time of CPU ops" if host else "of kernels"
     title = (f"{report.trace.rsplit('/', 1)[-1]}: {len(report.rows)} {'ops' if report.by == 'op' else 'op shapes'}, "
-             f"{report.total_kernel_us:.1f} us of kernels{device}, {report.counted_share:.1%} of it counted")
-    return Table(cols, [r.to_dict() for r in rows], title=title, notes=notes, sheet="ops")
+             f"{report.total_kernel_us:.1f} us {what}{device}, {report.counted_share:.1%} of it counted")
+    if any(r.estimate for r in rows):
+        notes.append("Basis ~: the count rests on an estimate the row's notes name")
+    return Table(cols, [r.to_dict() | {"basis": _basis(r)} for r in rows], title=title, notes=notes, sheet="ops")
+
+
+def _basis(row: Any) -> str:
+    """Where a row's shapes came from, and ``~`` when its count is an estimate."""
+    words = {"op": "shapes", "capture": "capture", "sequence": "later step"}
+    text = "+".join(words.get(o, o) for o in row.origin.split("+"))
+    return text + (" ~" if row.estimate else "")
+
+
+def ops_tables(report: Any, top: int | None = None) -> list[Table]:
+    """The op table, then the collectives (when any) and the time not counted (when any)."""
+    out = [ops_table(report, top)]
+    colls = [r for r in report.rows if r.collective is not None]
+    if colls:
+        out.append(Table([Column("op", "Collective"), Column("calls", "Calls", "int"),
+                          Column("kernel_us", "Time", "duration_us"), Column("bytes", "Message bytes", "bytes"),
+                          Column("algbw_gbps", "algbw GB/s", "float"), Column("busbw_gbps", "busbw GB/s", "float")],
+                         [r.to_dict() for r in colls], title="collectives (nccl-tests' algbw and busbw)",
+                         notes=["the time is each kernel's on this rank, waiting for late peers included"],
+                         sheet="collectives"))
+    if report.uncounted:
+        total = report.total_kernel_us or 1.0
+        out.append(Table([Column("reason", "Not counted: why"), Column("us", "Time", "duration_us"),
+                          Column("share", "Share", "pct"), Column("ops", "Ops")],
+                         [{"reason": u.reason, "us": u.us, "share": 100 * u.us / total,
+                           "ops": ", ".join(u.ops[:6]) + (" ..." if len(u.ops) > 6 else "")}
+                          for u in report.uncounted],
+                         title=f"{100 - 100 * report.counted_share:.1f}% not counted", sheet="not counted"))
+    return out

@@ -12,22 +12,23 @@ form of ``_opargs`` -- torch is never imported here -- chosen by the op table
 - bytes are what one unfused execution of the op must move at least: each input read once (a
   broadcast dimension once), each output written once; a gather reads the rows it gathers.
 
-Each formula lives in one of ``_gemm`` (GEMM, convolution), ``_attention`` and ``_memory``
-(per-element and data-movement ops), registered under its kind by ``_work.formula``; this module
+Each formula lives in one of ``_gemm`` (GEMM, convolution), ``_attention``, ``_memory``
+(per-element and data-movement ops) and ``_serving`` (an LLM engine's paged attention and fused MoE,
+counted with what the trace around the call recorded), registered under its kind by ``_work.formula``; this module
 imports them all and dispatches.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 # Imported for their registrations: each formula module registers its kinds with ``_work.formula``.
-from bench_kernel.roofline import _attention, _gemm, _memory  # noqa: F401
+from bench_kernel.roofline import _attention, _gemm, _memory, _serving  # noqa: F401
 from bench_kernel.roofline._opargs import TensorArg, touched_bytes
 from bench_kernel.roofline._optable import op_table
 from bench_kernel.roofline._work import OpCall, Work, registered, FormulaError
 
-__all__ = ["op_work"]
+__all__ = ["op_work", "formula_kind", "formula_source"]
 
 
 def _kernel_args_work(op: str, args: Sequence[Any]) -> Work:
@@ -42,12 +43,15 @@ def _kernel_args_work(op: str, args: Sequence[Any]) -> Work:
                  "is not recorded); FLOPs not counted",), "a Triton kernel: FLOPs are not recorded", estimate=True)
 
 
-def op_work(op: str, args: Sequence[Any], *, dtype_hint: str | None = None) -> Work | None:
+def op_work(op: str, args: Sequence[Any], *, dtype_hint: str | None = None,
+            context: Mapping[str, float] | None = None) -> Work | None:
     """FLOPs and minimal bytes of one call of ``op`` (``aten::mm``) on ``args`` (``_opargs`` form).
 
     None when no formula applies to ``op``. Arguments that do not fit the formula (a hostile or
     malformed trace) give a :class:`Work` with ``flops``/``bytes`` None and the reason, never an
-    exception. ``dtype_hint`` stands in for dtypes a trace does not record (tensor lists).
+    exception. ``dtype_hint`` stands in for dtypes a trace does not record (tensor lists);
+    ``context`` holds what a serving op's arguments lack (``_serving``'s keys: the step's attention
+    lengths, a MoE's top-k), as the trace around the call recorded it.
     """
     row = op_table().get(op)
     if row is None:
@@ -56,9 +60,21 @@ def op_work(op: str, args: Sequence[Any], *, dtype_hint: str | None = None) -> W
         if "::" not in op and decode(op).family in ("inductor", "triton"):
             return _kernel_args_work(op, args)
         return None
-    call = OpCall(op, args, row, dtype_hint)
+    call = OpCall(op, args, row, dtype_hint, context=context or {})
     try:
         return registered(row.formula)(call)
     except (FormulaError, TypeError, ValueError, IndexError, ZeroDivisionError, OverflowError) as e:
         return Work(op, row.formula, None, None, None, (), f"the recorded arguments do not fit the {row.formula} "
                     f"formula: {e}")
+
+
+def formula_kind(op: str) -> str | None:
+    """The formula kind the op table gives ``op`` (``gemm``, ``paged_attention``, ...), or None."""
+    row = op_table().get(op)
+    return row.formula if row is not None else None
+
+
+def formula_source(op: str) -> str | None:
+    """Where an engine op's kernel is (the op table's ``source``), or None for PyTorch's ops."""
+    row = op_table().get(op)
+    return row.source or None if row is not None else None

@@ -53,6 +53,8 @@ FORMULA_ROLES: dict[str, frozenset[str]] = {
     "sort": frozenset({"x", "dim"}),
     "kv_cache": frozenset({"src", "cache"}),
     "rotary": frozenset(),
+    "paged_attention": frozenset({"q", "k", "v", "out"}),
+    "fused_moe": frozenset({"x", "router"}),
     "scatter": frozenset(),
     "args": frozenset({"x", "out", "inout"}),
     "none": frozenset(),
@@ -75,6 +77,8 @@ class OpRow:
     args: Mapping[str, int | tuple[int, ...] | str] = field(default_factory=dict)
     note: str = ""
     where: str = ""
+    source: str = ""
+    """Where an engine's op (vLLM, SGLang, aiter) has its kernel: project, file and function."""
 
     def pos(self, role: str, default: int | None = None) -> int | None:
         """The one schema position of ``role`` (or ``default``)."""
@@ -124,8 +128,13 @@ def op_table() -> Mapping[str, OpRow]:
 
     def check(row: dict[str, str], where: str) -> None:
         op, formula, k = row["op"], row["formula"], row["k"]
-        if not re.fullmatch(r"[A-Za-z_][\w.]*::\w+", op):
-            raise InputError(f"{where}: op {op!r} must be namespace::name, as the profiler writes it")
+        if not re.fullmatch(r"[A-Za-z_][\w.]*::\w+|[A-Z]\w*", op):
+            raise InputError(f"{where}: op {op!r} must be namespace::name as the profiler writes it (or the "
+                             f"CamelCase name of an autograd.Function)")
+        engine = not op.startswith(("aten::", "prims::"))
+        if engine == (row["source"] in ("", "-")):
+            fix = "cite its kernel's source (project path: function)" if engine else "a PyTorch op's source is -"
+            raise InputError(f"{where}: op {op!r}: {fix}")
         if op in rows:
             raise InputError(f"{where}: op {op!r} is already listed at {rows[op].where}")
         if formula not in FORMULA_ROLES:
@@ -144,9 +153,10 @@ def op_table() -> Mapping[str, OpRow]:
         if formula == "none" and row["note"] in ("", "-"):
             raise InputError(f"{where}: a 'none' row must say in its note why the op cannot be counted")
         rows[op] = OpRow(op, formula, kval, MappingProxyType(_parse_args(row["args"], formula, where)),
-                         "" if row["note"] == "-" else row["note"], where)
+                         "" if row["note"] == "-" else row["note"], where, "" if row["source"] == "-" else row["source"])
 
-    read_package_tsv("bench_kernel.roofline", "op_formulas.tsv", ("op", "formula", "k", "args", "note"), check)
+    read_package_tsv("bench_kernel.roofline", "op_formulas.tsv", ("op", "formula", "k", "args", "note", "source"),
+                     check)
     return MappingProxyType(rows)
 
 

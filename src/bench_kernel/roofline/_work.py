@@ -9,7 +9,7 @@ part here is what lets those modules import it without importing each other.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from bench_kernel.roofline._opargs import UNKNOWN, TensorArg, nbytes, touched_bytes
 from bench_kernel.roofline._optable import OpRow
@@ -60,6 +60,9 @@ class OpCall:
     row: OpRow
     dtype_hint: str | None = None
     notes: list[str] = field(default_factory=list)
+    context: Mapping[str, float] = field(default_factory=dict)
+    """What the arguments do not hold but the trace around the call does (``_serving``: the step's
+    attention lengths, the top-k of a MoE's routing); empty for a live call."""
 
     def value(self, role: str, default: Any = None) -> Any:
         """The argument at ``role``'s position; ``default`` when the row names none or it is absent."""

@@ -32,7 +32,8 @@ from bench_kernel.trace._inventory import Inventory, InventoryRow, MemoryOpRow, 
 from bench_kernel.trace._layers import LayerPosition, LayerReport, LeftOut, layers
 from bench_kernel.trace._load import find_rank_files, load_trace
 from bench_kernel.trace._match import kernel_regex
-from bench_kernel.trace._ops import OpsReport, OpsRow, ops
+from bench_kernel.trace._ops import ops
+from bench_kernel.trace._ops_records import OpsReport, OpsRow, Uncounted
 from bench_kernel.trace._phases import PhaseReport, PhaseSummary, annotated_tokens, phases
 from bench_kernel.trace._records import MODULE_PREFIX, Frame, KernelRecord, LaunchRecord, OpRecord, Step, parse_frame
 from bench_kernel.trace._steps import find_steps, kernel_steps
@@ -78,6 +79,7 @@ __all__ = [
     "StepRules",
     "Trace",
     "TraceDiff",
+    "Uncounted",
     "attribute",
     "diff",
     "find_rank_files",
