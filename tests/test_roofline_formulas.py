@@ -339,3 +339,64 @@ def test_cat_of_a_list_that_holds_no_tensors_gives_a_reason():
     # found by the hypothesis test above: a recorded list of ints where the tensors should be
     w = op_work("aten::cat", [[0]])
     assert (w.bytes, w.reason) == (None, "the recorded arguments do not fit the cat formula: its tensor list is not recorded")
+
+
+# -- serving ops: what the trace around the call records (roofline/_serving.py) ---------------------
+
+def test_paged_attention_from_the_step_lengths_or_a_context_length():
+    q, kv = T(4, 32, 128), T(4, 8, 128)  # 4 new tokens, 32 query heads over 8 K/V heads
+    # two requests: a chunk of q=3 after 5 cached tokens (s=8), and one decode token at s=10
+    step = {"sum_q": 3 + 1, "sum_k": 8 + 10, "sum_qq": 9 + 1, "sum_qk": 3 * 8 + 1 * 10}
+    w = op_work("vllm::unified_attention_with_output", (q, kv, kv, q, "layer"), context=step)
+    pairs = (3 * 5 + (1 + 2 + 3)) + 10  # the chunk sees the 5 cached keys and causally its own; decode sees all 10
+    assert pairs == step["sum_qk"] - (step["sum_qq"] - step["sum_q"]) // 2
+    assert (w.flops, w.estimate, w.causal) == (2 * 32 * pairs * (128 + 128), False, True)
+    assert w.bytes == 2 * 4 * 32 * 128 * 2 + 18 * 8 * 256 * 2  # q read and out written; 18 keys and values read
+    w = op_work("vllm::unified_attention", (q, kv, kv), context={"context_len": 1000})
+    assert (w.flops, w.estimate) == (2 * 32 * 4 * 1000 * 256, True)  # each token sees 1000 keys: an upper bound
+    w = op_work("vllm::unified_attention", (q, kv, kv))
+    assert w.flops is None and w.reason.endswith("pass --context-len")
+    w = op_work("vllm::unified_attention", (q, kv, kv), context={**step, "sum_qq": 1})  # Σq² < Σq: not a step
+    assert w.flops is None and "cannot be one step's" in w.reason
+
+
+def test_fused_moe_by_hand():
+    x, router = T(16, 1024), T(16, 8)  # 16 tokens, hidden 1024, 8 experts
+    w = op_work("vllm::moe_forward", (x, router, "layer"), context={"topk": 2, "moe_intermediate": 512, "gated": 1})
+    assert w.flops == 2 * 16 * 2 * 1024 * 512 * 2 + 2 * 16 * 2 * 512 * 1024
+    hit = 8 * (1 - (1 - 2 / 8) ** 16)  # experts hit under uniform routing
+    assert w.bytes == (16 * 1024 + 16 * 8 + 16 * 1024) * 2 + int(hit * 3 * 1024 * 512 * 16 / 8)
+    assert w.estimate and "gated (SwiGLU) experts assumed" not in w.notes
+    w = op_work("vllm::moe_forward", (x, router, "layer"), context={"topk": 2, "moe_split": 4})
+    assert w.flops == 2 * 16 * 2 * 1024 * 256 * 3  # intermediate 1024 / 4 ranks, gated assumed
+    assert w.notes[0].startswith("intermediate size not recorded: taken as the hidden size 1024 split over")
+    assert op_work("vllm::moe_forward", (x, router), context={"topk": 9}).reason.endswith("top-k 9 of 8 experts")
+
+
+_contexts = st.dictionaries(st.sampled_from(["sum_q", "sum_k", "sum_qq", "sum_qk", "context_len", "topk",
+                                             "moe_intermediate", "moe_split", "gated", "weight_bits"]),
+                            st.integers(-10, 10**6), max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(op=st.sampled_from(["vllm::unified_attention_with_output", "vllm::moe_forward", "aiter::mha_batch_prefill"]),
+       args=st.lists(_values, max_size=8), context=_contexts)
+def test_any_serving_context_gives_work_or_a_reason(op, args, context):
+    w = op_work(op, args, context=context)
+    assert w is not None and (w.reason if w.flops is None or w.bytes is None else w.flops >= 0 and w.bytes >= 0)
+
+
+def test_an_engine_row_must_cite_its_kernel_source(monkeypatch):
+    from bench_kernel import datafile
+    from bench_kernel.errors import InputError
+    from bench_kernel.roofline import _optable
+
+    header = "op\tformula\tk\targs\tnote\tsource\n"
+    for row, message in [("vllm::thing\tnorm\t4\tx=0\t-\t-\n", "op 'vllm::thing': cite its kernel's source"),
+                         ("aten::thing\tnorm\t4\tx=0\t-\tsomewhere.cu\n", "op 'aten::thing': a PyTorch op's source is -")]:
+        monkeypatch.setattr(_optable, "read_package_tsv", lambda p, n, cols, check, text=header + row:
+                            datafile.read_tsv(text, "planted.tsv", cols, check))
+        _optable.op_table.cache_clear()
+        with pytest.raises(InputError, match=f"planted.tsv:2: {message}"):
+            _optable.op_table()
+    _optable.op_table.cache_clear()

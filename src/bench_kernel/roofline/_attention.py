@@ -13,18 +13,21 @@ attends to.
 - Backward: ``k`` (2.5) times the forward: five matmuls against the forward's two.
 
 Bytes: query, key, value (and a mask) read once, the output written once; a paged KV cache is read
-only as far as the sequences reach (an estimate from ``max_seqlen_k``).
+only as far as the sequences reach (an estimate from ``max_seqlen_k``). A paged call whose step the
+engine annotated with its requests' lengths (``OpCall.context``, ``_serving``) is counted from them
+exactly: pairs Σ(q·s − q(q−1)/2), cache bytes Σs keys and values.
 """
 
 from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Any, Mapping
 
 from bench_kernel.roofline._work import FormulaError, OpCall, Work, formula, work
 from bench_kernel.roofline._opargs import TensorArg, nbytes
 
-__all__ = ["visible_pairs"]
+__all__ = ["visible_pairs", "step_sums"]
 
 CAUSAL_NOTE = "causal: counted as half the (query, key) pairs, as FlashAttention's benchmarks count it"
 
@@ -111,6 +114,20 @@ def _varlen(call: OpCall, q: TensorArg, k: TensorArg, causal: str | None, paged:
     return float(bound) * (0.5 if causal else 1.0), hq, hk
 
 
+def step_sums(context: Mapping[str, Any]) -> tuple[int, int, int, int] | None:
+    """(Σq, Σs, Σq², Σq·s) of the step's requests from a call's context, or None (``_serving``).
+
+    FormulaError when they cannot be one step's: a length below 0, Σq² < Σq (q >= 1 makes q² >= q),
+    or fewer visible pairs than none."""
+    keys = ("sum_q", "sum_k", "sum_qq", "sum_qk")
+    if not all(k in context for k in keys):
+        return None
+    sq, sk, sqsq, sqsk = (int(context[k]) for k in keys)
+    if min(sq, sk, sqsq, sqsk) < 0 or sqsq < sq or sqsk - (sqsq - sq) // 2 < 0:
+        raise FormulaError(f"the step's lengths (sq {sq}, sk {sk}, sqsq {sqsq}, sqsk {sqsk}) cannot be one step's")
+    return sq, sk, sqsq, sqsk
+
+
 def _attention(call: OpCall, multiplier: float, backward: bool) -> Work:
     q, k, v = call.tensor("q"), call.tensor("k"), call.tensor("v")
     assert q is not None and k is not None and v is not None
@@ -121,7 +138,15 @@ def _attention(call: OpCall, multiplier: float, backward: bool) -> Work:
     # cu_seqlens make it variable-length; a dense call may pass an empty one
     varlen = layout == "thd" or (cu_q is not None and cu_q.numel >= 2 and (len(q.shape) == 3 or q.shape[0] == 1))
     d_qk, d_v = q.shape[-1], v.shape[-1]
-    if varlen:
+    step = step_sums(call.context) if paged and varlen else None
+    if step is not None:  # the engine's step annotation: every sequence's lengths, exactly
+        hq, hk = q.shape[-2], k.shape[-2]
+        pairs, estimate = step[3] - (step[2] - step[0]) // 2, bool(call.context.get("estimate"))
+        call.notes.append("causal: each sequence's visible (query, key) pairs from the step's lengths, "
+                          "Σ(q·s − q(q−1)/2)")
+        heads_pairs = hq * pairs
+        out_elems = q.numel // max(d_qk, 1) * d_v
+    elif varlen:
         pairs, hq, hk = _varlen(call, q, k, causal, paged)
         estimate = bool(call.notes)
         heads_pairs = hq * pairs
@@ -151,6 +176,10 @@ def _attention(call: OpCall, multiplier: float, backward: bool) -> Work:
     flops = int(2 * heads_pairs * (d_qk + d_v) * multiplier)
     if backward:
         nb = call.io_bytes([(q.numel, call.dtype(q)), (k.numel, call.dtype(k)), (v.numel, call.dtype(v))])
+    elif paged and step is not None:
+        kv = nbytes(TensorArg((step[1] * hk * (d_qk + d_v),), call.dtype(k)))
+        rest = call.io_bytes([(out_elems, call.dtype(q))], skip=(call.row.pos("k"), call.row.pos("v")))
+        nb = None if rest is None or kv is None else rest + kv
     elif paged:
         max_k = call.scalar("max_k")
         cu_q = call.tensor("cu_q", required=False)
@@ -162,7 +191,8 @@ def _attention(call: OpCall, multiplier: float, backward: bool) -> Work:
         nb = None if rest is None or None in kv else rest + sum(kv)  # type: ignore[arg-type]
     else:
         nb = call.io_bytes([(out_elems, call.dtype(q))])
-    return work(call, flops, nb, call.dtype(q), causal=causal is not None, estimate=estimate or paged)
+    return work(call, flops, nb, call.dtype(q), causal=causal is not None,
+                estimate=estimate or (paged and step is None))
 
 
 @formula("attention")

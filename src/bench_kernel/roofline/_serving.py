@@ -35,6 +35,7 @@ comes from the kernel names (an mxfp4 kernel reads 4-bit weights), else the acti
 from __future__ import annotations
 
 from bench_kernel.dtypes import bits
+from bench_kernel.roofline._attention import step_sums
 from bench_kernel.roofline._opargs import TensorArg, nbytes
 from bench_kernel.roofline._work import FormulaError, OpCall, Work, formula, work
 
@@ -63,18 +64,21 @@ def paged_attention(call: OpCall) -> Work:
         raise FormulaError(f"{hq} query heads are not a multiple of {hk} key heads")
     ctx = call.context
     estimate = bool(ctx.get("estimate"))
-    if all(key in ctx for key in ATTENTION_KEYS[:4]):
-        sq, sk, sqsq, sqsk = (int(ctx[key]) for key in ATTENTION_KEYS[:4])
+    step = step_sums(ctx)
+    if step is not None:
+        sq, sk, sqsq, sqsk = step
         pairs = sqsk - (sqsq - sq) // 2
         keys = sk
         if tokens != sq:
             call.notes.append(f"the step scheduled {sq} tokens; the call ran on {tokens} (the rest padding)")
     elif "context_len" in ctx:
         length = int(ctx["context_len"])
+        if length < 1:
+            raise FormulaError(f"context length {length}: expected at least 1 key")
         pairs = keys = tokens * length
         estimate = True
-        call.notes.append(f"every query token taken to see {length} keys (--context-len): exact for decode, an "
-                          f"upper bound for a prefill")
+        call.notes.append(f"causal masking not applied: every query token taken to see {length} keys "
+                          f"(--context-len), exact for decode, an upper bound for a prefill")
     else:
         raise FormulaError("the sequence lengths in the paged KV cache are not among the arguments and the trace "
                            "records none (vLLM: --profiler-config.detailed_trace_annotation); pass --context-len")
@@ -86,6 +90,8 @@ def paged_attention(call: OpCall) -> Work:
                                               call.dtype(out) if out is not None else call.dtype(q)),
              nbytes(TensorArg((keys * hk * (d_qk + d_v),), kv_dtype))]
     total = None if None in parts else sum(parts)  # type: ignore[arg-type]
+    if not any(n.startswith("causal") for n in call.notes):
+        call.notes.append("causal: each sequence's visible (query, key) pairs, Σ(q·s − q(q−1)/2)")
     return work(call, 2 * hq * pairs * (d_qk + d_v), total, call.dtype(q), causal=True, estimate=estimate)
 
 
@@ -105,7 +111,9 @@ def fused_moe(call: OpCall) -> Work:
         raise FormulaError(f"top-k {topk} of {e} experts")
     estimate = True  # the expert weights' shapes are never arguments: the experts hit are an estimate
     split = int(ctx.get("moe_split", 1))
-    inter = int(ctx.get("moe_intermediate", 0)) or max(h // split, 1)
+    inter = int(ctx.get("moe_intermediate", 0)) or max(h // max(split, 1), 1)
+    if inter < 1 or split < 1:
+        raise FormulaError(f"intermediate size {inter} over {split} ranks")
     if "moe_intermediate" not in ctx:
         call.notes.append(f"intermediate size not recorded: taken as the hidden size {h}"
                           + (f" split over the trace's {split} ranks, as tensor parallelism splits it: {inter}"
@@ -119,7 +127,7 @@ def fused_moe(call: OpCall) -> Work:
     flops = 2 * t * topk * h * inter * up + 2 * t * topk * inter * h
     hit = e * (1 - (1 - topk / e) ** t)
     dtype = call.dtype(x)
-    w_bits = float(ctx.get("weight_bits", bits(dtype) if dtype else 0))
+    w_bits = max(float(ctx.get("weight_bits", bits(dtype) if dtype else 0)), 0.0)
     io = call.io_bytes([(t * h, dtype)])
     total = None if io is None or not w_bits else io + int(hit * (up + 1) * h * inter * w_bits / 8)
     return work(call, flops, total, dtype, estimate=estimate)

@@ -111,7 +111,7 @@ def price_calls(calls: list[Call], sources: list[Trace], by: str, ctx: ServingCo
 
 def _context(ctx: ServingContext, trace: Trace, src: Trace, call: Call, name: str) -> dict[str, Any]:
     kind = formula_kind(name)
-    if kind == "paged_attention":
+    if kind in ("paged_attention", "attention"):  # a dense attention's own shapes say all: it ignores these
         # the step around the call's host time: its op's start, or the graph launch that replayed it
         host = float(src.ops.start_us[call.op]) if call.origin != "capture" else \
             float(trace.host_time_us[call.kernels[0]])
