@@ -174,7 +174,12 @@ def build_row(name: str, shapes: str | None, members: list[Priced], spec: Any) -
     if len(use) < len(members):
         notes.append(f"{len(use)} of {len(members)} calls counted; rates are over their time")
     values.update(dtype=weight.most_common(1)[0][0] if weight else None, counted_us=counted_us, flops=flops,
-                  bytes=nbytes, achieved_tbps=nbytes / counted_us / 1e6, estimate=estimate)
+                  bytes=nbytes, estimate=estimate, intensity=flops / nbytes if flops is not None and nbytes else None)
+    if counted_us <= 0:  # issue 24: kernels recorded at 0 us (a clock tick) have work but no rate
+        notes.append("its kernels were recorded at 0 µs: no rate")
+        values["notes"] = tuple(notes + (reasons[:1] if done else []))
+        return RowParts(values, uncounted)
+    values["achieved_tbps"] = nbytes / counted_us / 1e6
     if coll is not None:
         algbw = nbytes / counted_us / 1e3  # bytes/us -> GB/s
         values.update(algbw_gbps=algbw, busbw_gbps=algbw * coll[1] if coll[1] is not None else None)
@@ -183,7 +188,7 @@ def build_row(name: str, shapes: str | None, members: list[Priced], spec: Any) -
         values["notes"] = tuple(notes)
         return RowParts(values, uncounted)
     if flops is not None:
-        values.update(achieved_tflops=flops / counted_us / 1e6, intensity=flops / nbytes if nbytes else None)
+        values["achieved_tflops"] = flops / counted_us / 1e6
     else:
         notes.append("FLOPs not counted: judged against the memory roof")
     if spec is not None and counted_us > 0 and nbytes > 0:
