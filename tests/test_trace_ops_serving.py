@@ -223,3 +223,19 @@ def test_step_annotations_give_the_attention_sums(name, sums):
     from bench_kernel.trace._ops_context import parse_step
 
     assert parse_step(name) == sums
+
+
+def test_the_command_shows_collectives_and_what_it_did_not_count(run_cli, traces_dir):
+    r = run_cli("ops", str(traces_dir / B200), "--md", "--top", "2")
+    assert r.exit_code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    at = lines.index("### collectives (nccl-tests' algbw and busbw)")
+    assert lines[at + 2] == "| Collective | Calls | Time | Message bytes | algbw GB/s | busbw GB/s |"
+    assert lines[at + 4].startswith("| all_reduce (symm_mem::multimem_all_reduce_) | 73 | 2.12 ms | 368 MiB | 182 | - |")
+    at = lines.index("### 0.1% not counted")
+    assert lines[at + 2] == "| Not counted: why | Time | Share | Ops |"
+    assert lines[at + 4] == ("| launched with no op around it (a direct Triton or extension launch records no shapes) | "
+                             "5.088 µs | 0.0% |  |")
+    data = json.loads(run_cli("ops", str(traces_dir / B200), "--json").stdout)
+    total = data["total_kernel_us"]
+    assert sum(r["counted_us"] for r in data["rows"]) + sum(u["us"] for u in data["uncounted"]) == pytest.approx(total)

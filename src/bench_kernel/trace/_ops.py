@@ -144,9 +144,10 @@ def ops(trace: Trace, *, device: str | None = None, by: str = "op", capture: Tra
     unlinked_us = float(sum(K.dur_us[v].sum() for v in unlinked.values()))
     assert math.isclose(sum(r.kernel_us for r in rows) + unlinked_us, total, rel_tol=1e-9, abs_tol=1e-6)
     assert math.isclose(counted + sum(u.us for u in uncounted), total, rel_tol=1e-9, abs_tol=1e-6)
-    if "graph_no_capture" in unlinked:
-        notes.append(f"{len(unlinked['graph_no_capture'])} kernels were replayed from a CUDA/HIP graph and have no "
-                     f"op: pass the capture trace with --capture to count them")
+    replayed = sum(len(unlinked.get(k, ())) for k in ("graph_no_capture", "graph_no_capture_no_grid"))
+    if replayed:
+        notes.append(f"{replayed} kernels were replayed from a CUDA/HIP graph and have no op: pass the capture "
+                     f"trace with --capture to count them")
     if ctx.used:
         notes.append(f"paged attention lengths from: {', '.join(sorted(ctx.used))}")
     over = [r.op for r in rows if r.pct_of_roof is not None and r.pct_of_roof > 100]

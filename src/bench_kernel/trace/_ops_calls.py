@@ -33,7 +33,10 @@ __all__ = ["Call", "Placement", "place_kernels", "REASONS"]
 #: Why a kernel has no op, by key.
 REASONS = {
     "graph_no_capture": "replayed from a CUDA/HIP graph with no capture to take shapes from (pass --capture, or "
-                        "profile the capture too)",
+                        "profile the capture too): a kernel's name gives its tile shapes, never the problem's sizes",
+    "graph_no_capture_no_grid": "replayed from a CUDA/HIP graph with no capture to take shapes from (pass --capture, "
+                                "or profile the capture too): the names give tile shapes, not sizes, and no grid "
+                                "was recorded for these kernels (ROCm records none for a graph's)",
     "graph_unmatched": "replayed from a CUDA/HIP graph; no launch of the capture matched it",
     "before_window": "launched before the profiler recorded host events (its launch is not in the trace) and no "
                      "later kernel sequence matched it",
@@ -110,7 +113,9 @@ def place_kernels(trace: Trace, capture: Trace | None) -> Placement:
         notes.append(f"--capture {capture.path.name} is not used: no kernel of {trace.path.name} was replayed "
                      f"from a CUDA/HIP graph")
     else:
-        unplaced["graph_no_capture"] = np.flatnonzero(graph)
+        idx = np.flatnonzero(graph)
+        no_grid = (trace.kernels.grid[idx] < 0).any(axis=1) if len(idx) else np.zeros(0, dtype=bool)
+        unplaced["graph_no_capture"], unplaced["graph_no_capture_no_grid"] = idx[~no_grid], idx[no_grid]
     rest &= ~graph
     early = rest & _before_window(trace)
     if early.any():

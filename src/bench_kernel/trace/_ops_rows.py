@@ -185,6 +185,8 @@ def build_row(name: str, shapes: str | None, members: list[Priced], spec: Any) -
         values.update(algbw_gbps=algbw, busbw_gbps=algbw * coll[1] if coll[1] is not None else None)
         notes.append("a collective: TB/s is its algorithm bandwidth (message bytes / time, nccl-tests), which "
                      "includes waiting for peers; no roof")
+        if coll[1] is None:
+            notes.append("no busbw: the collective's group size is not recorded")
         values["notes"] = tuple(notes)
         return RowParts(values, uncounted)
     if flops is not None:
