@@ -193,3 +193,25 @@ def test_a_kernel_recorded_at_0_us_has_work_but_no_rate(run_cli, tmp_path):
     assert json.loads(r.stdout)["notes"] == []
     table = run_cli("ops", str(path))
     assert table.exit_code == 0 and "note: aten::mm: its kernels were recorded at 0 µs: no rate" in table.stdout
+
+
+@pytest.mark.parametrize("annotation, reason", [
+    # Σq² below Σq: no step has that (q >= 1 makes q² >= q)
+    ("execute_5_context_0(sq0sk0sqsq0sqsk0)_generation_5(sq5sk9sqsq1sqsk9)", "cannot be one step's"),
+    # a number too long to be a count: the annotation is not read, and the call says what is missing
+    ("execute_1_context_0(sq0sk0sqsq0sqsk0)_generation_1(sq1sk" + "9" * 40 + "sqsq1sqsk1)", "pass --context-len"),
+])
+def test_a_hostile_step_annotation_is_a_reason_not_a_number(run_cli, tmp_path, annotation, reason):
+    q, kv = [5, 8, 64], [5, 2, 64]
+    path = _trace(tmp_path / "t.json", [{"name": "vllm::unified_attention_with_output", "Input Dims": [q, kv, kv, q, []],
+                                         "Input type": [BF16] * 4 + [""], "Concrete Inputs": [""] * 5}])
+    doc = json.loads(path.read_text())
+    doc["traceEvents"].append({"ph": "X", "cat": "user_annotation", "name": annotation, "pid": 1, "tid": 1, "ts": 0.0,
+                               "dur": 1000.0, "args": {}})
+    path.write_text(json.dumps(doc))
+    r = run_cli("ops", str(path), "--json")
+    assert (r.exit_code, r.stderr) == (0, "")
+    (row,) = json.loads(r.stdout)["rows"]
+    assert row["flops"] is None and reason in row["notes"][-1]
+    [left] = json.loads(r.stdout)["uncounted"]
+    assert reason in left["reason"] and left["ops"] == ["vllm::unified_attention_with_output"]

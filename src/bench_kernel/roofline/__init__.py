@@ -4,8 +4,8 @@ CONTRACT (used by ``bench-kernel run --roofline`` and the CLI):
 ``analyze(flops, bytes, time_us, device=, dtype=) -> RooflineResult``,
 ``count(fn, *inputs) -> Counts`` (live), ``op_work(op, args) -> Work`` (one op from its shapes: the
 formulas both share; ``from_trace`` turns a trace's recorded arguments into ``args``),
-``formula_kind(op)``/``formula_source(op)`` (which formula counts ``op``; where an engine op's kernel
-is), ``over_roof(result, device, ...)`` (why a result is above its roof) and
+``formula_kind(op)``/``formula_context(op)``/``formula_source(op)`` (which formula counts ``op``, what
+it needs from the trace around a call, where an engine op's kernel is), ``over_roof(result, device, ...)`` (why a result is above its roof) and
 ``plot_roofline(points, device, dtype, path, measured=None)``; for counted work (``run --counters``)
 ``place_measured(report, time_us, device=) -> MeasuredRoofline`` (the DRAM/L2/L1 hierarchical roofline,
 the model checked against the counts) and ``plot_measured(points, path)``.
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from bench_kernel.roofline._analysis import Roof, RoofAnalysis, RooflineResult, analyze, measured_roof, spec_roof
 from bench_kernel.roofline._count import Counts, OpCount, count
-from bench_kernel.roofline._formulas import formula_kind, formula_source, op_work
+from bench_kernel.roofline._formulas import formula_context, formula_kind, formula_source, op_work
 from bench_kernel.roofline._work import Work
 from bench_kernel.roofline._judge import OVER_ROOF_MARK, over_roof
 from bench_kernel.roofline._opargs import UNKNOWN, TensorArg, from_trace
@@ -32,6 +32,7 @@ __all__ = [
     "OpCount",
     "TensorArg",
     "Work",
+    "formula_context",
     "formula_kind",
     "formula_source",
     "from_trace",

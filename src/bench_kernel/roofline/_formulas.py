@@ -28,7 +28,7 @@ from bench_kernel.roofline._opargs import TensorArg, touched_bytes
 from bench_kernel.roofline._optable import op_table
 from bench_kernel.roofline._work import OpCall, Work, registered, FormulaError
 
-__all__ = ["op_work", "formula_kind", "formula_source"]
+__all__ = ["op_work", "formula_kind", "formula_context", "formula_source"]
 
 
 def _kernel_args_work(op: str, args: Sequence[Any]) -> Work:
@@ -72,6 +72,17 @@ def formula_kind(op: str) -> str | None:
     """The formula kind the op table gives ``op`` (``gemm``, ``paged_attention``, ...), or None."""
     row = op_table().get(op)
     return row.formula if row is not None else None
+
+
+def formula_context(op: str) -> str | None:
+    """What the trace around a call of ``op`` must supply (``OpCall.context``): ``attention`` (the
+    step's lengths: a paged attention), ``moe`` (a fused MoE's routing), or None."""
+    row = op_table().get(op)
+    if row is None:
+        return None
+    if row.formula == "paged_attention" or (row.formula == "attention" and row.word("paged") == "yes"):
+        return "attention"
+    return "moe" if row.formula == "fused_moe" else None
 
 
 def formula_source(op: str) -> str | None:

@@ -20,6 +20,7 @@ What is left is named with its reason (:data:`REASONS`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +45,7 @@ REASONS = {
 }
 
 
-@dataclass
+@dataclass(slots=True)
 class Call:
     """One op call: the kernels it ran in this trace and where its shapes are."""
 
@@ -54,7 +55,8 @@ class Call:
     """Row of the source trace's ``ops``."""
     origin: str
     """op | capture | sequence (module docstring)."""
-    kernels: list[int] = field(default_factory=list)
+    kernels: Any = field(default_factory=list)
+    """Indices of its kernels in the trace (a list, or a numpy view for the calls linked in bulk)."""
     us: float = 0.0
     like: list[int] = field(default_factory=list)
     """``sequence``: per kernel, the later kernel it was matched to (its collective metadata applies)."""
@@ -83,12 +85,17 @@ def place_kernels(trace: Trace, capture: Trace | None) -> Placement:
     def add(key: tuple, src: int, op: int, origin: str, i: int) -> None:
         c = calls.get(key)
         if c is None:
-            c = calls[key] = Call(src, op, origin)
+            c = calls[key] = Call(src, op, origin, [])
         c.kernels.append(i)
         c.us += float(K.dur_us[i])
 
-    for i in np.flatnonzero(ko >= 0).tolist():
-        add(("op", int(ko[i])), 0, int(ko[i]), "op", i)
+    linked = np.flatnonzero(ko >= 0)  # one call per op row: grouped with numpy, a trace has millions of these
+    order = linked[np.argsort(ko[linked], kind="stable")]
+    rows, starts = np.unique(ko[order], return_index=True)
+    us = np.add.reduceat(K.dur_us[order], starts) if len(order) else np.zeros(0)
+    ends = np.append(starts[1:], len(order)).tolist()
+    for k, a, b, t in zip(rows.tolist(), starts.tolist(), ends, us.tolist()):
+        calls[("op", k)] = Call(0, k, "op", order[a:b], t)
     rest = ko < 0
     graph = trace.graph_launched & rest
     notes: list[str] = []

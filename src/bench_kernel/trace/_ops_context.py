@@ -32,11 +32,13 @@ from bench_kernel.trace._trace import Trace
 
 __all__ = ["StepLengths", "step_lengths", "ServingContext"]
 
-_VLLM_DETAILED = re.compile(r"execute_\d+_context_\d+\(sq(\d+)sk(\d+)sqsq(\d+)sqsk(\d+)\)"
-                            r"_generation_\d+\(sq(\d+)sk(\d+)sqsq(\d+)sqsk(\d+)\)")
-_VLLM_PLAIN = re.compile(r"execute_context_(\d+)\((\d+)[^)]*\)_generation_(\d+)\((\d+)[^)]*\)")
+# Numbers of at most 18 digits: a hostile annotation cannot make a count no float can hold.
+_N = r"(\d{1,18})"
+_VLLM_DETAILED = re.compile(rf"execute_\d+_context_\d+\(sq{_N}sk{_N}sqsq{_N}sqsk{_N}\)"
+                            rf"_generation_\d+\(sq{_N}sk{_N}sqsq{_N}sqsk{_N}\)")
+_VLLM_PLAIN = re.compile(rf"execute_context_{_N}\({_N}[^)]*\)_generation_{_N}\({_N}[^)]*\)")
 _KEYED = re.compile(r"^(?:step\[(?:EXTEND|DECODE|MIXED)\b|(?:prefill|decode)\[).*sqsq=\d+")
-_PAIR = re.compile(r"\b(\w+)=(\d+)\b")
+_PAIR = re.compile(rf"\b(\w+)={_N}\b")
 _ONE_PROMPT = "the step annotation records token counts only: one prompt with no cached prefix assumed"
 
 
@@ -112,6 +114,22 @@ class ServingContext:
         self.world_size = size if isinstance(size, int) and not isinstance(size, bool) and size > 1 else 1
         self.used: set[str] = set()
         """What the counts drew on, for the report's notes: ``annotation``, ``--context-len``, ..."""
+        self._threads: dict[int, dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]] = {}
+
+    def _children(self, t: Trace, k: int) -> np.ndarray:
+        """Ops on ``k``'s thread that start inside it (itself excluded), in start order."""
+        o = t.ops
+        if id(t) not in self._threads:  # per source trace, for this one report: ops by thread and start
+            order = np.lexsort((o.start_us, o.tid, o.pid))
+            p, q = o.pid[order], o.tid[order]
+            cuts = np.flatnonzero((p[1:] != p[:-1]) | (q[1:] != q[:-1])) + 1
+            lows, highs = np.concatenate(([0], cuts)).tolist(), np.concatenate((cuts, [len(order)])).tolist()
+            self._threads[id(t)] = {(int(p[lo]), int(q[lo])): (order[lo:hi], o.start_us[order[lo:hi]])
+                                    for lo, hi in zip(lows, highs) if hi > lo}
+        rows, starts = self._threads[id(t)][(int(o.pid[k]), int(o.tid[k]))]
+        start, end = float(o.start_us[k]), float(o.start_us[k] + o.dur_us[k])
+        idx = rows[np.searchsorted(starts, start, "left"):np.searchsorted(starts, end, "right")]
+        return idx[idx != k]
 
     def step_at(self, t_us: float) -> StepLengths | None:
         """The latest-starting annotated step whose host interval contains ``t_us``."""
@@ -138,7 +156,7 @@ class ServingContext:
 
     def moe(self, src: Trace, op: int, kernel_names: list[str]) -> dict[str, Any]:
         ctx: dict[str, Any] = {}
-        topk = _topk(src, op)
+        topk = _topk(src, op, self._children(src, op))
         if topk is not None:
             ctx["topk"] = topk
         if self.moe_intermediate is not None:
@@ -153,38 +171,7 @@ class ServingContext:
         return ctx
 
 
-def _children(t: Trace, k: int) -> np.ndarray:
-    """Ops on ``k``'s thread that start inside it (itself excluded), in start order."""
-    o = t.ops
-    pid, tid, start, end = o.pid[k], o.tid[k], float(o.start_us[k]), float(o.start_us[k] + o.dur_us[k])
-    order, starts = _thread_index(t)[(int(pid), int(tid))]
-    lo, hi = np.searchsorted(starts, start, "left"), np.searchsorted(starts, end, "right")
-    idx = order[lo:hi]
-    return idx[idx != k]
-
-
-_INDEX: dict[int, tuple[Trace, dict]] = {}
-
-
-def _thread_index(t: Trace) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
-    hit = _INDEX.get(id(t))
-    if hit is not None and hit[0] is t:
-        return hit[1]
-    o = t.ops
-    order = np.lexsort((o.start_us, o.tid, o.pid))
-    out = {}
-    p, q = o.pid[order], o.tid[order]
-    cuts = np.flatnonzero((p[1:] != p[:-1]) | (q[1:] != q[:-1])) + 1
-    for lo, hi in zip(np.concatenate(([0], cuts)).tolist(), np.concatenate((cuts, [len(order)])).tolist()):
-        if hi > lo:
-            rows = order[lo:hi]
-            out[(int(p[lo]), int(q[lo]))] = (rows, o.start_us[rows])
-    _INDEX.clear()  # one trace at a time: a capture and its replay alternate rarely
-    _INDEX[id(t)] = (t, out)
-    return out
-
-
-def _topk(t: Trace, k: int) -> int | None:
+def _topk(t: Trace, k: int, children: np.ndarray) -> int | None:
     """The routing's top-k inside op ``k``: a ``TopK`` op's k, else a ``[tokens, k]`` int allocation."""
     o = t.ops
     if o.input_dims is None or o.concrete_inputs is None:
@@ -194,7 +181,7 @@ def _topk(t: Trace, k: int) -> int | None:
     experts = dims[1][-1] if isinstance(dims, tuple) and len(dims) > 1 and isinstance(dims[1], tuple) and dims[1] \
         else None
     fallback = None
-    for c in _children(t, k).tolist():
+    for c in children.tolist():
         name = t.names[int(o.name[c])]
         conc = o.concrete_inputs[c]
         if not isinstance(conc, tuple):

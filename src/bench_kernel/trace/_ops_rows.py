@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench_kernel.errors import DeviceError, UsageError
-from bench_kernel.roofline import Work, analyze, formula_kind, formula_source, from_trace, op_work, over_roof
+from bench_kernel.roofline import Work, analyze, formula_context, formula_source, from_trace, op_work, over_roof
 from bench_kernel.trace._collectives import CollectiveCall
 from bench_kernel.trace._ops_calls import Call
 from bench_kernel.trace._ops_context import ServingContext
@@ -28,7 +28,7 @@ NO_FORMULA = "no formula for the op"
 NO_SIZE = "a collective with no recorded message size"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Priced:
     """One call with its work."""
 
@@ -79,44 +79,55 @@ def price_calls(calls: list[Call], sources: list[Trace], by: str, ctx: ServingCo
     """The work of every call: collectives from ``comm`` (kernel index -> call), the rest by formula."""
     trace = sources[0]
     cache: dict[tuple, Work | None] = {}
+    kinds: dict[tuple[int, int], str | None] = {}
     out = []
     for call in calls:
         t = sources[call.src]
         o, k = t.ops, call.op
-        name = t.names[int(o.name[k])]
+        nid = int(o.name[k])
+        name = t.names[nid]
         cols = (o.input_dims[k], o.input_types[k], o.concrete_inputs[k], o.input_strides[k])
         shapes = _shape_text(cols[0], cols[1]) if by == "shape" else None
-        colls = [comm[i] for i in call.kernels if i in comm]
-        if colls and len(colls) == len(call.kernels):
-            if call.like:  # launched before the trace's host events: the matched later call's metadata
-                colls = [comm.get(j, c) if c.msg_bytes is None else c for c, j in zip(colls, call.like)]
-            work, coll = _collective_work(name, colls)
-            out.append(Priced(f"{coll[0]} ({name})", shapes, call.us, len(call.kernels), work, call.origin, coll))
-            continue
-        context = _context(ctx, trace, t, call, name)
+        n = len(call.kernels)
+        if comm:
+            colls = [comm[i] for i in call.kernels if i in comm]
+            if colls and len(colls) == n:
+                if call.like:  # launched before the trace's host events: the matched later call's metadata
+                    colls = [comm.get(j, c) if c.msg_bytes is None else c for c, j in zip(colls, call.like)]
+                work, coll = _collective_work(name, colls)
+                out.append(Priced(f"{coll[0]} ({name})", shapes, call.us, n, work, call.origin, coll))
+                continue
+        kind = kinds.get((call.src, nid), "?")
+        if kind == "?":
+            kind = kinds[(call.src, nid)] = formula_context(name)
+        context = _context(kind, ctx, trace, t, call) if kind is not None else {}
         # The loader shares one object per distinct recorded value, so identities are a cheap key.
-        key = (call.src, int(o.name[k]), *map(id, cols), tuple(sorted(context.items())))
-        if key not in cache:
-            cache[key] = op_work(name, from_trace(*cols), context=context)
-        work = cache[key]
-        if work is not None and work.bytes is None and work.reason and "tensor list" in work.reason and call.kernels:
+        key = (call.src, nid, id(cols[0]), id(cols[1]), id(cols[2]), id(cols[3]))
+        if context:
+            key += tuple(sorted(context.items()))
+        work = cache.get(key, _MISSING)
+        if work is _MISSING:
+            work = cache[key] = op_work(name, from_trace(*cols), context=context)
+        if work is not None and work.bytes is None and work.reason and "tensor list" in work.reason and n:
             hinted = key + (int(trace.kernels.name[call.kernels[0]]),)
             if hinted not in cache:
                 cache[hinted] = op_work(name, from_trace(*cols), dtype_hint=_hint(trace, call.kernels[0]),
                                         context=context)
             work = cache[hinted]
-        out.append(Priced(name, shapes, call.us, len(call.kernels), work, call.origin))
+        out.append(Priced(name, shapes, call.us, n, work, call.origin))
     return out
 
 
-def _context(ctx: ServingContext, trace: Trace, src: Trace, call: Call, name: str) -> dict[str, Any]:
-    kind = formula_kind(name)
-    if kind in ("paged_attention", "attention"):  # a dense attention's own shapes say all: it ignores these
+_MISSING = object()
+
+
+def _context(kind: str, ctx: ServingContext, trace: Trace, src: Trace, call: Call) -> dict[str, Any]:
+    if kind == "attention":
         # the step around the call's host time: its op's start, or the graph launch that replayed it
         host = float(src.ops.start_us[call.op]) if call.origin != "capture" else \
             float(trace.host_time_us[call.kernels[0]])
         return ctx.attention(host)
-    if kind == "fused_moe":
+    if kind == "moe":
         names = [trace.names[int(trace.kernels.name[i])] for i in call.kernels]
         return ctx.moe(src, call.op, names)
     return {}
