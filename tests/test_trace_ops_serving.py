@@ -142,7 +142,7 @@ def test_a_trace_holding_its_own_captures_needs_no_capture_flag(traces_dir, tmp_
     key = lambda r: (r.op, r.shapes, r.calls, r.flops, r.bytes)  # noqa: E731
     replayed = [r for r in alone.rows if "capture" in r.origin]
     assert replayed and sorted(map(key, replayed)) == sorted(key(r) for r in given.rows if "capture" in r.origin)
-    assert any("this trace's own stream captures" in n for n in alone.notes)
+    assert any("matched to the launches of this trace's own stream captures" in n for n in alone.notes)
 
 
 def test_sglang_store_cache_and_exact_prefill_pairs(traces_dir):
@@ -239,3 +239,44 @@ def test_the_command_shows_collectives_and_what_it_did_not_count(run_cli, traces
     data = json.loads(run_cli("ops", str(traces_dir / B200), "--json").stdout)
     total = data["total_kernel_us"]
     assert sum(r["counted_us"] for r in data["rows"]) + sum(u["us"] for u in data["uncounted"]) == pytest.approx(total)
+
+
+def test_a_cuda_trace_with_warm_up_capture_and_replays_counts_the_replays(tmp_path):
+    # As an engine records it on CUDA: an eager warm-up (ops launch kernels), a stream capture (its
+    # launches are recorded, not run, and CUDA names no kernel on them), then two graph replays.
+    bf16 = "c10::BFloat16"
+    ev, corr = [], [100]
+
+    def x(cat, name, ts, dur, pid=1, tid=1, **args):
+        ev.append({"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur, "args": args})
+
+    def launch(ts, ext, kernel=None, dur=10.0, graph=False):
+        corr[0] += 1
+        x("cuda_runtime", "cudaGraphLaunch" if graph else "cudaLaunchKernel", ts, 2.0, correlation=corr[0],
+          **({"External id": ext} if ext else {}))
+        for i, name in enumerate([kernel] if isinstance(kernel, str) else kernel or []):
+            x("kernel", name, ts + 50 + 20 * i, dur, pid=0, tid=7, correlation=corr[0], device=0, stream=7,
+              grid=[1, 1, 1], block=[128, 1, 1], **({"External id": ext} if ext else {}))
+
+    for ext, ts in ((1, 0.0), (3, 400.0)):  # eager: warm-up, then the capture (kernels not run)
+        x("cpu_op", "aten::mm", ts, 30.0, **{"External id": ext, "Input Dims": [[64, 128], [128, 256]],
+                                            "Input type": [bf16, bf16], "Concrete Inputs": ["", ""]})
+        x("cpu_op", "aten::relu", ts + 40, 30.0, **{"External id": ext + 1, "Input Dims": [[64, 256]],
+                                                   "Input type": [bf16], "Concrete Inputs": [""]})
+    launch(1.0, 1, "gemm_kernel")
+    launch(41.0, 2, "relu_kernel")
+    x("cuda_runtime", "cudaStreamBeginCapture", 390.0, 1.0)
+    launch(401.0, 3)
+    launch(441.0, 4)
+    x("cuda_runtime", "cudaStreamEndCapture", 480.0, 1.0)
+    launch(600.0, None, ["gemm_kernel", "relu_kernel"], graph=True)
+    launch(900.0, None, ["gemm_kernel", "relu_kernel"], graph=True)
+    path = tmp_path / "cuda.json"
+    path.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H200"}],
+                                "traceEvents": ev}))
+    report = ops(load_trace(path, shapes=True))
+    assert report.counted_share == 1.0 and report.uncounted == ()
+    mm = _row(report, "aten::mm")
+    assert (mm.calls, mm.kernels, mm.origin, mm.flops) == (3, 3, "capture+op", 3 * 2 * 64 * 128 * 256)
+    assert any("matched to this trace's eager kernels (its captured launches name no kernel)" in n
+               for n in report.notes)

@@ -106,13 +106,13 @@ class _Entry:
     launch: int  # index into the reference trace's launches, -1 when none
 
 
-def _reference(ref: Trace) -> tuple[str, str, list[list[_Entry]]]:
+def _reference(ref: Trace, captures: bool = True) -> tuple[str, str, list[list[_Entry]]]:
     L = ref.launches
     kinds = ref.launch_kind
     begin, end = (np.flatnonzero(kinds == LAUNCH_KINDS.index(k)) for k in ("capture_begin", "capture_end"))
     kernel_launch = np.flatnonzero(kinds == LAUNCH_KINDS.index("kernel"))
     executed = {int(L.correlation[j]): int(n) for j, n in zip(ref.kernel_launch, ref.kernels.name) if j >= 0}
-    if len(begin):
+    if len(begin) and captures:
         windows = []
         for b in begin[np.argsort(L.start_us[begin])]:
             same = end[(L.pid[end] == L.pid[b]) & (L.tid[end] == L.tid[b]) & (L.start_us[end] > L.start_us[b])]
@@ -122,7 +122,9 @@ def _reference(ref: Trace) -> tuple[str, str, list[list[_Entry]]]:
             inside = inside[np.argsort(L.start_us[inside], kind="stable")]
             windows.append([_Entry(_launch_kernel_name(ref, int(j), executed), int(j)) for j in inside])
         return "capture", "captures", [w for w in windows if w]
-    seq = [_Entry(ref.names[int(n)], int(j)) for n, j in zip(ref.kernels.name, ref.kernel_launch)]
+    # A graph's own replays are no reference for it: their launch is the graph launch, not an op's.
+    seq = [_Entry(ref.names[int(n)], int(j)) if not g else _Entry(None, -1)
+           for n, j, g in zip(ref.kernels.name, ref.kernel_launch, ref.graph_launched)]
     forwards = _by_module(ref, StepRule("model_module", "module"))
     if forwards:
         which = steps_of(ref.host_time_us, forwards)
@@ -192,11 +194,13 @@ def _replays(graph: Trace) -> list[np.ndarray]:
     return [gl[launch == j] for j in dict.fromkeys(launch.tolist())]
 
 
-def attribute(graph: Trace, reference: Trace) -> Attribution:
+def attribute(graph: Trace, reference: Trace, *, captures: bool = True) -> Attribution:
     """Attribute the graph-replayed kernels of ``graph`` from ``reference`` (capture or eager trace).
 
     Both traces need their host events (``links=True``); the reference's Python stacks are loaded on
-    demand. Raises :class:`TraceError` when ``graph`` replays no graph.
+    demand. ``captures=False`` takes the reference's executed kernels even where it holds stream
+    captures (a CUDA trace's captures name no kernels; its eager warm-up does). Raises
+    :class:`TraceError` when ``graph`` replays no graph.
     """
     require_links(graph, "attribute")
     require_links(reference, "attribute")
@@ -205,7 +209,7 @@ def attribute(graph: Trace, reference: Trace) -> Attribution:
     if not replays:
         raise TraceError(f"{graph.path}: no kernel was replayed from a CUDA/HIP graph (none carries the "
                          f"correlation id of a graph launch); nothing to attribute")
-    kind, region, windows = _reference(reference)
+    kind, region, windows = _reference(reference, captures)
     named = sum(e.name is not None for w in windows for e in w)
     notes = []
     if not named:

@@ -5,7 +5,9 @@ Every kernel is placed once, best source first (``Call.origin``):
 1. ``op``: the CPU op that launched it (kernel -> launch -> op, the trace's links).
 2. ``capture``: a kernel replayed from a CUDA/HIP graph, matched to the launch the capture recorded
    (``attribute``), whose op carries the shapes. The capture is ``--capture``, or the trace itself
-   when it holds both the stream captures and the replays.
+   when it holds both the stream captures and the replays -- its captured launches where they name
+   their kernels (ROCm), else its eager kernels (CUDA records no kernel name on a captured launch,
+   but an engine warms up eagerly before it captures).
 3. ``sequence``: a kernel with no launch in the trace because it was launched before the profiler
    recorded host events (its correlation id precedes every recorded launch: the GPU ran behind the
    CPU, as in a training step's backward pass). The same kernels run again later with their ops, so
@@ -108,13 +110,17 @@ def place_kernels(trace: Trace, capture: Trace | None) -> Placement:
         if not self_capture:
             sources.append(ref)
         att = attribute(trace, ref)
+        if self_capture and not att.reference_named:  # CUDA names no captured kernel: its eager warm-up does
+            att = attribute(trace, ref, captures=False)
         for a in att.kernels:
             if a.op_index is not None and rest[a.kernel_index]:
                 add(("capture", a.op_index, a.launch), src, a.op_index, "capture", a.kernel_index)
                 rest[a.kernel_index] = False
-        where = "this trace's own stream captures" if self_capture else ref.path.name
-        notes.append(f"graph replays: {att.matched} of {att.replayed_kernels} replayed kernels matched to the "
-                     f"captured launches of {where} ({att.match_rate:.0%}); their shapes come from there")
+        where = ("the launches of this trace's own stream captures" if att.reference == "capture" else
+                 "this trace's eager kernels (its captured launches name no kernel)") if self_capture else \
+            f"the {'captured launches' if att.reference == 'capture' else 'eager kernels'} of {ref.path.name}"
+        notes.append(f"graph replays: {att.matched} of {att.replayed_kernels} replayed kernels matched to {where} "
+                     f"({att.match_rate:.0%}); their shapes come from there")
         unplaced["graph_unmatched"] = np.flatnonzero(graph & rest)
     elif capture is not None:
         notes.append(f"--capture {capture.path.name} is not used: no kernel of {trace.path.name} was replayed "
