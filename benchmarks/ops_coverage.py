@@ -101,7 +101,13 @@ def report(before: list[dict], after: list[dict], before_ref: str, after_ref: st
         left = "; ".join(f"{us / 1e3:.3f} ms {reason}" + (f" ({', '.join(ops[:3])})" if ops else "")
                          for reason, us, ops in a.get("uncounted", []) if us > 0) or "-"
         lines.append(f"| `{name}` | {total / 1e3:.1f} ms {unit} | {_share(b)} | {_share(a)} | {left} |")
-    lines += ["", "Raw results (JSON, one object per trace in the order above):", "", "```json",
+    lines += ["", "Under 90% after: the traces whose kernels were replayed from HIP graphs and came without their "
+              "capture. A replayed kernel has no op of its own; its name gives the tile shapes, never the problem's "
+              "sizes (no K for a GEMM, no sequence lengths for attention), and ROCm records no grid for a graph's "
+              "kernels, so a per-kernel count would be a guess: the time is named instead. With the capture trace "
+              "(`--capture`, or one trace holding both, as vLLM writes with `--profiler-config.capture_torch_profiler`) "
+              "the full-graph vLLM decode goes from 18.3% to 100%.", "",
+              "Raw results (JSON, one object per trace in the order above):", "", "```json",
               json.dumps({"before": before, "after": after}, indent=None)[:20000], "```", ""]
     return "\n".join(lines)
 
