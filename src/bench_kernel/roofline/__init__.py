@@ -5,8 +5,8 @@ CONTRACT (used by ``bench-kernel run --roofline`` and the CLI):
 ``count(fn, *inputs) -> Counts`` (live), ``op_work(op, args) -> Work`` (one op from its shapes: the
 formulas both share; ``from_trace`` turns a trace's recorded arguments into ``args``),
 ``formula_kind(op)``/``formula_context(op)``/``formula_source(op)`` (which formula counts ``op``, what
-it needs from the trace around a call, where an engine op's kernel is), ``over_roof(result, device, ...)`` (why a result is above its roof) and
-``plot_roofline(points, device, dtype, path, measured=None)``; for counted work (``run --counters``)
+it needs from the trace around a call, where an engine op's kernel is), ``over_roof(result, device,
+...)`` (why a result is above its roof) and ``plot_roofline(points, device, dtype, path, measured=None)``; for counted work (``run --counters``)
 ``place_measured(report, time_us, device=) -> MeasuredRoofline`` (the DRAM/L2/L1 hierarchical roofline,
 the model checked against the counts) and ``plot_measured(points, path)``.
 """
