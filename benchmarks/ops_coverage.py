@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import io
 import json
 import os
-import platform
 import subprocess
 import sys
 import tarfile
@@ -24,8 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-TRACES = ROOT.parent / "shared" / "data" / "traces"
+from common import RESULTS, ROOT, load_average, machine
+from common import SHARED_TRACES as TRACES
 
 #: (trace, capture trace or None, --device when the trace names none)
 CASES = [
@@ -77,7 +77,7 @@ def unpack(ref: str, into: Path) -> tuple[Path, str]:
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", ref], capture_output=True, text=True,
                             check=True).stdout.strip()
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "src"], capture_output=True, check=True)
-    with tarfile.open(fileobj=__import__("io").BytesIO(archive.stdout)) as tar:
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
         tar.extractall(into, filter="data")
     return into / "src", commit
 
@@ -89,7 +89,7 @@ def _share(r: dict) -> str:
 def report(before: list[dict], after: list[dict], before_ref: str, after_ref: str) -> str:
     lines = ["# `ops` coverage on the shared traces", "",
              f"Generated {_dt.date.today().isoformat()} by `PYTHONPATH=src python benchmarks/ops_coverage.py` on "
-             f"{platform.platform()} ({os.cpu_count()} CPUs, no GPU needed: traces only). *Before*: "
+             f"{machine()} (load average {load_average():.1f}; no GPU needed: traces only). *Before*: "
              f"`{before_ref[:12]}`; *after*: `{after_ref[:12]}`. Share of the kernel time whose FLOPs and bytes "
              "(a collective: message bytes) `ops` counts; a CPU-only trace is counted on the host, over its ops' "
              "own time.", "",
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--before", default=None, help="git revision for the 'before' column (default: merge base "
                                                   "with main)")
-    p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "ops-coverage.md")
+    p.add_argument("--out", type=Path, default=RESULTS / "ops-coverage.md")
     args = p.parse_args(argv)
     if not TRACES.is_dir():
         raise SystemExit(f"the shared traces are not at {TRACES}")
