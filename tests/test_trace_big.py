@@ -113,7 +113,9 @@ def test_a_real_cpu_trace_of_many_blocks_loads_with_shapes(traces_dir, run_cli):
     assert _close(float(t.ops.dur_us.sum()), sum(e["dur"] for e in ops))
     assert [_thaw(v) for v in t.ops.input_dims.tolist()] == [e["args"].get("Input Dims") for e in ops]
     o = _json(run_cli, "ops", str(path))
-    assert (o["total_kernel_us"], o["rows"]) == (0.0, [])
+    # no kernels: the ops are counted on the host (issues 22 and 23; tests/test_trace_ops_serving.py
+    # checks the numbers), where this test once saw an empty table
+    assert o["time_base"] == "host" and "aten::mm" in {r["op"] for r in o["rows"]}
 
 
 def _thaw(v):
