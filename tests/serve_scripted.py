@@ -66,6 +66,8 @@ def make_app(config: dict[str, Any]) -> Any:
         return web.json_response({"status": "ok"})
 
     async def list_models(request: web.Request) -> web.Response:
+        if config.get("models_status"):  # transformers serve 5.17 without a Hugging Face cache folder: 500
+            return web.Response(status=int(config["models_status"]), text="CacheNotFound")
         return web.json_response({"object": "list", "data": [{"id": m, "object": "model"} for m in models]})
 
     async def version(request: web.Request) -> web.Response:

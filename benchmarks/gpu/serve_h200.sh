@@ -12,7 +12,10 @@ python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .
 set -u
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 export HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
-WORK=/tmp/serve_h200; rm -rf "$WORK"; mkdir -p "$WORK/prof"
+WORK=/tmp/serve_h200; rm -rf "$WORK"; mkdir -p "$WORK/prof" "$WORK/hf"
+# transformers serve 5.17 answers /v1/models with HTTP 500 when the Hugging Face cache folder does not
+# exist (a bare machine): give it an empty one, and name the model so the run never depends on that list.
+export HF_HUB_CACHE="$WORK/hf"
 MODEL=$WORK/llama-0.85b
 BK="python3 -m bench_kernel"
 PORT=8011
@@ -31,7 +34,7 @@ timeout 300 python3 tests/serve_models.py "$MODEL" $MODEL_ARGS > "$WORK/build.lo
 
 # 1. rate sweep (warm-up first: the first requests pay the model load), then the profiled window.
 t1=$(date +%s)
-timeout 330 $BK serve --launch "$SERVER" --server-log "$WORK/server1.log" --ready-timeout 180 \
+timeout 330 $BK serve --launch "$SERVER" --model "$MODEL" --server-log "$WORK/server1.log" --ready-timeout 180 \
   --warmup 8 --num-prompts "$PROMPTS" --random-input-len 256 --random-output-len "$OUT_LEN" --ignore-eos \
   --request-rate 2,4,8,16,inf --goodput ttft:500 tpot:100 \
   --profile --profile-dir "$WORK/prof" --profile-requests 4 --profile-timeout 180 \
@@ -55,7 +58,7 @@ if [ -n "$TRACE" ] && [ "$(stat -c %s "$TRACE" 2>/dev/null || echo 99999999)" -l
 
 # 3. the automatic sweep (synchronous, throughput, rates between; stops past saturation).
 t2=$(date +%s)
-timeout 240 $BK serve --launch "$SERVER" --server-log "$WORK/server2.log" --ready-timeout 180 \
+timeout 240 $BK serve --launch "$SERVER" --model "$MODEL" --server-log "$WORK/server2.log" --ready-timeout 180 \
   --warmup 8 --num-prompts "$(( PROMPTS / 4 ))" --random-input-len 256 --random-output-len "$(( OUT_LEN / 2 ))" --ignore-eos \
   --sweep auto --sweep-points 3 --json -o "$OUT/serve_auto.json" 2> "$WORK/auto.err"
 summary "auto sweep: exit $? in $(( $(date +%s) - t2 )) s; $(grep 'bench-kernel: error' "$WORK/auto.err" | head -1)"

@@ -196,3 +196,18 @@ def test_ctrl_c_stores_the_partial_run_and_stops_the_launched_server(tmp_path):
         assert serve_points(store, run)[0]["requests"]["failed"] == d["requests"]["failed"]
     time.sleep(0.5)
     assert _pids_running(marker) == []  # no orphan: the server's process is gone
+
+
+def test_a_models_list_that_fails_with_500_is_a_note_when_the_model_is_named(capsys, tmp_path):
+    srv = start({"models": ["m"], "models_status": 500})
+    try:
+        assert main(["serve", "--url", srv.url, "--num-prompts", "2"]) == 1  # no --model: nothing to send
+        assert "/v1/models answered HTTP 500, so the served model is unknown: name it with --model" in _one_error(capsys)
+        out = tmp_path / "r.json"
+        assert main(["serve", "--url", srv.url, "--model", "m", "--num-prompts", "2", "--json", "-o", str(out)]) == 0
+        data = json.loads(out.read_text())
+        assert data["requests"]["completed"] == 2
+        assert any("answered HTTP 500: the model name 'm' was not checked" in n for n in data["notes"])
+    finally:
+        srv.stop()
+

@@ -254,6 +254,7 @@ def benchmark(opts: ServeOptions, progress: Callable[[str], None] | None = None)
                 aborted = window.point.aborted
             except KeyboardInterrupt:
                 aborted = "interrupted (Ctrl-C) in the profiled window"
+    notes[:0] = info.notes
     if info.launched and info.log_path:
         notes.append(f"the server's log: {info.log_path}")
     return ServeRun(info, opts, ds.name, tuple(points), kind, slo_rate, window, aborted, tuple(notes))

@@ -41,16 +41,18 @@ class ServerInfo:
     launched: bool = False
     log_path: str | None = None
     ready_s: float | None = None
+    #: what the client noticed about the server before the first request (a models list that failed)
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"url": self.url, "model": self.model, "models": list(self.models), "version": self.version,
                 "command": self.command, "launched": self.launched, "log_path": self.log_path,
-                "ready_s": self.ready_s}
+                "ready_s": self.ready_s, "notes": list(self.notes)}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "ServerInfo":
         return cls(d["url"], d["model"], tuple(d.get("models") or ()), d.get("version"), d.get("command"),
-                   bool(d.get("launched")), d.get("log_path"), d.get("ready_s"))
+                   bool(d.get("launched")), d.get("log_path"), d.get("ready_s"), tuple(d.get("notes") or ()))
 
 
 def _get_json(url: str, timeout_s: float) -> Any:
@@ -64,11 +66,20 @@ def connect(base_url: str, model: str | None, *, timeout_s: float = 10.0, comman
     if not base_url.startswith(("http://", "https://")):
         raise ServerError(f"--url {base_url!r}: expected http://HOST:PORT")
     models: tuple[str, ...] = ()
+    notes: list[str] = []
     try:
         data = _get_json(base_url.rstrip("/") + "/v1/models", timeout_s)
         models = tuple(str(m.get("id")) for m in data.get("data", []) if isinstance(m, dict) and m.get("id"))
     except urllib.error.HTTPError as e:
-        if e.code != 404:
+        # A server error in the models list is not a server that cannot generate: transformers serve
+        # 5.17 answers 500 there when the Hugging Face cache folder does not exist (seen on the H200).
+        # With the model named, the run goes on and says the name was not checked.
+        if e.code >= 500 and model is not None:
+            notes.append(f"{base_url}/v1/models answered HTTP {e.code}: the model name {model!r} was not checked")
+        elif e.code >= 500:
+            raise ServerError(f"{base_url}/v1/models answered HTTP {e.code}, so the served model is unknown: "
+                              f"name it with --model") from None
+        elif e.code != 404:
             raise ServerError(f"{base_url}/v1/models answered HTTP {e.code}: is it an OpenAI-compatible server?") from None
     except (urllib.error.URLError, OSError) as e:
         reason = getattr(e, "reason", e)
@@ -87,7 +98,7 @@ def connect(base_url: str, model: str | None, *, timeout_s: float = 10.0, comman
         version = str(v.get("version")) if isinstance(v, dict) and v.get("version") else None
     except (urllib.error.URLError, OSError, ValueError):
         pass
-    return ServerInfo(base_url, model, models, version, command, launched, log_path, ready_s)
+    return ServerInfo(base_url, model, models, version, command, launched, log_path, ready_s, tuple(notes))
 
 
 @dataclass(frozen=True)
