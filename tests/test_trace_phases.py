@@ -95,3 +95,16 @@ def test_h200_eager_categories_are_real(traces_dir):
     # decode at batch 2 is GEMV-bound: GEMMs lead, attention (cuDNN SDPA) is present
     assert max(dec, key=dec.get) == "gemm"
     assert dec["attention"] > 0 and "other" not in dec
+
+
+def test_a_continuous_batching_engines_decode_steps_are_decode_whatever_their_batch():
+    from bench_kernel.trace._phases import PHASE_GAP_RATIO, decode_ceiling
+
+    # token counts per step of `transformers serve --continuous-batching` under 4 streams on an H200
+    # (benchmarks/results/serve-h200.md): two prefills, then decode steps of 4 requests, the last of 3
+    cb = [159, 395] + [4] * 62 + [3]
+    top = decode_ceiling(cb)
+    assert top == 4 and [t <= top for t in (159, 395, 4, 3)] == [False, False, True, True]
+    assert decode_ceiling([1024] + [2] * 11) == 2  # one prefill of 2 x 512, eleven decodes of 2
+    assert decode_ceiling([4, 4, 4]) is None and decode_ceiling([4, 5, 6, 7]) is None  # no gap: unknown
+    assert decode_ceiling([10, int(10 * PHASE_GAP_RATIO)]) == 10

@@ -4,9 +4,13 @@ How a step's phase is decided, in order (``PhaseReport.method`` says which one w
 1. ``annotation``: the engine's step annotation names it (SGLang ``step[EXTEND ...]``, vLLM
    ``execute_..._context_C_generation_G``, ATOM ``prefill[...]``); see ``data/steps.json``.
 2. ``shapes``: the step's token count M -- the largest leading size of a GEMM's activation input
-   (``gemm_ops`` in ``data/steps.json``; needs ``record_shapes``). Decode steps process the fewest
-   tokens, so steps at the minimum M are decode and the rest prefill. When every step has the same M
-   the two cannot be told apart and the steps stay ``unknown``.
+   (``gemm_ops`` in ``data/steps.json``; needs ``record_shapes``). A decode step processes one token
+   per sequence, a prefill step a whole prompt per sequence, so the steps' M fall in two groups far
+   apart: the distinct M are split at their largest ratio gap, the lower group is decode and the upper
+   prefill. The minimum M alone is not decode: a continuous-batching engine's decode steps carry one
+   token per running request, so M moves with the batch (4, 4, ..., 3 as requests finish; seen with
+   ``transformers serve --continuous-batching`` on an H200). When the gap is under
+   :data:`PHASE_GAP_RATIO` (every M alike) the two cannot be told apart and the steps stay ``unknown``.
 3. ``kernel_time``: no shapes either. A prefill step does far more work than a decode step of the same
    model, so steps with at least twice the kernel time of the cheapest step are called prefill. This
    is a heuristic and is labelled as one.
@@ -119,6 +123,22 @@ def annotated_tokens(step: Step) -> int | None:
     return None
 
 
+#: The least ratio between the largest decode M and the smallest prefill M (``shapes`` method): a prompt
+#: is many tokens per sequence, a decode step one.
+PHASE_GAP_RATIO = 2.0
+
+
+def decode_ceiling(tokens: list[int]) -> int | None:
+    """The largest M that is still decode: the distinct token counts split at their largest ratio gap;
+    None when there is no gap of :data:`PHASE_GAP_RATIO` (one group: phases unknown)."""
+    values = sorted(set(t for t in tokens if t > 0))
+    if len(values) < 2:
+        return None
+    gaps = [b / a for a, b in zip(values, values[1:])]
+    i = max(range(len(gaps)), key=gaps.__getitem__)
+    return values[i] if gaps[i] >= PHASE_GAP_RATIO else None
+
+
 def classify_steps(trace: Trace, steps: list[Step], rules: StepRules | None = None
                    ) -> tuple[list[Step], str, list[int | None], list[str]]:
     """Give every step a phase; returns (steps, method, token counts, notes). A step's token count
@@ -132,11 +152,13 @@ def classify_steps(trace: Trace, steps: list[Step], rules: StepRules | None = No
         return [s if s.phase else replace(s, phase="unknown") for s in steps], "annotation", tokens, notes
     known = [t for t in tokens if t is not None]
     if known:
-        lo = min(known)
-        if len(set(known)) == 1:
-            notes.append(f"every step processes M={lo} tokens: prefill and decode cannot be told apart by shape")
-        phase = ["unknown" if t is None or len(set(known)) == 1 else ("decode" if t == lo else "prefill")
-                 for t in tokens]
+        top = decode_ceiling(known)
+        if top is None:
+            lo, hi = min(known), max(known)
+            notes.append(f"every step processes M={lo} tokens: prefill and decode cannot be told apart by shape"
+                         if lo == hi else f"the steps process {lo}-{hi} tokens, no gap of {PHASE_GAP_RATIO:g}x between "
+                         f"them: prefill and decode cannot be told apart by shape")
+        phase = ["unknown" if t is None or top is None else ("decode" if t <= top else "prefill") for t in tokens]
         return [replace(s, phase=p) for s, p in zip(steps, phase)], "shapes", tokens, notes
     which = kernel_steps(trace, steps)
     times = np.bincount(which[which >= 0], weights=trace.kernels.dur_us[which >= 0], minlength=len(steps))
