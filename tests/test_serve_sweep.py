@@ -12,13 +12,22 @@ from bench_kernel.errors import UsageError
 from bench_kernel.serve import Load, RequestRecord, ServePoint, auto_sweep, serve_metrics, slo_search, sweep_loads
 
 
-def _point(load: Load, ttft_ms: float, served_rps: float, n: int = 20, targets=None) -> ServePoint:
-    duration = n / served_rps
-    recs = [RequestRecord(i, "ok", None, i / served_rps, i / served_rps, i / served_rps,
-                          i / served_rps + ttft_ms / 1e3 + 0.01, (i / served_rps + ttft_ms / 1e3,
-                                                                   i / served_rps + ttft_ms / 1e3 + 0.01),
-                          (1, 1), None, 2, "usage", 4, "usage") for i in range(n)]
-    # the last request ends at the end of the duration: requests_per_s = n / duration
+def _point(load: Load, ttft_ms: float, served_rps: float, n: int = 20, targets=None,
+           sent_rps: float | None = None) -> ServePoint:
+    """n requests sent at ``sent_rps`` (default: ``served_rps``), each taking ``ttft_ms`` + 10 ms, and
+    completed no faster than ``served_rps``: a server that keeps up when sent_rps <= served_rps."""
+    given = sent_rps
+    sent_rps = sent_rps or served_rps
+    recs, last_done = [], -math.inf
+    for i in range(n):
+        sent = i / sent_rps
+        done = max(sent + ttft_ms / 1e3 + 0.01, last_done + 1 / served_rps)
+        last_done = done
+        recs.append(RequestRecord(i, "ok", None, sent, sent, sent, done, (done - 0.01, done), (1, 1), None, 2,
+                                  "usage", 4, "usage"))
+    # the run lasts n / served_rps (requests_per_s = served_rps); with a send rate of its own, until
+    # the last request ends if that is later
+    duration = n / served_rps if given is None else max(last_done, n / served_rps)
     return ServePoint(load, serve_metrics(recs, duration, goodput_ms=targets), tuple(recs))
 
 
@@ -31,7 +40,7 @@ def test_auto_sweep_order_spacing_and_stop_past_saturation():
         if load.max_concurrency == 1:
             return _point(load, 50, 2.0)
         served = 10.0 if math.isinf(load.request_rate) else min(load.request_rate, 10.0 * 0.95)
-        return _point(load, 50, served)
+        return _point(load, 50, served, sent_rps=None if math.isinf(load.request_rate) else load.request_rate)
 
     notes: list[str] = []
     pts = auto_sweep(Load(), run, points=4, notes=notes)
@@ -44,13 +53,26 @@ def test_auto_sweep_order_spacing_and_stop_past_saturation():
     def run_cap(load: Load) -> ServePoint:
         if load.max_concurrency == 1:
             return _point(load, 50, 2.0)
-        served = 10.0 if math.isinf(load.request_rate) else min(load.request_rate, 5.5)
-        return _point(load, 50, served)
+        if math.isinf(load.request_rate):
+            return _point(load, 50, 10.0)
+        return _point(load, 50, min(load.request_rate, 5.5), sent_rps=load.request_rate)
 
     notes = []
     pts = auto_sweep(Load(), run_cap, points=4, notes=notes)
-    assert [p.load.request_rate for p in pts[2:]] == pytest.approx([3.6, 5.2, 6.8])  # 6.8 asked, 5.5 served: stop
-    assert "past saturation at 6.8" in notes[0]
+    assert [p.load.request_rate for p in pts[2:]] == pytest.approx([3.6, 5.2, 6.8])  # 6.8 sent, 5.5 served: stop
+    assert "past saturation at 6.8 req/s asked (sent at 6.8 req/s, completed at 5.5" in notes[0]
+
+
+def test_a_short_poisson_run_that_keeps_up_is_not_saturated():
+    from bench_kernel.serve import saturation
+
+    # The H200's auto sweep: 12 requests asked at 2.62 req/s went out at 1.65 req/s (a short Poisson
+    # draw) and completed as fast as they came: comparing with the asked rate called it saturated.
+    p = _point(Load(request_rate=2.62), 120, served_rps=5.0, n=12, sent_rps=1.65)
+    behind, evidence = saturation(p)
+    assert not behind and evidence.startswith("sent at 1.65 req/s")
+    assert p.metrics.requests_per_s < 0.9 * 2.62  # what the old rule compared, and wrongly stopped on
+    assert saturation(_point(Load(request_rate=8.0), 100, served_rps=4.8, n=48, sent_rps=7.3))[0]
 
 
 def test_slo_search_bisects_to_the_highest_rate_that_meets_the_targets():

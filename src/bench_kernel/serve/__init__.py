@@ -18,7 +18,7 @@ from bench_kernel.serve._metrics import (CLIENT_BOUND_MS, GOODPUT_METRICS, LATEN
                                          parse_goodput, serve_metrics, stats)
 from bench_kernel.serve._records import Prompt, RequestRecord
 from bench_kernel.serve._run import SCHEMA_VERSION, ServePoint, ServerInfo, connect, run_point
-from bench_kernel.serve._sweep import SATURATED, attainment, auto_sweep, slo_search, sweep_loads
+from bench_kernel.serve._sweep import SATURATED, attainment, auto_sweep, saturation, slo_search, sweep_loads
 from bench_kernel.serve._profile import KernelView, kernel_view, rank_of, wait_for_traces
 from bench_kernel.serve._sse import SSEDecoder, StreamError, StreamState
 
@@ -28,5 +28,5 @@ __all__ = [
     "ServeMetrics", "ServePoint", "ServerInfo", "StreamError", "StreamState", "arrivals", "connect", "drive",
     "launched", "load_dataset", "log_tail", "parse_goodput", "range_bounds", "run_point", "serve_metrics", "stats",
     "url_from_command", "wait_ready", "ProfileWindow", "ServeOptions", "ServeRun", "benchmark", "KernelView",
-    "kernel_view", "COMPARED", "ServeComparison", "ServeComparisonRow", "compare_serve", "metric_samples", "rank_of", "wait_for_traces", "SATURATED", "attainment", "auto_sweep", "slo_search", "sweep_loads",
+    "kernel_view", "COMPARED", "ServeComparison", "ServeComparisonRow", "compare_serve", "metric_samples", "rank_of", "wait_for_traces", "SATURATED", "attainment", "auto_sweep", "saturation", "slo_search", "sweep_loads",
 ]

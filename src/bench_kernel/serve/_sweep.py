@@ -22,9 +22,9 @@ from bench_kernel.errors import UsageError
 from bench_kernel.serve._load import Load
 from bench_kernel.serve._run import ServePoint
 
-__all__ = ["auto_sweep", "slo_search", "sweep_loads", "attainment", "SATURATED"]
+__all__ = ["auto_sweep", "slo_search", "sweep_loads", "attainment", "saturation", "SATURATED"]
 
-#: A point is saturated when it completes fewer than (1 - SATURATED) x the requests per second asked.
+#: A point is saturated when it completes fewer than (1 - SATURATED) x the requests per second sent.
 SATURATED = 0.10
 
 RunPoint = Callable[[Load], ServePoint]
@@ -39,6 +39,27 @@ def sweep_loads(base: Load, rates: list[float] | None, concurrencies: list[int] 
     if concurrencies and len(concurrencies) > 1:
         return [replace(base, max_concurrency=c) for c in concurrencies]
     return [base]
+
+
+def saturation(p: ServePoint) -> tuple[bool, str]:
+    """Whether the server fell behind the requests sent to it, and the evidence (req/s).
+
+    Saturated when completions (over their own span, or over the run less its shortest request)
+    run more than :data:`SATURATED` below the rate the requests were actually sent at. Fewer than 3
+    completed requests, or requests sent all at once, are not judged."""
+    ok = sorted((r for r in p.records if r.ok and r.e2el_ms is not None), key=lambda r: r.sent_s)
+    if len(ok) < 3:
+        return False, "too few completed requests to judge"
+    sent = [r.sent_s for r in ok]
+    done = sorted(r.sent_s + r.e2el_ms / 1e3 for r in ok)  # type: ignore[operator]
+    if sent[-1] - sent[0] <= 0:
+        return False, "every request was sent at once"
+    sent_rps = (len(ok) - 1) / (sent[-1] - sent[0])
+    span_rps = (len(ok) - 1) / (done[-1] - done[0]) if done[-1] > done[0] else math.inf
+    tail = p.metrics.duration_s - min(r.e2el_ms for r in ok) / 1e3  # type: ignore[type-var]
+    run_rps = len(ok) / tail if tail > 0 else math.inf
+    served = min(span_rps, run_rps)
+    return served < (1 - SATURATED) * sent_rps, f"sent at {sent_rps:.3g} req/s, completed at {served:.3g} req/s"
 
 
 def _stop(points: list[ServePoint]) -> bool:
@@ -67,9 +88,9 @@ def auto_sweep(base: Load, run: RunPoint, points: int = 5, notes: list[str] | No
         out.append(p)
         if _stop(out):
             break
-        if p.metrics.requests_per_s < (1 - SATURATED) * rate:
-            notes.append(f"auto sweep: stopped past saturation at {rate:.3g} req/s (completed "
-                         f"{p.metrics.requests_per_s:.3g} req/s)")
+        behind, evidence = saturation(p)
+        if behind:
+            notes.append(f"auto sweep: stopped past saturation at {rate:.3g} req/s asked ({evidence})")
             break
     return out
 
