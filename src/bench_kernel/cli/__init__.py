@@ -6,6 +6,7 @@ only when invoked, so ``bench-kernel decode`` never pays for torch.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import os
 import sys
@@ -42,9 +43,27 @@ _COMMANDS: dict[str, str] = {
 }
 
 
+#: The variable click's shell completion reads (``_BENCH_KERNEL_COMPLETE=bash_source bench-kernel``).
+_COMPLETE_VAR = "_BENCH_KERNEL_COMPLETE"
+
+
+def _suggest(name: str) -> str:
+    """'; did you mean ...?' for a mistyped command: its prefix matches, else the closest names."""
+    close = [c for c in sorted(_COMMANDS) if c.startswith(name)] or difflib.get_close_matches(name, _COMMANDS, n=3, cutoff=0.75)
+    if not close:
+        return f"; the commands are {', '.join(sorted(_COMMANDS))}"
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?"
+
+
 class _LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(_COMMANDS)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple:
+        name = args[0] if args else ""
+        if name not in _COMMANDS and not name.startswith("-"):
+            ctx.fail(f"no such command {name!r}{_suggest(name)}")
+        return super().resolve_command(ctx, args)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         target = _COMMANDS.get(name)
@@ -69,10 +88,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     0 success, 1 runtime error (bad file, failing target, ...), 2 usage error, 130 interrupted
     (Ctrl-C). "internal error" is reserved for bugs of bench-kernel itself.
     """
+    instruction = os.environ.get(_COMPLETE_VAR)
+    if instruction:
+        # What click's own entry does first; we skip that entry (below), so we call it ourselves.
+        from click.shell_completion import shell_complete
+
+        return shell_complete(cli, {}, "bench-kernel", _COMPLETE_VAR, instruction)
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args or os.environ.get("BENCH_KERNEL_DEBUG") == "1"
     args = [a for a in args if a != "--debug"]
     remember_argv(args)
+    if not args:
+        # A bare `bench-kernel` asks what there is: the help, as `--help` prints it.
+        with click.Context(cli, info_name="bench-kernel") as ctx:
+            click.echo(cli.get_help(ctx))
+        return 0
     try:
         # Not cli.main(): click turns Ctrl-C into a blank line and Abort (exit 1); we want 130.
         with cli.make_context("bench-kernel", args) as ctx:
@@ -103,10 +133,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print_error("interrupted")
         return 130
     except BrokenPipeError:
-        # `bench-kernel inventory t.json | head -0`: the reader left before the output was complete.
+        # `bench-kernel inventory t.json | head`: the reader stopped reading, which is its choice and
+        # no error of ours; exit quietly and successfully, as `git log | head` does.
         _silence_stdout()
-        print_error("stdout was closed before all the output was written (broken pipe)")
-        return 1
+        return 0
     except Exception as e:  # noqa: BLE001 - the promise is one line, never a traceback
         if debug:
             raise

@@ -1,0 +1,69 @@
+"""The command line's front door: a bare ``bench-kernel``, shell completion, a mistyped command.
+
+(A reader that closes the pipe early is in ``hostile/test_hostile_cli_output.py``.)
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bench_kernel.cli import _COMMANDS, cli
+
+
+def test_bare_command_prints_the_help_and_succeeds(run_cli):
+    r = run_cli()
+    assert (r.exit_code, r.stderr) == (0, "")
+    assert r.stdout.startswith("Usage: bench-kernel [OPTIONS] COMMAND [ARGS]...\n")
+    assert run_cli("--help").stdout == r.stdout  # the same page, not one folded error line
+    listed = r.stdout.split("Commands:\n", 1)[1].split()
+    assert all(name in listed for name in _COMMANDS)
+
+
+@pytest.mark.parametrize(("typed", "suggested"), [
+    ("invntory", "did you mean 'inventory'?"),
+    ("inv", "did you mean 'inventory'?"),          # a prefix
+    ("timline", "did you mean 'timeline'?"),
+    ("sweeep", "did you mean 'sweep'?"),
+])
+def test_a_mistyped_command_gets_a_suggestion(run_cli, typed, suggested):
+    r = run_cli(typed, "trace.json")
+    assert r.exit_code == 2
+    assert r.stderr == f"bench-kernel: error: no such command {typed!r}; {suggested}\n"
+
+
+def test_a_command_like_nothing_lists_the_commands(run_cli):
+    r = run_cli("frobnicate")
+    assert r.exit_code == 2
+    assert r.stderr == f"bench-kernel: error: no such command 'frobnicate'; the commands are {', '.join(sorted(_COMMANDS))}\n"
+
+
+@pytest.mark.parametrize(("shell", "marker"), [("bash", "_bench_kernel_completion()"), ("zsh", "#compdef bench-kernel"),
+                                               ("fish", "function _bench_kernel_completion")])
+def test_completion_script(run_cli, monkeypatch, shell, marker):
+    # `eval "$(_BENCH_KERNEL_COMPLETE=bash_source bench-kernel)"` in ~/.bashrc, as click documents it.
+    monkeypatch.setenv("_BENCH_KERNEL_COMPLETE", f"{shell}_source")
+    r = run_cli()
+    assert (r.exit_code, r.stderr) == (0, "")
+    assert marker in r.stdout and "_BENCH_KERNEL_COMPLETE" in r.stdout
+
+
+def _complete(run_cli, monkeypatch, words: str) -> list[str]:
+    monkeypatch.setenv("_BENCH_KERNEL_COMPLETE", "bash_complete")
+    monkeypatch.setenv("COMP_WORDS", words)
+    monkeypatch.setenv("COMP_CWORD", str(len(words.split()) - (0 if words.endswith(" ") else 1)))
+    r = run_cli()
+    assert (r.exit_code, r.stderr) == (0, "")
+    return [line.split(",", 1)[1] for line in r.stdout.splitlines()]
+
+
+def test_completion_of_commands_and_options(run_cli, monkeypatch):
+    assert _complete(run_cli, monkeypatch, "bench-kernel in") == ["inventory"]
+    assert _complete(run_cli, monkeypatch, "bench-kernel s") == ["source-trace", "sweep"]
+    assert _complete(run_cli, monkeypatch, "bench-kernel inventory --to") == ["--top"]
+    assert _complete(run_cli, monkeypatch, "bench-kernel run --cache ") == ["cold", "warm"]
+
+
+def test_every_command_loads(run_cli):
+    # The registry is a table of strings: a typo there would only show when that command is typed.
+    for name in _COMMANDS:
+        assert cli.get_command(None, name).name == name  # type: ignore[arg-type]
