@@ -35,6 +35,8 @@ def test_format_value_by_hint():
     assert format_value(1234567, "int") == "1,234,567"
     assert format_value(50 * 1024 * 1024, "bytes") == "50 MiB"
     assert format_value(None, "duration_us") == "-"
+    assert [format_value(v, "ratio") for v in (1.0312, 12.5, 0.1, 0.0912, 0.0009, 0.0)] == [
+        "1.03x", "12.50x", "0.10x", "0.0912x", "0.0009x", "0.00x"]
 
 
 def test_csv_keeps_raw_values_and_markdown_formats():

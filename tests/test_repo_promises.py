@@ -33,3 +33,14 @@ def test_ci_installs_a_pinned_torch():
     extras = meta["project"]["optional-dependencies"]
     assert "torch==2.13.0" in extras["test"]
     assert not any(d.startswith("torch") for d in meta["project"]["dependencies"])
+
+
+def test_the_readme_states_the_thresholds_the_code_uses():
+    # The README once said the plugin's threshold was 3% while the code used 4%.
+    from bench_kernel.pytest_plugin import _DEFAULT_THRESHOLD
+    from bench_kernel.results import DEFAULT_THRESHOLD
+
+    text = " ".join((ROOT / "README.md").read_text().split())
+    stated = {"compare": re.findall(r"--threshold` \(default (\d+)%", text),
+              "plugin": re.findall(r"`--kernel-bench-threshold` \((\d+)%", text)}
+    assert stated == {"compare": [f"{DEFAULT_THRESHOLD:.0%}"[:-1]], "plugin": [f"{_DEFAULT_THRESHOLD:.0%}"[:-1]]}

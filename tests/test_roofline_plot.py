@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from bench_kernel.errors import UsageError  # noqa: E402
+from bench_kernel.errors import MissingExtraError, UsageError  # noqa: E402
 from bench_kernel.roofline import analyze, plot_roofline  # noqa: E402
 from bench_kernel.roofline._plot import build_figure  # noqa: E402
 from _hardware_helpers import make_calibration  # noqa: E402
@@ -81,5 +81,5 @@ def test_other_extensions_are_refused(tmp_path):
 
 def test_missing_matplotlib_is_one_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
-    with pytest.raises(UsageError, match=r"pip install 'bench-kernel\[plot\]'"):
+    with pytest.raises(MissingExtraError, match=r"pip install 'bench-kernel\[plot\]'"):
         build_figure(_cases(), "H200", "bf16")

@@ -23,6 +23,7 @@ __all__ = [
     "TimeLimitError",
     "OutputError",
     "ServerError",
+    "MissingExtraError",
 ]
 
 
@@ -94,3 +95,11 @@ class OutputError(BenchKernelError):
 
 class ServerError(BenchKernelError):
     """An LLM server cannot be reached, does not start, dies, or refuses what the benchmark needs."""
+
+
+class MissingExtraError(BenchKernelError):
+    """An optional dependency (an extra: ``plot``, ``xlsx``, ``ray``) is not installed (exit 1).
+
+    Exit 1, not 2: the command line was right, and the same line works once the package the message
+    names is installed. (A missing torch says so too, as a :class:`DeviceError`, also exit 1.)
+    """

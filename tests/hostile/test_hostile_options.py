@@ -6,9 +6,13 @@ passed click's FloatRange (every comparison with NaN is False), ``--device-index
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+
+from bench_kernel.gpu._presence import _no_gpu_driver
 
 EAGER = str(Path(__file__).resolve().parent.parent / "data" / "trace" / "eager.json")
 
@@ -69,3 +73,17 @@ def test_run_plot_suffix_and_folder_are_checked_before_timing(run_cli, tmp_path)
     r = run_cli("run", "--plot", str(missing), "--device", "H200")
     assert r.exit_code == 1
     assert r.stderr == f"bench-kernel: error: cannot write {missing}: folder {missing.parent} does not exist\n"
+
+
+@pytest.mark.skipif(not _no_gpu_driver(), reason="this machine has a GPU driver: torch must be asked")
+def test_roofline_without_a_gpu_fails_before_torch_is_imported():
+    # Before: `run --roofline` on a laptop imported torch (2-7 s) only to learn there is no GPU. With no
+    # driver on the machine there is none to find: the error comes first, torch is never loaded.
+    code = ("import sys; from bench_kernel.cli import main\n"
+            "rc = main(['run', 'examples/torch_ops.py:cases', '--roofline'])\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'torch')); sys.exit(rc)")
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=120)
+    assert (r.returncode, r.stdout) == (1, "[]\n")
+    assert r.stderr == ("bench-kernel: error: --roofline needs a GPU to detect, or --device NAME "
+                        "(see 'bench-kernel devices')\n")

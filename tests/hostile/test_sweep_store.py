@@ -149,7 +149,7 @@ def test_bad_sweep_options(spec, tmp_path, run_cli, args, code, message):
 
 def test_ray_backend_without_ray(spec, tmp_path, run_cli, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # as if the [ray] extra were not installed
-    _one_line(run_cli("sweep", str(spec), "--db", str(tmp_path / "r.db"), "--backend", "ray", *FAST), 2,
+    _one_line(run_cli("sweep", str(spec), "--db", str(tmp_path / "r.db"), "--backend", "ray", *FAST), 1,
               "--backend ray needs Ray: pip install 'bench-kernel[ray]'")
 
 

@@ -5,6 +5,8 @@ torch is imported only when asked; CUDA and HIP (ROCm) both answer through ``tor
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 from bench_kernel.errors import DeviceError
@@ -25,9 +27,20 @@ def has_torch() -> bool:
     return True
 
 
+#: What a loaded GPU driver puts on a Linux machine: NVIDIA's control device and proc folder, ROCm's
+#: kernel fusion driver, WSL2's paravirtual GPU. torch sees no CUDA/HIP device without one of them.
+_DRIVER_NODES = ("/dev/nvidiactl", "/proc/driver/nvidia", "/dev/kfd", "/dev/dxg")
+
+
+def _no_gpu_driver() -> bool:
+    """True when this is Linux and no GPU driver is loaded: certainly no GPU, known without torch
+    (whose import costs 2-7 s: `run --roofline` on a laptop should fail at once, not after that)."""
+    return sys.platform.startswith("linux") and not any(os.path.exists(p) for p in _DRIVER_NODES)
+
+
 def has_gpu() -> bool:
     """True when torch is importable and sees a CUDA or HIP device."""
-    if not has_torch():
+    if _no_gpu_driver() or not has_torch():
         return False
     import torch
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from bench_kernel.errors import UsageError
+from bench_kernel.errors import MissingExtraError, UsageError
 from bench_kernel.report._table import Column, Table
 
 if TYPE_CHECKING:  # read only; importing them would load numpy for every command
@@ -73,7 +73,7 @@ def plot_history(pairs: Sequence[tuple[RunInfo, PointResult]], pattern: str, pat
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        raise UsageError("plotting needs matplotlib: pip install 'bench-kernel[plot]'") from None
+        raise MissingExtraError("plotting needs matplotlib: pip install 'bench-kernel[plot]'") from None
     dates = {run.id: run.created_at[:10] for run, _ in pairs}
     fig = Figure(figsize=(8, 5), layout="constrained")
     ax = fig.add_subplot()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from bench_kernel.errors import UsageError
+from bench_kernel.errors import MissingExtraError, UsageError
 from bench_kernel.report._table import Column, Table
 
 if TYPE_CHECKING:  # the records are only read here; importing them would load numpy for every command
@@ -254,7 +254,7 @@ def sweep_figure(run: RunInfo, points: Sequence[PointResult], x_axis: str,
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        raise UsageError("plotting needs matplotlib: pip install 'bench-kernel[plot]'") from None
+        raise MissingExtraError("plotting needs matplotlib: pip install 'bench-kernel[plot]'") from None
     fig = Figure(figsize=(8, 5), layout="constrained")
     ax = fig.add_subplot()
     xs_all = [x for pts in lines.values() for x, _ in pts]

@@ -94,7 +94,8 @@ def format_value(value: Any, hint: str) -> str:
 
         return f"{value:.1f}%" + (f" {OVER_ROOF_MARK}" if value > 100.0 else "")
     if hint == "ratio":
-        return f"{value:.2f}x"
+        # Two decimals read well near 1 (1.03x); a tiny ratio keeps 3 significant digits (0.000912x, not 0.00x).
+        return f"{value:.2f}x" if abs(value) >= 0.1 or value == 0 else f"{value:.3g}x"
     if hint == "tflops":
         # 3 significant figures for small rates, so a CPU's 0.05 TFLOP/s does not print as 0.0
         return f"{value:.1f}" if abs(value) >= 1 else f"{value:.3g}"

@@ -17,7 +17,7 @@ import math
 import re
 from typing import IO, Any, Iterator, Sequence
 
-from bench_kernel.errors import OutputError
+from bench_kernel.errors import MissingExtraError, OutputError
 from bench_kernel.report._table import Table
 from bench_kernel.report._text import printable
 
@@ -114,12 +114,12 @@ def _environment(data: Any) -> list[tuple[str, Any]]:
 
 def to_xlsx(tables: Sequence[Table], fh: IO[bytes], *, data: Any = None) -> None:
     """Write ``tables`` to ``fh`` (a binary file) as a workbook (see the module docstring); ``data``
-    is the command's JSON, read for the environment sheet. OutputError when openpyxl is missing."""
+    is the command's JSON, read for the environment sheet. MissingExtraError when openpyxl is missing."""
     try:
         from openpyxl import Workbook
         from openpyxl.comments import Comment
     except ImportError:
-        raise OutputError(XLSX_MISSING) from None
+        raise MissingExtraError(XLSX_MISSING) from None
     if not tables:
         raise OutputError("nothing to write as .xlsx: this output has no table (try --json)")
     wb = Workbook()

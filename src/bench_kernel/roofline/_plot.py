@@ -13,11 +13,14 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from bench_kernel.dtypes import peak_class
-from bench_kernel.errors import UsageError
+from bench_kernel.errors import MissingExtraError, UsageError
 from bench_kernel.hardware import Calibration, DeviceSpec, get_device
 from bench_kernel.roofline._analysis import Roof, RooflineResult, measured_roof, spec_roof
 
 __all__ = ["build_figure", "plot_roofline"]
+
+#: Said wherever a plot needs the missing extra (MissingExtraError: exit 1, like every missing extra).
+PLOT_MISSING = "plotting needs matplotlib: pip install 'bench-kernel[plot]'"
 
 _FORMATS = (".png", ".svg")
 _BOUND_COLORS = {"memory": "#1f77b4", "compute": "#d62728", "launch": "#9467bd"}
@@ -47,7 +50,7 @@ def build_figure(points: Iterable[RooflineResult] | Mapping[str, RooflineResult]
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        raise UsageError("plotting needs matplotlib: pip install 'bench-kernel[plot]'") from None
+        raise MissingExtraError(PLOT_MISSING) from None
     spec = get_device(device)
     dt = peak_class(dtype)
     roofs = [spec_roof(spec, dt)]
@@ -125,7 +128,7 @@ def build_measured_figure(points: Mapping[str, Any]) -> Any:
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        raise UsageError("plotting needs matplotlib: pip install 'bench-kernel[plot]'") from None
+        raise MissingExtraError(PLOT_MISSING) from None
     shown = [(label, p) for label, p in points.items() if p.flops > 0]
     hidden = [label for label, p in points.items() if p.flops <= 0]
     # A level that carried under 1% of the DRAM bytes (TMA loads bypass L1 in Hopper GEMMs) would sit

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
-from bench_kernel.errors import UsageError
+from bench_kernel.errors import MissingExtraError, UsageError
 from bench_kernel.measure import BenchResult
 from bench_kernel.options import Options
 from bench_kernel.results import PointResult, file_sha256
@@ -68,7 +68,7 @@ class RayRunner:
         try:
             import ray  # noqa: F401
         except ImportError:
-            raise UsageError("--backend ray needs Ray: pip install 'bench-kernel[ray]'") from None
+            raise MissingExtraError("--backend ray needs Ray: pip install 'bench-kernel[ray]'") from None
         self.spec, self.options, self.address = spec, options, address
         self.gpu = bool(options.gpu_methods)
         self._pending: dict[Any, Unit] = {}
