@@ -27,12 +27,20 @@ def test_ci_runs_exactly_the_readme_test_command():
     assert ci == _readme_commands()[1]
 
 
-def test_ci_installs_a_pinned_torch():
-    # An unpinned torch pulls a multi-GB CUDA build; the CPU wheel on disk is 2.13.0.
+def test_ci_and_a_fresh_clone_pin_torch_through_constraints_and_users_get_ranges():
+    # An open torch pulls a multi-GB CUDA build; the CPU wheel on disk is 2.13.0. CI and the README's
+    # two commands take it through the constraints file, while the extras take ranges, so that
+    # installing [test] or [torch] never replaces a contributor's CUDA/ROCm torch.
+    pins = dict(line.split("==") for line in (ROOT / ".ci" / "constraints.txt").read_text().splitlines()
+                if line and not line.startswith("#"))
+    assert pins == {"torch": "2.13.0", "ray": "2.58.0"}
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    extras = meta["project"]["optional-dependencies"]
-    assert "torch==2.13.0" in extras["test"]
+    requirements = meta["project"]["dependencies"] + sum(meta["project"]["optional-dependencies"].values(), [])
+    assert [r for r in requirements if "==" in r] == []
+    assert "torch>=2.4" in meta["project"]["optional-dependencies"]["test"]
     assert not any(d.startswith("torch") for d in meta["project"]["dependencies"])
+    for command in _readme_commands():
+        assert " -c .ci/constraints.txt " in command, command
 
 
 def test_the_readme_states_the_thresholds_the_code_uses():

@@ -197,7 +197,8 @@ def test_default_path_follows_env_then_xdg(monkeypatch, tmp_path):
     monkeypatch.delenv("BENCH_KERNEL_DB", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     assert default_db_path() == tmp_path / "xdg" / "bench-kernel" / "results.db"
-    monkeypatch.setenv("XDG_DATA_HOME", "relative/ignored")
+    # The default on Linux, as it was before platformdirs computed it: ~/.local/share/bench-kernel.
+    monkeypatch.delenv("XDG_DATA_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert default_db_path() == tmp_path / "home" / ".local" / "share" / "bench-kernel" / "results.db"
     monkeypatch.setenv("BENCH_KERNEL_DB", str(tmp_path / "mine.db"))

@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -89,19 +88,14 @@ def cache_dir() -> Path:
     """Where calibrations live: ``$BENCH_KERNEL_CACHE_DIR``, else the platform's user cache dir.
 
     Linux/BSD ``$XDG_CACHE_HOME/bench-kernel`` (default ``~/.cache/bench-kernel``), macOS
-    ``~/Library/Caches/bench-kernel``, Windows ``%LOCALAPPDATA%\\bench-kernel\\Cache`` -- the
-    platformdirs conventions, without the dependency.
+    ``~/Library/Caches/bench-kernel``, Windows ``%LOCALAPPDATA%\\bench-kernel\\Cache`` (platformdirs).
     """
     override = os.environ.get("BENCH_KERNEL_CACHE_DIR")
     if override:
         return Path(override)
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "bench-kernel"
-    if sys.platform.startswith("win"):
-        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
-        return Path(base) / "bench-kernel" / "Cache"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache") / "bench-kernel"
+    from platformdirs import user_cache_path
+
+    return user_cache_path("bench-kernel", appauthor=False)
 
 
 def _slug(text: str) -> str:
