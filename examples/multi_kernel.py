@@ -18,15 +18,18 @@ def layer_norm_gelu_residual(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) 
 
 
 def cases():
-    dev, dt = "cuda", torch.bfloat16
-    k = 4096
-    h = 8192
+    gpu = torch.cuda.is_available()
+    # Without a GPU: float32 on the CPU, small enough for the host method (no kernels to count there).
+    dev, dt = ("cuda", torch.bfloat16) if gpu else ("cpu", torch.float32)
+    size = torch.empty((), dtype=dt).element_size()
+    k = 4096 if gpu else 1024
+    rows, h = (8192, 8192) if gpu else (256, 1024)
     return [
-        {"name": "gemv_1x4096x4096", "fn": gemv,
+        {"name": f"gemv_1x{k}x{k}", "fn": gemv,
          "make_inputs": lambda: (torch.randn(1, k, device=dev, dtype=dt), torch.randn(k, k, device=dev, dtype=dt)),
-         "flops": 2.0 * k * k, "bytes": 2.0 * (k * k + 2 * k), "params": {"m": 1, "n": k, "k": k}},
+         "flops": 2.0 * k * k, "bytes": float(size * (k * k + 2 * k)), "params": {"m": 1, "n": k, "k": k}},
         {"name": "ln_gelu_residual", "fn": layer_norm_gelu_residual,
-         "make_inputs": lambda: (torch.randn(8192, h, device=dev, dtype=dt), torch.randn(h, device=dev, dtype=dt),
+         "make_inputs": lambda: (torch.randn(rows, h, device=dev, dtype=dt), torch.randn(h, device=dev, dtype=dt),
                                  torch.randn(h, device=dev, dtype=dt)),
-         "bytes": 2.0 * 2 * 8192 * h, "params": {"rows": 8192, "hidden": h}},
+         "bytes": float(size * 2 * rows * h), "params": {"rows": rows, "hidden": h}},
     ]

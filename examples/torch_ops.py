@@ -1,7 +1,7 @@
 """torch ops as targets: ``bench-kernel run examples/torch_ops.py:cases``.
 
-A bf16 linear + SiLU (a GEMM then an elementwise kernel) checked against float32, and a
-device-side top-k, each with its FLOPs and minimal bytes.
+A linear + SiLU (a GEMM then an elementwise kernel) checked against float32, and a top-k, each
+with its FLOPs and minimal bytes: bf16 and sizes far beyond L2 on a GPU, small float32 on a CPU.
 """
 
 import torch
@@ -17,8 +17,12 @@ def _reference(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
 
 
 def cases():
-    m, k, n = 4096, 4096, 14336
-    dev, dt = "cuda", torch.bfloat16
+    gpu = torch.cuda.is_available()
+    # Without a GPU: sizes the host method times in a fraction of a second per case.
+    m, k, n = (4096, 4096, 14336) if gpu else (128, 512, 1024)
+    rows, cols = (4096, 32768) if gpu else (256, 4096)
+    dev, dt = ("cuda", torch.bfloat16) if gpu else ("cpu", torch.float32)
+    size = torch.empty((), dtype=dt).element_size()
     return [
         {
             "name": "linear_silu",
@@ -27,14 +31,14 @@ def cases():
                                     torch.randn(n, k, device=dev, dtype=dt) / k**0.5),
             "reference": _reference,
             "flops": 2.0 * m * n * k + 4.0 * m * n,
-            "bytes": 2.0 * (m * k + n * k + m * n),
-            "params": {"m": m, "n": n, "k": k, "dtype": "bfloat16"},
+            "bytes": float(size * (m * k + n * k + m * n)),
+            "params": {"m": m, "n": n, "k": k, "dtype": str(dt).removeprefix("torch.")},
         },
         {
             "name": "topk",
             "fn": lambda x: torch.topk(x, 8, dim=-1),
-            "make_inputs": lambda: (torch.randn(4096, 32768, device=dev, dtype=dt),),
-            "bytes": 2.0 * 4096 * 32768,
-            "params": {"rows": 4096, "cols": 32768, "k": 8},
+            "make_inputs": lambda: (torch.randn(rows, cols, device=dev, dtype=dt),),
+            "bytes": float(size * rows * cols),
+            "params": {"rows": rows, "cols": cols, "k": 8},
         },
     ]

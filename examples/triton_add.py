@@ -1,11 +1,11 @@
 """A Triton kernel as a bench-kernel target: ``bench-kernel run examples/triton_add.py:cases``.
-
-A vector add, memory-bound: 3 x N x 2 bytes per call (two bf16 reads, one write).
-"""
-
+A vector add, memory-bound: 3 x N x 2 bytes per call (two bf16 reads, one write). GPU only."""
 import torch
-import triton
-import triton.language as tl
+
+if not torch.cuda.is_available():  # say it in one line, not from deep inside Triton or make_inputs
+    raise ImportError("examples/triton_add.py needs a CUDA/HIP GPU and Triton; on a CPU try examples/torch_ops.py:cases")
+import triton  # noqa: E402 - after the check (lines from 11 on are cited by examples/source_trace_triton_add.*.md)
+import triton.language as tl  # noqa: E402
 
 
 @triton.jit

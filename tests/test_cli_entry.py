@@ -58,7 +58,7 @@ def _complete(run_cli, monkeypatch, words: str) -> list[str]:
 
 def test_completion_of_commands_and_options(run_cli, monkeypatch):
     assert _complete(run_cli, monkeypatch, "bench-kernel in") == ["inventory"]
-    assert _complete(run_cli, monkeypatch, "bench-kernel s") == ["source-trace", "sweep"]
+    assert _complete(run_cli, monkeypatch, "bench-kernel sw") == ["sweep"]
     assert _complete(run_cli, monkeypatch, "bench-kernel inventory --to") == ["--top"]
     assert _complete(run_cli, monkeypatch, "bench-kernel run --cache ") == ["cold", "warm"]
 

@@ -9,6 +9,8 @@ import textwrap
 
 import pytest
 
+from bench_kernel.gpu import has_gpu
+
 pytest.importorskip("torch")
 
 MODEL = textwrap.dedent('''
@@ -77,3 +79,16 @@ def test_summary_without_a_gpu(recorded):
     s = summarize_profile(recorded)
     assert (s.steps, s.kernels_per_step, s.device_us_per_step, s.top) == (3, 0.0, 0.0, None)
     assert s.events > 100
+
+
+@pytest.mark.skipif(has_gpu(), reason="the note of a machine without a GPU")
+def test_without_a_gpu_profile_says_at_once_that_the_trace_will_hold_no_kernels(run_cli, tmp_path):
+    from bench_kernel.cli.profile import NO_GPU_NOTE
+
+    (tmp_path / "model.py").write_text(MODEL.replace(
+        'return {"name"', 'print("the target runs", flush=True)\n    return {"name"'))
+    r = run_cli("profile", f"{tmp_path}/model.py:cases", "--steps", "1", "-o", str(tmp_path / "t.json.gz"))
+    assert r.exit_code == 0
+    # Before the target ran (what it prints goes to stderr too), not after a trace the commands then refuse.
+    assert r.stderr.splitlines()[:2] == [NO_GPU_NOTE, "the target runs"]
+    assert "inventory, timeline, layers, phases and diff" in NO_GPU_NOTE and "bench-kernel sample-trace" in NO_GPU_NOTE

@@ -52,6 +52,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "KernelRecord": ("bench_kernel.trace", "KernelRecord"),
     "Trace": ("bench_kernel.trace", "Trace"),
     "load_trace": ("bench_kernel.trace", "load_trace"),
+    "sample_trace": ("bench_kernel.trace", "sample_trace"),
     "sweep": ("bench_kernel.sweeps", "sweep"),
     "SweepResult": ("bench_kernel.sweeps", "SweepResult"),
     "SweepSpec": ("bench_kernel.sweeps", "SweepSpec"),

@@ -40,6 +40,7 @@ _COMMANDS: dict[str, str] = {
     "report": "bench_kernel.cli.report:command",
     "ops": "bench_kernel.cli.ops:command",
     "serve": "bench_kernel.cli.serve:command",
+    "sample-trace": "bench_kernel.cli.sample_trace:command",
 }
 
 

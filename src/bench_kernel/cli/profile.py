@@ -13,6 +13,11 @@ from bench_kernel.report import Column, Table
 
 __all__ = ["command"]
 
+#: What a trace recorded without a GPU can and cannot do.
+NO_GPU_NOTE = ("no GPU here: the trace will hold CPU ops, shapes and Python stacks but no kernels, which "
+               "inventory, timeline, layers, phases and diff need; `bench-kernel sample-trace` names a GPU "
+               "trace to try them on")
+
 
 @click.command("profile")
 @click.argument("target")
@@ -35,8 +40,12 @@ def command(target: str, case_name: str | None, steps: int, warmup: int, trace_p
     """
     from bench_kernel.orchestrate import check_profile_options, profile, summarize_profile
 
+    from bench_kernel.gpu import has_gpu
+
     check_profile_options(steps=steps, warmup=warmup, output=trace_path)  # before the target loads
     check_output_path(trace_path, target_files(target))
+    if not has_gpu():  # said before the target runs, not after a trace the trace commands then refuse
+        click.echo(NO_GPU_NOTE, err=True)
     with UserOutputToStderr():  # what the target prints goes to stderr: stdout is the summary
         written = profile(one_case(target, case_name), steps=steps, warmup=warmup, output=trace_path)
     s = summarize_profile(written, top=top)

@@ -36,6 +36,7 @@ from bench_kernel.trace._ops import ops
 from bench_kernel.trace._ops_records import OpsReport, OpsRow, Uncounted
 from bench_kernel.trace._phases import PhaseReport, PhaseSummary, annotated_tokens, phases
 from bench_kernel.trace._records import MODULE_PREFIX, Frame, KernelRecord, LaunchRecord, OpRecord, Step, parse_frame
+from bench_kernel.trace._sample import SAMPLE_TRACE_ABOUT, sample_trace
 from bench_kernel.trace._steps import find_steps, kernel_steps
 from bench_kernel.trace._tables import StepRules, load_step_rules
 from bench_kernel.trace._trace import Trace
@@ -43,6 +44,8 @@ from bench_kernel.trace._trace import Trace
 __all__ = [
     "annotated_tokens",
     "MODULE_PREFIX",
+    "SAMPLE_TRACE_ABOUT",
+    "sample_trace",
     "AttributedKernel",
     "Attribution",
     "Breakdown",

@@ -1,0 +1,25 @@
+"""``bench-kernel sample-trace``: the path of the trace shipped with bench-kernel, to try every trace command on."""
+
+from __future__ import annotations
+
+import click
+
+from bench_kernel.cli._common import Output, emit
+
+__all__ = ["command"]
+
+
+@click.command("sample-trace")
+@click.option("--json", "as_json", is_flag=True, help="Print the path and what the trace holds as JSON.")
+def command(as_json: bool) -> None:
+    """Print the path of a real H200 trace shipped with bench-kernel (a tiny Llama generating tokens), so
+    every trace command can be tried without a GPU:
+
+        T=$(bench-kernel sample-trace); bench-kernel timeline $T; bench-kernel inventory $T
+    """
+    from bench_kernel.trace import SAMPLE_TRACE_ABOUT, sample_trace
+
+    path = sample_trace()
+    # Only the path on stdout, so that $(bench-kernel sample-trace) is the path.
+    emit(Output("json" if as_json else "table", None), data={"path": str(path), "about": SAMPLE_TRACE_ABOUT},
+         text=str(path))
