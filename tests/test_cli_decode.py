@@ -23,7 +23,9 @@ def test_table_shows_short_family_category_and_fields(run_cli):
 def test_json_is_always_a_list_with_the_contract_keys(run_cli):
     r = run_cli("decode", "--json", NVJET)
     assert r.exit_code == 0, r.stderr
-    data = json.loads(r.stdout)
+    doc = json.loads(r.stdout)
+    assert list(doc) == ["schema_version", "kernels"]
+    data = doc["kernels"]
     assert isinstance(data, list) and len(data) == 1
     rec = data[0]
     assert {"name", "family", "short", "category", "fields"} <= set(rec)
@@ -35,13 +37,13 @@ def test_names_from_stdin_skip_blank_lines(run_cli, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.StringIO(f"{NVJET}\n\n{SILU}\r\n"))
     r = run_cli("decode", "--json")
     assert r.exit_code == 0, r.stderr
-    assert [d["name"] for d in json.loads(r.stdout)] == [NVJET, SILU]
+    assert [d["name"] for d in json.loads(r.stdout)["kernels"]] == [NVJET, SILU]
 
 
 def test_dash_mixes_stdin_with_arguments(run_cli, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.StringIO(f"{SILU}\n"))
     r = run_cli("decode", "--json", NVJET, "-")
-    assert [d["name"] for d in json.loads(r.stdout)] == [NVJET, SILU]
+    assert [d["name"] for d in json.loads(r.stdout)["kernels"]] == [NVJET, SILU]
 
 
 def test_empty_stdin_is_a_usage_error(run_cli, monkeypatch):
@@ -66,8 +68,8 @@ def test_rules_file_overrides_category(run_cli, tmp_path):
     rules = tmp_path / "r.tsv"
     rules.write_text("id\tcategory\tfamily\ton\tpattern\nmine\tquant\tinductor\tops\tsilu\n")
     r = run_cli("decode", "--json", "--rules", str(rules), SILU)
-    assert json.loads(r.stdout)[0]["category"] == "quant"
-    assert json.loads(r.stdout)[0]["rule"] == "mine"
+    assert json.loads(r.stdout)["kernels"][0]["category"] == "quant"
+    assert json.loads(r.stdout)["kernels"][0]["rule"] == "mine"
 
 
 @pytest.mark.parametrize("content, fragment", [

@@ -21,7 +21,7 @@ def test_lists_every_device(run_cli):
 
 def test_json_is_every_row_with_sources(run_cli):
     r = run_cli("devices", "--json")
-    data = json.loads(r.stdout)
+    data = json.loads(r.stdout)["devices"]
     assert [d["name"] for d in data] == [s.name for s in list_devices()]
     h200 = next(d for d in data if d["name"] == "H200")
     assert h200["peak_tflops"]["bf16"] == 989.4 and h200["memory_tbps"] == 4.8
@@ -38,7 +38,7 @@ def test_csv_keeps_raw_values(run_cli):
 def test_named_device_shows_each_figure_and_its_source(run_cli):
     r = run_cli("devices", "NVIDIA H100 80GB HBM3", "--json")
     assert r.exit_code == 0
-    (spec,) = json.loads(r.stdout)
+    (spec,) = json.loads(r.stdout)["devices"]
     assert spec["name"] == "H100 SXM" and spec["sm_count"] == 132
     md = run_cli("devices", "H100 SXM", "--md").stdout
     assert "| bf16 | 989.4 | TFLOP/s | nv-hopper-wp: Table 3" in md

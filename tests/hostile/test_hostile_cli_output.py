@@ -128,7 +128,7 @@ def test_a_rewritten_file_keeps_its_permissions(run_cli, tmp_path):
     out.write_text("old")
     out.chmod(0o640)
     assert run_cli("decode", "x", "-o", str(out)).exit_code == 0
-    assert json.loads(out.read_text())[0]["name"] == "x"
+    assert json.loads(out.read_text())["kernels"][0]["name"] == "x"
     assert out.stat().st_mode & 0o777 == 0o640
 
 
@@ -141,7 +141,7 @@ def test_missing_folder_is_one_line_before_any_work(run_cli, tmp_path):
 
 def test_dash_is_stdout(run_cli):
     r = run_cli("decode", "x", "--json", "-o", "-")
-    assert r.exit_code == 0 and json.loads(r.stdout)[0]["name"] == "x"
+    assert r.exit_code == 0 and json.loads(r.stdout)["kernels"][0]["name"] == "x"
     assert not Path("-").exists()
 
 
@@ -208,7 +208,7 @@ def test_html_is_the_report_written_whole(run_cli, tmp_path):
 def test_flag_wins_over_extension(run_cli, tmp_path):
     p = tmp_path / "x.html"
     assert run_cli("decode", "x", "--json", "-o", str(p)).exit_code == 0
-    assert json.loads(p.read_text())[0]["name"] == "x"
+    assert json.loads(p.read_text())["kernels"][0]["name"] == "x"
 
 
 # --- stdout -------------------------------------------------------------------------------------------

@@ -10,7 +10,11 @@ from bench_kernel.cli._common import Output, emit, output_options
 from bench_kernel.cli._trace_args import load_notes, rank_option, trace_argument
 from bench_kernel.report import Column, Table
 
-__all__ = ["command"]
+__all__ = ["command", "SCHEMA_VERSION"]
+
+#: The version of this command's --json document (docs/json.md): raise it when a field changes its
+#: name, type or meaning; a new field documented there does not need it.
+SCHEMA_VERSION = 1
 
 _COLUMNS = [Column("launch", "Replay", "int"), Column("pos", "#", "int"), Column("short", "Kernel"),
             Column("dur_us", "Time", "duration_us"), Column("op", "Op"), Column("module", "Module"),
@@ -30,7 +34,7 @@ def command(graph_trace: Path, capture: Path, rank: int | None, output: Output) 
     graph = load_trace(graph_trace, rank)
     ref = load_trace(capture, rank, stacks=True)
     att = attribute(graph, ref)
-    data = {"graph_trace": str(graph.path), "capture_trace": str(ref.path), **att.to_dict(),
+    data = {"schema_version": SCHEMA_VERSION, "graph_trace": str(graph.path), "capture_trace": str(ref.path), **att.to_dict(),
             "load_notes": load_notes(graph, ref)}
     rows = []
     for k in att.kernels:

@@ -7,9 +7,13 @@ from typing import Any
 import click
 
 from bench_kernel.cli._common import Output, emit, output_options
+from bench_kernel.hardware import CALIBRATION_SCHEMA_VERSION
 from bench_kernel.report import Column, Table
 
-__all__ = ["command"]
+__all__ = ["command", "SCHEMA_VERSION"]
+
+#: The version of this command's --json document: the calibration file's own (its JSON is that record).
+SCHEMA_VERSION = CALIBRATION_SCHEMA_VERSION
 
 
 def _table(cal: Any, spec: Any) -> Table:

@@ -9,7 +9,11 @@ from bench_kernel.errors import UsageError
 from bench_kernel.options import METHODS
 from bench_kernel.results import DEFAULT_THRESHOLD, check_threshold
 
-__all__ = ["command"]
+__all__ = ["command", "SCHEMA_VERSION"]
+
+#: The version of this command's --json document (docs/json.md): raise it when a field changes its
+#: name, type or meaning; a new field documented there does not need it.
+SCHEMA_VERSION = 1
 
 
 @click.command("compare")
@@ -58,7 +62,7 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
     rc = compare_points(side_a.points, side_b.points, threshold=threshold, method=method,
                         by_provider=side_a.provider is None, a_label=side_a.label, b_label=side_b.label,
                         strict_clocks=strict_clocks)
-    emit(output, data=rc.to_dict(), tables=comparison_table(rc))
+    emit(output, data={"schema_version": SCHEMA_VERSION, **rc.to_dict()}, tables=comparison_table(rc))
     slower = rc.regressions
     if slower:
         worst = max(slower, key=lambda r: r.comparison.ratio)

@@ -10,7 +10,11 @@ import click
 from bench_kernel.cli._common import Output, emit, output_options
 from bench_kernel.errors import UsageError
 
-__all__ = ["command"]
+__all__ = ["command", "SCHEMA_VERSION"]
+
+#: The version of this command's --json document (docs/json.md): raise it when a field changes its
+#: name, type or meaning; a new field documented there does not need it.
+SCHEMA_VERSION = 1
 
 
 def _names(names: tuple[str, ...]) -> list[str]:
@@ -51,4 +55,4 @@ def command(names: tuple[str, ...], tree: bool, rules_path: Path | None, output:
     )
     text = "\n\n".join(render_tree(k) for k in decoded) if tree else None
     # --tree replaces the table on the terminal (and in .txt); --json/--csv/--md/.xlsx keep their formats.
-    emit(output, data=[k.to_dict() for k in decoded], tables=table, text=text)
+    emit(output, data={"schema_version": SCHEMA_VERSION, "kernels": [k.to_dict() for k in decoded]}, tables=table, text=text)

@@ -9,7 +9,11 @@ import click
 from bench_kernel.cli._common import Output, emit, output_options
 from bench_kernel.report import Column, Table
 
-__all__ = ["command"]
+__all__ = ["command", "SCHEMA_VERSION"]
+
+#: The version of this command's --json document (docs/json.md): raise it when a field changes its
+#: name, type or meaning; a new field documented there does not need it.
+SCHEMA_VERSION = 1
 
 _DENSE = "Compute figures are DENSE peaks in TFLOP/s (int8: TOPS); sparse datasheet figures were halved."
 
@@ -51,7 +55,11 @@ def command(names: tuple[str, ...], output: Output) -> None:
 
     if names:
         specs = [get_device(n) for n in names]
-        emit(output, data=[s.to_dict() for s in specs], tables=[_detail(s) for s in specs])
+        emit(output, data=_data(specs), tables=[_detail(s) for s in specs])
     else:
         specs = list(list_devices())
-        emit(output, data=[s.to_dict() for s in specs], tables=_summary(specs))
+        emit(output, data=_data(specs), tables=_summary(specs))
+
+
+def _data(specs: list[Any]) -> dict[str, Any]:
+    return {"schema_version": SCHEMA_VERSION, "devices": [s.to_dict() for s in specs]}

@@ -10,7 +10,11 @@ from bench_kernel.cli._common import Output, emit, output_options
 from bench_kernel.cli._trace_args import load_notes, rank_option, step_rules, steps_option, trace_argument
 from bench_kernel.report import Column, Table
 
-__all__ = ["command"]
+__all__ = ["command", "SCHEMA_VERSION"]
+
+#: The version of this command's --json document (docs/json.md): raise it when a field changes its
+#: name, type or meaning; a new field documented there does not need it.
+SCHEMA_VERSION = 1
 
 
 def _columns(first: str, per_step: bool) -> list[Column]:
@@ -36,7 +40,7 @@ def command(trace_a: Path, trace_b: Path, top: int, rank: int | None, steps_file
 
     a, b = load_trace(trace_a, rank), load_trace(trace_b, rank)
     d = diff(a, b, rules=step_rules(steps_file))
-    data = {"trace_a": str(a.path), "trace_b": str(b.path), **d.to_dict(), "load_notes": load_notes(a, b)}
+    data = {"schema_version": SCHEMA_VERSION, "trace_a": str(a.path), "trace_b": str(b.path), **d.to_dict(), "load_notes": load_notes(a, b)}
     unit = " per step" if d.per_step else ""
     title = f"{a.path.name} -> {b.path.name}: {d.total_us_a:.1f} -> {d.total_us_b:.1f} us{unit} ({d.delta_us:+.1f} us)"
     moved = [r for r in d.kernels if r.status != "unchanged"]

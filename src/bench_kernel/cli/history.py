@@ -7,7 +7,11 @@ import click
 from bench_kernel.cli._common import Output, db_option, emit, output_options
 from bench_kernel.errors import UsageError
 
-__all__ = ["command"]
+__all__ = ["command", "SCHEMA_VERSION"]
+
+#: The version of this command's --json document (docs/json.md): raise it when a field changes its
+#: name, type or meaning; a new field documented there does not need it.
+SCHEMA_VERSION = 1
 
 
 def _where(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -46,7 +50,7 @@ def command(db_path: str | None, pattern: str | None, where: tuple[str, ...], li
     with open_store(db_path, create=False) as store:
         if pattern is None:
             runs = store.runs(limit)
-            emit(output, data={"db": str(store.path), "runs": [r.to_dict() for r in runs]},
+            emit(output, data={"schema_version": SCHEMA_VERSION, "db": str(store.path), "runs": [r.to_dict() for r in runs]},
                  tables=runs_table(runs, str(store.path)))
             return 0
         pairs = list(store.history(pattern, filters))
@@ -56,7 +60,7 @@ def command(db_path: str | None, pattern: str | None, where: tuple[str, ...], li
     if plot_path:
         written = plot_history(pairs, pattern, plot_path)
         Console(stderr=True).print(f"plot: {written}", highlight=False, markup=False, soft_wrap=True)
-    emit(output, data={"pattern": pattern, "where": filters,
+    emit(output, data={"schema_version": SCHEMA_VERSION, "pattern": pattern, "where": filters,
                        "points": [{"run": r.to_dict(), "point": p.to_dict()} for r, p in pairs]},
          tables=history_table(pairs, pattern))
     return 0

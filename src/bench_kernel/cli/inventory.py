@@ -9,7 +9,11 @@ import click
 from bench_kernel.cli._common import Output, emit, output_options
 from bench_kernel.cli._trace_args import load_notes, rank_option, step_rules, steps_option, trace_argument
 
-__all__ = ["command"]
+__all__ = ["command", "SCHEMA_VERSION"]
+
+#: The version of this command's --json document (docs/json.md): raise it when a field changes its
+#: name, type or meaning; a new field documented there does not need it.
+SCHEMA_VERSION = 1
 
 @click.command("inventory")
 @trace_argument()
@@ -30,7 +34,8 @@ def command(trace: Path, by: str, top: int | None, per_step: bool, rank: int | N
     # Without --per-step only device events are needed: the fast load (no launches, ops or stacks).
     t = load_trace(trace, rank, links=per_step)
     inv = inventory(t, by=by, top=top, per_step=per_step, rules=step_rules(steps_file))
-    data = {"trace": str(t.path), "rank": t.rank, "device": t.device_name, **inv.to_dict(),
+    data = {"schema_version": SCHEMA_VERSION, "trace": str(t.path), "rank": t.rank, "device": t.device_name,
+            **inv.to_dict(),
             "load_notes": load_notes(t)}
     if output.fmt == "csv":
         tables = [inventory_csv(inv)]

@@ -9,7 +9,11 @@ import click
 from bench_kernel.cli._common import Output, emit, output_options
 from bench_kernel.cli._trace_args import load_notes, rank_option, step_rules, steps_option, trace_argument
 
-__all__ = ["command"]
+__all__ = ["command", "SCHEMA_VERSION"]
+
+#: The version of this command's --json document (docs/json.md): raise it when a field changes its
+#: name, type or meaning; a new field documented there does not need it.
+SCHEMA_VERSION = 1
 
 @click.command("layers")
 @trace_argument()
@@ -30,5 +34,6 @@ def command(trace: Path, anchor: str | None, step: str | None, rank: int | None,
     # Shapes tell prefill from decode when no annotation does; only --step needs them.
     t = load_trace(trace, rank, shapes=step is not None)
     rep = layers(t, anchor=anchor, step=step, rules=step_rules(steps_file))
-    data = {"trace": str(t.path), "rank": t.rank, **rep.to_dict(), "load_notes": load_notes(t)}
+    data = {"schema_version": SCHEMA_VERSION, "trace": str(t.path), "rank": t.rank, **rep.to_dict(),
+            "load_notes": load_notes(t)}
     emit(output, data=data, tables=layers_table(rep, t.path.name, step=step, load_notes=load_notes(t)))

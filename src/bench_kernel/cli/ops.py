@@ -9,7 +9,11 @@ import click
 from bench_kernel.cli._common import Output, emit, output_options
 from bench_kernel.cli._trace_args import load_notes, rank_option, trace_argument
 
-__all__ = ["command"]
+__all__ = ["command", "SCHEMA_VERSION"]
+
+#: The version of this command's --json document (docs/json.md): raise it when a field changes its
+#: name, type or meaning; a new field documented there does not need it.
+SCHEMA_VERSION = 1
 
 
 @click.command("ops")
@@ -43,7 +47,7 @@ def command(trace: Path, device_name: str | None, by: str, capture: Path | None,
     cap = load_trace(capture, shapes=True) if capture is not None else None
     report = ops(t, device=device_name, by=by, capture=cap, context_len=context_len, moe_intermediate=moe_intermediate)
     tables = ops_tables(report, top)
-    data = {**report.to_dict(), "rows": [r.to_dict() for r in report.rows[:top] if top] or
+    data = {"schema_version": SCHEMA_VERSION, **report.to_dict(), "rows": [r.to_dict() for r in report.rows[:top] if top] or
             [r.to_dict() for r in report.rows], "load_notes": load_notes(t, *([cap] if cap else []))}
     tables[0].notes.extend(data["load_notes"])
     emit(output, data=data, tables=tables)

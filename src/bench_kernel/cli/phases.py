@@ -9,7 +9,11 @@ import click
 from bench_kernel.cli._common import Output, emit, output_options
 from bench_kernel.cli._trace_args import load_notes, rank_option, step_rules, steps_option, trace_argument
 
-__all__ = ["command"]
+__all__ = ["command", "SCHEMA_VERSION"]
+
+#: The version of this command's --json document (docs/json.md): raise it when a field changes its
+#: name, type or meaning; a new field documented there does not need it.
+SCHEMA_VERSION = 1
 
 
 @click.command("phases")
@@ -24,5 +28,6 @@ def command(trace: Path, rank: int | None, steps_file: Path | None, output: Outp
 
     t = load_trace(trace, rank, shapes=True)
     rep = phases(t, rules=step_rules(steps_file))
-    data = {"trace": str(t.path), "rank": t.rank, **rep.to_dict(), "load_notes": load_notes(t)}
+    data = {"schema_version": SCHEMA_VERSION, "trace": str(t.path), "rank": t.rank, **rep.to_dict(),
+            "load_notes": load_notes(t)}
     emit(output, data=data, tables=phases_tables(rep, t.path.name, load_notes=load_notes(t)))

@@ -11,7 +11,11 @@ from bench_kernel.cli._target import one_case, target_files
 from bench_kernel.cli._user_io import UserOutputToStderr
 from bench_kernel.report import Column, Table
 
-__all__ = ["command"]
+__all__ = ["command", "SCHEMA_VERSION"]
+
+#: The version of this command's --json document (docs/json.md): raise it when a field changes its
+#: name, type or meaning; a new field documented there does not need it.
+SCHEMA_VERSION = 1
 
 #: What a trace recorded without a GPU can and cannot do.
 NO_GPU_NOTE = ("no GPU here: the trace will hold CPU ops, shapes and Python stacks but no kernels, which "
@@ -58,4 +62,4 @@ def command(target: str, case_name: str | None, steps: int, warmup: int, trace_p
     table = Table([Column("short", "Kernel"), Column("category", "Category"), Column("count", "Per step", "float"),
                    Column("total_us", "Time per step", "duration_us"), Column("pct", "Share", "pct")],
                   rows, title=title, notes=notes)
-    emit(Output("json" if as_json else "table", None), data=s.to_dict(), tables=table)
+    emit(Output("json" if as_json else "table", None), data={"schema_version": SCHEMA_VERSION, **s.to_dict()}, tables=table)

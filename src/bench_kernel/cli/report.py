@@ -10,7 +10,11 @@ from bench_kernel.cli._common import check_output_path, db_option, dumps, write_
 from bench_kernel.errors import UsageError
 from bench_kernel.results import DEFAULT_THRESHOLD, check_threshold
 
-__all__ = ["command"]
+__all__ = ["command", "SCHEMA_VERSION"]
+
+#: The version of this command's --json document (docs/json.md): raise it when a field changes its
+#: name, type or meaning; a new field documented there does not need it.
+SCHEMA_VERSION = 1
 
 
 @click.command("report")
@@ -50,7 +54,7 @@ def command(inputs: tuple[str, ...], output_path: Path, title: str | None, top: 
     html = render_report(model, title=title)
     write_output(output_path, html)
     if as_json:
-        click.echo(dumps({"output": str(output_path), "bytes": len(html.encode("utf-8")),
+        click.echo(dumps({"schema_version": SCHEMA_VERSION, "output": str(output_path), "bytes": len(html.encode("utf-8")),
                           "inputs": [{"label": i.label, "source": i.source, "kind": "trace" if isinstance(i, TraceInput) else "results"}
                                      for i in loaded]}))
     else:

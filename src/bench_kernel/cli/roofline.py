@@ -10,7 +10,11 @@ import click
 from bench_kernel.cli._common import Output, emit, output_options
 from bench_kernel.report import Column, Table, format_value
 
-__all__ = ["command"]
+__all__ = ["command", "SCHEMA_VERSION"]
+
+#: The version of this command's --json document (docs/json.md): raise it when a field changes its
+#: name, type or meaning; a new field documented there does not need it.
+SCHEMA_VERSION = 1
 
 
 def _table(result: Any, plot: Path | None) -> Table:
@@ -81,7 +85,7 @@ def command(flops: float, n_bytes: float, time_us: float, device: str | None, dt
         plot_measured({placed.name: placed}, plot_path)
     elif plot_path is not None:
         plot_roofline([result], spec, dtype, plot_path, measured=cal)
-    data = result.to_dict()
+    data = {"schema_version": SCHEMA_VERSION, **result.to_dict()}
     tables = [_table(result, plot_path)]
     if placed is not None:
         data.update(counters=report.to_dict(), measured_roofline=placed.to_dict())

@@ -16,7 +16,11 @@ from bench_kernel.cli._target import target_files
 from bench_kernel.cli._user_io import UserOutputToStderr
 from bench_kernel.errors import BenchKernelError, OutputError, UsageError
 
-__all__ = ["command"]
+__all__ = ["command", "SCHEMA_VERSION"]
+
+#: The version of this command's --json document (docs/json.md): raise it when a field changes its
+#: name, type or meaning; a new field documented there does not need it.
+SCHEMA_VERSION = 1
 
 
 @click.command("run")
@@ -65,7 +69,7 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
         triples = counted(results)  # run --counters: the model against the counts, per case and per kernel
         tables = [results_table(results)]
         tables += [counters_table(triples), counter_kernels_table(triples)] if triples else []
-        emit(output, data={"results": [r.to_dict() for r in results]}, tables=tables)
+        emit(output, data={"schema_version": SCHEMA_VERSION, "results": [r.to_dict() for r in results]}, tables=tables)
 
     with UserOutputToStderr() as user_io, err.status("") as status:
         def stuck(so_far: Any, limit: Any) -> None:

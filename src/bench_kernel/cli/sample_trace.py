@@ -6,7 +6,11 @@ import click
 
 from bench_kernel.cli._common import Output, emit
 
-__all__ = ["command"]
+__all__ = ["command", "SCHEMA_VERSION"]
+
+#: The version of this command's --json document (docs/json.md): raise it when a field changes its
+#: name, type or meaning; a new field documented there does not need it.
+SCHEMA_VERSION = 1
 
 
 @click.command("sample-trace")
@@ -21,5 +25,5 @@ def command(as_json: bool) -> None:
 
     path = sample_trace()
     # Only the path on stdout, so that $(bench-kernel sample-trace) is the path.
-    emit(Output("json" if as_json else "table", None), data={"path": str(path), "about": SAMPLE_TRACE_ABOUT},
+    emit(Output("json" if as_json else "table", None), data={"schema_version": SCHEMA_VERSION, "path": str(path), "about": SAMPLE_TRACE_ABOUT},
          text=str(path))

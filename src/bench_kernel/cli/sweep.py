@@ -11,7 +11,11 @@ from bench_kernel.cli._common import Output, command_line, db_option, emit, outp
 from bench_kernel.cli._options import measure_options
 from bench_kernel.errors import UsageError
 
-__all__ = ["command"]
+__all__ = ["command", "SCHEMA_VERSION"]
+
+#: The version of this command's --json document (docs/json.md): raise it when a field changes its
+#: name, type or meaning; a new field documented there does not need it.
+SCHEMA_VERSION = 1
 
 
 @click.command("sweep")
@@ -76,7 +80,7 @@ def command(spec: str, db_path: str | None, resume: str | None, providers: tuple
     if plot_path:
         written = plot_sweep(result.run, result.points, x_axis, plot_path)
         err.print(f"plot: {written}", highlight=False, markup=False, soft_wrap=True)
-    emit(output, data=result.to_dict(), tables=tables)
+    emit(output, data={"schema_version": SCHEMA_VERSION, **result.to_dict()}, tables=tables)
     failed = [p for p in result.points if p.status in ("error", "mismatch")]
     if not failed:
         err.print(f"stored as run {result.run.id} in {store.path}", highlight=False, markup=False, soft_wrap=True)

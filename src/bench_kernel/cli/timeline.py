@@ -10,7 +10,11 @@ from bench_kernel.cli._common import Output, emit, output_options
 from bench_kernel.cli._numbers import Number
 from bench_kernel.cli._trace_args import load_notes, rank_option, step_rules, steps_option, trace_argument
 
-__all__ = ["command"]
+__all__ = ["command", "SCHEMA_VERSION"]
+
+#: The version of this command's --json document (docs/json.md): raise it when a field changes its
+#: name, type or meaning; a new field documented there does not need it.
+SCHEMA_VERSION = 1
 
 @click.command("timeline")
 @trace_argument()
@@ -45,7 +49,7 @@ def _single(rep, name: str, max_steps: int, output: Output,  # rep: TimelineRepo
     tables = timeline_tables(rep, name, max_steps=max_steps, load_notes=loaded or [])
     if output.fmt == "csv":
         tables = [tables[0]]  # one table of raw values per window: what a spreadsheet wants
-    emit(output, data={**rep.to_dict(), "load_notes": loaded or []}, tables=tables)
+    emit(output, data={"schema_version": SCHEMA_VERSION, **rep.to_dict(), "load_notes": loaded or []}, tables=tables)
 
 
 def _ranks(rep, output: Output) -> None:  # rep: RanksReport
@@ -54,4 +58,4 @@ def _ranks(rep, output: Output) -> None:  # rep: RanksReport
     tables = ranks_tables(rep)
     if output.fmt == "csv":
         tables = tables[:1]
-    emit(output, data=rep.to_dict(), tables=tables)
+    emit(output, data={"schema_version": SCHEMA_VERSION, **rep.to_dict()}, tables=tables)

@@ -7,6 +7,7 @@ CONTRACT (used by roofline/, measure/, the CLI):
 """
 
 from bench_kernel.hardware._measure_ceilings import calibrate
+from bench_kernel.hardware._calibration import SCHEMA_VERSION as CALIBRATION_SCHEMA_VERSION
 from bench_kernel.hardware._calibration import (
     Calibration,
     cache_dir,
@@ -26,6 +27,7 @@ from bench_kernel.hardware._peaks import (
 )
 
 __all__ = [
+    "CALIBRATION_SCHEMA_VERSION",
     "Calibration",
     "DeviceSpec",
     "PeakTable",
