@@ -116,7 +116,7 @@ def output_options(csv: bool = True, md: bool = True, outputs: tuple[str, ...] =
 
     def deco(f: Callable) -> Callable:
         opts = [
-            click.option("--json", "as_json", is_flag=True, help="Print JSON (the stable schema)."),
+            click.option("--json", "as_json", is_flag=True, help="Print JSON (versioned; every field is in docs/json.md)."),
             click.option(
                 "-o", "--output", "output_path", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
                 default=None, help=f"Write to FILE ('-' is stdout); the format comes from the flag or the "

@@ -1,0 +1,174 @@
+"""Every command's --json is versioned and documented: docs/json.md holds each command's
+schema_version and the type of every field, and these tests run every command on real inputs and
+fail when what it prints drifts from the page (a field added, renamed, retyped or gone).
+
+A new command adds a section to docs/json.md and a line to ``CORPUS`` below.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from _json_docs import check, parse, used_shapes
+from _sweep_helpers import write_spec
+from bench_kernel.cli import _COMMANDS
+from bench_kernel.trace import sample_trace
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = parse(ROOT / "docs" / "json.md")
+TRACES = ROOT / "tests" / "data" / "trace"
+SAMPLE = str(sample_trace())
+FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02"]
+
+TARGET = """
+import torch
+def cases():
+    return [{"name": "add", "fn": torch.add, "make_inputs": lambda: (torch.ones(256), torch.ones(256)),
+             "reference": torch.add, "flops": 256, "bytes": 3072, "params": {"n": 256, "dtype": "float32"}},
+            {"name": "wrong", "fn": lambda x: x + 1, "make_inputs": lambda: (torch.ones(8),),
+             "reference": lambda x: x + 2}]
+"""
+MODEL = """
+import torch
+def cases():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 16))
+    return {"name": "mlp", "fn": model, "make_inputs": lambda: (torch.randn(4, 16),)}
+"""
+NAMES = ["nvjet_tst_144x144_64x3_1x2_h_bz_coopA_bias_TNT",
+         "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+         "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)",
+         "triton_poi_fused_add_mul_0", "some_kernel_nobody_knows"]
+
+#: command -> the argument lists whose --json is checked ({tmp}, {db}: a folder and a results
+#: database holding two sweeps and a run, made once per module).
+CORPUS: dict[str, list[list[str]]] = {
+    "run": [["run", "{tmp}/target.py:cases", *FAST, "--roofline", "--device", "H200"]],
+    "sweep": [["sweep", "{tmp}/spec.py", "--db", "{tmp}/other.db", *FAST, "--best"]],
+    "compare": [["compare", "1", "2", "--db", "{db}"]],
+    "history": [["history", "--db", "{db}"], ["history", "--db", "{db}", "--name", "add"]],
+    "roofline": [["roofline", "--flops", "1e12", "--bytes", "1e9", "--time-us", "1000", "--device", "H200",
+                  "--dtype", "fp8", "--plot", "{tmp}/r.svg"]],
+    "devices": [["devices"], ["devices", "H200"]],
+    "decode": [["decode", *NAMES]],
+    "inventory": [["inventory", SAMPLE, "--per-step", "--top", "5"],
+                  ["inventory", str(TRACES / "eager.json"), "--by", "category"]],
+    # ranks_nccl: every rank's timeline with its collectives (calls, groups), and the skew across ranks
+    "timeline": [["timeline", SAMPLE], ["timeline", str(TRACES / "ranks_nccl"), "--workers", "1"]],
+    "layers": [["layers", SAMPLE], ["layers", str(TRACES / "eager.json"), "--step", "decode"]],
+    "phases": [["phases", str(TRACES / "eager.json")]],
+    "ops": [["ops", SAMPLE, "--by", "shape", "--top", "3"]],
+    "attribute": [["attribute", str(TRACES / "graph.json.gz"), "--capture", str(TRACES / "capture.json")]],
+    "diff": [["diff", str(TRACES / "eager.json"), str(TRACES / "graph.json.gz")]],
+    "source-trace": [["source-trace", "--trace", SAMPLE, "--module", "LlamaAttention", "--top", "2"]],
+    "profile": [["profile", "{tmp}/model.py:cases", "--steps", "2", "-o", "{tmp}/p.json.gz"]],
+    "report": [["report", "1", SAMPLE, "--db", "{db}", "-o", "{tmp}/r.html"]],
+    "sample-trace": [["sample-trace"]],
+}
+#: Commands whose JSON only a GPU can produce: checked from their record here, and on a GPU by
+#: tests/test_json_docs_gpu.py (with run and profile, whose GPU-only fields this corpus cannot reach).
+GPU_ONLY = {"calibrate"}
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory, run_cli_module) -> dict[str, str]:
+    tmp = tmp_path_factory.mktemp("json_docs")
+    (tmp / "target.py").write_text(textwrap.dedent(TARGET))
+    (tmp / "model.py").write_text(textwrap.dedent(MODEL))
+    write_spec(tmp)
+    db = str(tmp / "results.db")
+    for argv in (["sweep", str(tmp / "spec.py"), "--db", db, *FAST], ["sweep", str(tmp / "spec.py"), "--db", db, *FAST],
+                 ["run", f"{tmp}/target.py:cases", *FAST, "--save", "--db", db]):
+        assert run_cli_module(*argv).exit_code in (0, 1)  # a mismatch point exits 1 and is stored
+    return {"tmp": str(tmp), "db": db}
+
+
+@pytest.fixture(scope="module")
+def run_cli_module():
+    """run_cli for module-scoped fixtures (capsys is function-scoped): output is discarded."""
+    import contextlib
+    import io
+
+    from bench_kernel.cli import main
+
+    def _run(*argv: str):
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            code = main(list(argv))
+
+        class R:
+            exit_code = code
+        return R()
+
+    return _run
+
+
+def test_the_page_parses_and_every_shape_is_used():
+    assert DOC.problems == []
+    assert set(DOC.shapes) - used_shapes(DOC) == set()
+
+
+def test_every_command_is_documented_and_checked():
+    assert set(DOC.commands) == set(_COMMANDS), "a command without a section of docs/json.md (or the reverse)"
+    assert set(CORPUS) | GPU_ONLY == set(_COMMANDS), "a command whose --json no test checks: add it to CORPUS"
+
+
+@pytest.mark.parametrize("command", sorted(_COMMANDS))
+def test_each_command_has_one_schema_version_constant(command):
+    module = importlib.import_module(_COMMANDS[command].split(":")[0])
+    assert DOC.commands[command][0] == module.SCHEMA_VERSION
+
+
+@pytest.mark.parametrize("command", sorted(CORPUS))
+def test_each_commands_json_is_what_the_page_says(command, inputs, run_cli):
+    version, root = DOC.commands[command]
+    for template in CORPUS[command]:
+        argv = [a.format(**inputs) for a in template] + ["--json"]
+        r = run_cli(*argv)
+        assert r.exit_code in (0, 1), r.stderr  # run and sweep exit 1 on a wrong result, and say so
+        data = json.loads(r.stdout)
+        assert next(iter(data)) == "schema_version" and data["schema_version"] == version, argv
+        errors = check(data, root, DOC)
+        assert not errors, "\n".join([" ".join(argv), *errors])
+
+
+def test_calibrate_json_is_its_record():
+    from _hardware_helpers import make_calibration
+    from bench_kernel.cli.calibrate import SCHEMA_VERSION
+
+    # calibrate prints Calibration.to_dict() as it is (cli/calibrate.py); a real record, as the command would.
+    data = make_calibration().to_dict()
+    version, root = DOC.commands["calibrate"]
+    assert data["schema_version"] == version == SCHEMA_VERSION
+    assert check(data, root, DOC) == []
+
+
+def test_the_checker_catches_drift():
+    # The checker itself: an extra field, a missing one, a wrong type, a wrong item type.
+    shape = next(s for s in DOC.shapes.values() if any(t == "string" and not o for t, o in s.fields.values()))
+    f = next(k for k, (t, o) in shape.fields.items() if t == "string" and not o)
+    good = {k: _example(t) for k, (t, _) in shape.fields.items()}
+    assert check(good, shape.name, DOC) == []
+    assert check({**good, "surprise": 1}, shape.name, DOC) == [
+        f"$.surprise: not documented in {shape.name} (a integer: add a row to docs/json.md)"]
+    assert check({k: v for k, v in good.items() if k != f}, shape.name, DOC) == [
+        f"$.{f}: documented in {shape.name} but absent (mark it `{f}?` if it may be)"]
+    assert check({**good, f: 3}, shape.name, DOC) == [f"$.{f}: integer, documented as `string`"]
+    assert check([1, "x"], "integer[]", DOC) == ["$[1]: string, documented as `integer`"]
+    assert check({"a": 1.5}, "map<integer>", DOC) == ["$.a: number, documented as `integer`"]
+    assert check(None, "number | null", DOC) == [] and check(3, "number", DOC) == []
+
+
+def _example(t: str):
+    """A value of type ``t`` (the first alternative; a shape becomes its required fields)."""
+    alt = t.split(" | ")[0]
+    if alt.endswith("[]") or alt.startswith("map<"):
+        return [] if alt.endswith("[]") else {}
+    base = {"string": "s", "integer": 1, "number": 1.5, "boolean": True, "null": None, "any": None}
+    if alt in base:
+        return base[alt]
+    return {k: _example(ft) for k, (ft, o) in DOC.shapes[alt].fields.items() if not o}
