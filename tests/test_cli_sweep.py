@@ -59,7 +59,7 @@ def test_sweep_table_shows_times_speedups_statuses_and_best(spec, tmp_path, run_
 
 def test_sweep_json_is_what_the_store_holds(swept):
     db, data = swept
-    assert set(data) == {"run", "points", "best"}
+    assert set(data) == {"schema_version", "run", "points", "best"}
     assert data["run"]["id"] == 1 and data["run"]["n_points"] == 9 and data["run"]["config"]["baseline"] == "add"
     with open_store(db) as store:
         stored = [p.to_dict() for p in store.points(1)]

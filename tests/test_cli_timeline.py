@@ -21,7 +21,7 @@ def _json(run_cli, *argv):
 
 def test_timeline_json_schema(run_cli):
     d = _json(run_cli, "timeline", EAGER)
-    assert {"trace", "rank", "device", "overall", "step_rule", "steps", "collectives", "queue_depth",
+    assert {"schema_version", "trace", "rank", "device", "overall", "step_rule", "steps", "collectives", "queue_depth",
             "short_kernel_names", "notes", "load_notes"} == d.keys()
     assert d["load_notes"] == []  # a clean trace: the loader left nothing out
     o = d["overall"]

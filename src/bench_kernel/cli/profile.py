@@ -18,9 +18,11 @@ __all__ = ["command", "SCHEMA_VERSION"]
 SCHEMA_VERSION = 1
 
 #: What a trace recorded without a GPU can and cannot do.
-NO_GPU_NOTE = ("no GPU here: the trace will hold CPU ops, shapes and Python stacks but no kernels, which "
+NO_GPU_NOTE = ("no GPU here: the trace holds CPU ops, shapes and Python stacks but no kernels, which "
                "inventory, timeline, layers, phases and diff need; `bench-kernel sample-trace` names a GPU "
                "trace to try them on")
+#: The same on a GPU machine: the target ran on the CPU.
+NO_KERNELS_NOTE = "no GPU kernels were recorded: the target ran on the CPU (its tensors are not on the GPU?)"
 
 
 @click.command("profile")
@@ -42,14 +44,11 @@ def command(target: str, case_name: str | None, steps: int, warmup: int, trace_p
     TARGET is as for 'run' (path/to/file.py:func or package.module:func). Then read the trace with
     inventory, timeline, layers, ops, source-trace --trace, ...
     """
-    from bench_kernel.orchestrate import check_profile_options, profile, summarize_profile
-
     from bench_kernel.gpu import has_gpu
+    from bench_kernel.orchestrate import check_profile_options, profile, summarize_profile
 
     check_profile_options(steps=steps, warmup=warmup, output=trace_path)  # before the target loads
     check_output_path(trace_path, target_files(target))
-    if not has_gpu():  # said before the target runs, not after a trace the trace commands then refuse
-        click.echo(NO_GPU_NOTE, err=True)
     with UserOutputToStderr():  # what the target prints goes to stderr: stdout is the summary
         written = profile(one_case(target, case_name), steps=steps, warmup=warmup, output=trace_path)
     s = summarize_profile(written, top=top)
@@ -57,7 +56,11 @@ def command(target: str, case_name: str | None, steps: int, warmup: int, trace_p
              f"{s.device_us_per_step:.1f} us of device time per step")
     notes = [s.diagnosis] if s.diagnosis else []
     if s.top is None:
-        notes.append("no GPU kernels were recorded (no GPU here: the trace holds CPU ops, shapes and stacks)")
+        # Said here, by the command that made the trace, not later by every command that refuses it.
+        empty = NO_GPU_NOTE if not has_gpu() else NO_KERNELS_NOTE
+        notes.append(empty)
+        if as_json:
+            click.echo(empty, err=True)
     rows = [r.to_dict() for r in s.top.rows] if s.top is not None else []
     table = Table([Column("short", "Kernel"), Column("category", "Category"), Column("count", "Per step", "float"),
                    Column("total_us", "Time per step", "duration_us"), Column("pct", "Share", "pct")],
