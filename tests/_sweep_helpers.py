@@ -1,9 +1,10 @@
 """A small sweep spec for the CPU tests: pure-Python providers, cheap on the host method.
 
 Environment hooks make one spec serve every scenario: ``SWEEP_TEST_LOG`` (a file where each
-factory call of a non-baseline provider appends "provider M"), ``SWEEP_TEST_SLEEP_S`` (sleep in
-each factory), ``SWEEP_TEST_STOP_AT`` (Ctrl-C at that M), ``SWEEP_TEST_DIE_AT`` ("M:how", the
-process dies there: ``exit`` or ``kill``).
+factory call of a non-baseline provider appends "provider M"), ``SWEEP_TEST_HANG_AT`` (at that M,
+``wrong``'s factory creates the file ``SWEEP_TEST_READY`` and then sleeps until the process is
+killed), ``SWEEP_TEST_STOP_AT`` (Ctrl-C at that M), ``SWEEP_TEST_DIE_AT`` ("M:how", the process dies
+there: ``exit`` or ``kill``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ def _log(tag):
             fh.write(tag + "\\n")
 
 def _hooks(p):
-    time.sleep(float(os.environ.get("SWEEP_TEST_SLEEP_S", "0")))
+    if os.environ.get("SWEEP_TEST_HANG_AT") == str(p["M"]):
+        open(os.environ["SWEEP_TEST_READY"], "w").close()  # every unit before this one is stored
+        time.sleep(600)
     if os.environ.get("SWEEP_TEST_STOP_AT") == str(p["M"]):
         raise KeyboardInterrupt
     die = os.environ.get("SWEEP_TEST_DIE_AT", "")

@@ -166,7 +166,10 @@ def test_resume_refuses_another_spec_and_other_options(spec, tmp_path):
     assert [p.provider for p in res.points] == ["add"] * 3 and res.run.status == "done"
 
 
-def test_steady_is_stored_with_the_run_and_used_for_its_points(tmp_path):
+def test_steady_is_stored_with_the_run_and_used_for_its_points(tmp_path, monkeypatch):
+    # A host-timed sum on a shared CPU rarely settles within 1%: the hold then lasts its whole limit.
+    # 20 s in use; 0.5 s here, where what is checked is that the hold happened and was recorded.
+    monkeypatch.setattr("bench_kernel.measure._steady.STEADY_MAX_S", 0.5)
     one = tmp_path / "one.py"
     one.write_text("def sweep():\n    return {'axes': {'n': [64]}, 'providers': {'s': lambda p: (lambda: sum(range(p['n'])))}}\n")
     res = run_sweep(load_spec(str(one)), store=tmp_path / "s.db", options=dict(FAST, steady=True))
@@ -174,4 +177,6 @@ def test_steady_is_stored_with_the_run_and_used_for_its_points(tmp_path):
     [point] = res.points
     # the measurement held the load before sampling (its record says so) and sampled its minimum time
     assert point.status == "ok" and len(point.result.env["steady"]) == 1
+    [hold] = point.result.env["steady"]
+    assert hold["windows"] and (hold["settled"] or hold["held_s"] >= 0.5)  # settled, or held to its limit
     assert point.result.measurements["host"].wall_s >= 0.9

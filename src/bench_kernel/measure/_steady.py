@@ -94,8 +94,10 @@ def settled(windows: Sequence[tuple[float, float | None]], n: int = WINDOWS,
 
 
 def hold_until_settled(runner: Runner, read_clock: Callable[[], float | None],
-                       max_s: float = STEADY_MAX_S) -> Settle:
-    """Call ``runner`` back to back in windows of ~100 ms until :func:`settled`, or ``max_s``."""
+                       max_s: float | None = None) -> Settle:
+    """Call ``runner`` back to back in windows of ~100 ms until :func:`settled`, or ``max_s``
+    seconds (default :data:`STEADY_MAX_S`, read at call time)."""
+    max_s = STEADY_MAX_S if max_s is None else max_s
     calls = calls_to_fill(WINDOW_US, runner.est_us, hi=1_000_000)
     windows: list[tuple[float, float | None]] = []
     t_start = time.perf_counter()
