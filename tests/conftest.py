@@ -15,6 +15,9 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Slow and multiprocess tests first: under pytest-xdist (CI's -n 2) a long test that starts last
+    # keeps one core busy alone at the end; started first, the short ones fill in around it.
+    items.sort(key=lambda item: not ("slow" in item.keywords or "multiprocess" in item.keywords))
     if has_gpu():
         return
     skip = pytest.mark.skip(reason="needs a CUDA/HIP GPU")

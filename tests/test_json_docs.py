@@ -123,6 +123,7 @@ def test_each_command_has_one_schema_version_constant(command):
     assert DOC.commands[command][0] == module.SCHEMA_VERSION
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", sorted(CORPUS))
 def test_each_commands_json_is_what_the_page_says(command, inputs, run_cli):
     version, root = DOC.commands[command]

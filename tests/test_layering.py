@@ -250,7 +250,7 @@ def test_the_checker_catches_an_upward_and_a_private_import(tmp_path, monkeypatc
     import shutil
 
     fake = tmp_path / "bench_kernel"
-    shutil.copytree(SRC, fake)
+    shutil.copytree(SRC, fake, ignore=shutil.ignore_patterns("data", "__pycache__"))  # the sources only
     (fake / "kernels" / "_bad.py").write_text("from bench_kernel.measure import bench\n"
                                               "from bench_kernel.trace._load import load_trace\n")
     monkeypatch.setattr(__import__(__name__), "SRC", fake)

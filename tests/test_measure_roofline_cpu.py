@@ -80,6 +80,7 @@ def test_a_counting_failure_keeps_the_timed_case(run_cli, tmp_path):
                for n in res["notes"])
 
 
+@pytest.mark.slow
 def test_counting_leaves_a_compiled_function_compiled():
     # A dispatch mode around a torch.compile'd function makes Dynamo fall back to eager for good
     # (seen on an H200: the fused Inductor kernel became eager gelu + mul, +10.6%). Counting runs

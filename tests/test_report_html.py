@@ -238,6 +238,7 @@ def two_sweeps(tmp_path_factory) -> Path:
     return db
 
 
+@pytest.mark.slow
 def test_stored_sweeps_give_the_pivot_the_best_provider_and_their_plots(two_sweeps):
     html = render_report(load_report(["1", "latest"], db_path=str(two_sweeps)), generated_at=WHEN)
     assert "sweep sweep_gemm.py:sweep on NVIDIA H200 (run 1) | N=4096 K=4096" in html

@@ -25,6 +25,7 @@ from bench_kernel.results import (
 SEEDS = range(200)
 
 
+@pytest.mark.slow
 def test_no_difference_ci_covers_one_at_the_nominal_rate():
     excluded = verdicts = 0
     for seed in SEEDS:

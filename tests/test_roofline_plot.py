@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 
 import pytest
 
-pytest.importorskip("matplotlib")
+# find_spec, not importorskip: matplotlib loads when a test draws, not in every xdist worker's collection.
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None, reason="matplotlib is not installed")
 
 from bench_kernel.errors import MissingExtraError, UsageError  # noqa: E402
 from bench_kernel.roofline import analyze, plot_roofline  # noqa: E402

@@ -9,11 +9,11 @@ import pytest
 
 from conftest import ROOT
 
-pytest.importorskip("torch")
-pytest.importorskip("matplotlib")
 
 
 def test_smoke_run_writes_table_plot_and_json(tmp_path, monkeypatch):
+    pytest.importorskip("torch")
+    pytest.importorskip("matplotlib")  # here, not at collection: every xdist worker would pay for it
     monkeypatch.setenv("BENCH_KERNEL_CACHE_DIR", str(tmp_path / "cache"))
     spec = importlib.util.spec_from_file_location("roofline_report", ROOT / "benchmarks" / "roofline_report.py")
     module = importlib.util.module_from_spec(spec)

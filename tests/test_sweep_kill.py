@@ -9,8 +9,12 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from _sweep_helpers import write_spec
 from bench_kernel.results import open_store
+
+pytestmark = [pytest.mark.slow, pytest.mark.multiprocess]
 
 FAST_ARGS = ["-m", "host", "--precision", "0.5", "--max-time", "0.02"]
 

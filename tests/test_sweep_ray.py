@@ -8,10 +8,12 @@ import pytest
 from _sweep_helpers import FAST, write_spec
 from bench_kernel.sweeps import load_spec, run_sweep
 
-ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
+pytestmark = [pytest.mark.slow, pytest.mark.multiprocess]
 
 
 def test_ray_backend_on_a_local_instance(tmp_path, monkeypatch):
+    # Imported here, not at collection: Ray's import costs every xdist worker ~2 s, and one runs this.
+    ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
     spec = load_spec(str(write_spec(tmp_path)))
     inline = run_sweep(spec, store=tmp_path / "inline.db", options=FAST)
     monkeypatch.setenv("SWEEP_TEST_DIE_AT", "3:exit")  # Ray workers inherit the driver's environment

@@ -12,6 +12,8 @@ from bench_kernel.sweeps._local import gpu_slots
 from bench_kernel.gpu import has_gpu
 from bench_kernel.results import open_store
 
+pytestmark = [pytest.mark.slow, pytest.mark.multiprocess]
+
 
 @pytest.fixture
 def spec(tmp_path):

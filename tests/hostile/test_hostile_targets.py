@@ -133,6 +133,8 @@ def printing(tmp_path: Path) -> Path:
     return p
 
 
+@pytest.mark.slow
+@pytest.mark.multiprocess
 @pytest.mark.parametrize("fmt,parse", [
     ("--json", lambda out: json.loads(out)["results"][0]["name"]),
 ])
@@ -176,6 +178,8 @@ def test_source_trace_json_stays_parseable_when_the_target_prints(printing):
     assert "fn says hi" in r.stderr and "says hi" not in r.stdout
 
 
+@pytest.mark.slow
+@pytest.mark.multiprocess
 @needs_no_gpu
 def test_source_trace_stdout_stays_empty_when_the_target_prints_and_fails(printing):
     r = _source_trace(printing)

@@ -62,6 +62,7 @@ def hanging(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return p
 
 
+@pytest.mark.slow
 def test_loops_and_sleeps_time_out_and_the_run_goes_on(run_cli, hanging):
     # No wall-clock bound here (a shared machine makes one flaky): a limit that did not work would
     # leave these callables running forever, so reaching the asserts is the proof that it worked.
@@ -177,6 +178,8 @@ def test_api_refuses_a_negative_timeout():
         bench_kernel.bench(lambda: None, methods=("host",), timeout_s=-1)
 
 
+@pytest.mark.slow
+@pytest.mark.multiprocess
 def test_stuck_in_c_writes_the_results_so_far_and_exits_1(hanging, tmp_path):
     out = tmp_path / "res.json"
     r = subprocess.run([sys.executable, "-m", "bench_kernel", "run", f"{hanging}:in_c", "--timeout", "0.5",
@@ -189,6 +192,8 @@ def test_stuck_in_c_writes_the_results_so_far_and_exits_1(hanging, tmp_path):
     assert [x["name"] for x in json.loads(out.read_text())["results"]] == ["ok"]
 
 
+@pytest.mark.slow
+@pytest.mark.multiprocess
 def test_ctrl_c_exits_130_with_one_line(tmp_path):
     ready = tmp_path / "ready"
     target = tmp_path / "sleeper.py"

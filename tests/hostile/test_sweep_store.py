@@ -115,6 +115,8 @@ def test_locked_db_waits_then_one_line(spec, tmp_path, run_cli, monkeypatch):
                     f"run); retry when it is done, or set BENCH_KERNEL_DB_TIMEOUT")
 
 
+@pytest.mark.slow
+@pytest.mark.multiprocess
 def test_a_worker_that_dies(spec, tmp_path, run_cli, monkeypatch):
     db = tmp_path / "r.db"
     monkeypatch.setenv("SWEEP_TEST_DIE_AT", "2:exit")

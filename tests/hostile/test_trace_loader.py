@@ -197,6 +197,8 @@ def _limited_run(argv: list[str], limit_bytes: int, stdin=None) -> subprocess.Co
                           env=env, stdin=stdin, timeout=120)
 
 
+@pytest.mark.slow
+@pytest.mark.multiprocess
 @pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS semantics are Linux's")
 def test_an_expanding_gzip_under_a_memory_limit_is_one_error_line_not_a_memory_error(tmp_path):
     # 2 GiB of whitespace inside traceEvents from a 2 MB file; the loader before issue 10 buffered it
