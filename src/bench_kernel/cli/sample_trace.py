@@ -16,10 +16,15 @@ SCHEMA_VERSION = 1
 @click.command("sample-trace")
 @click.option("--json", "as_json", is_flag=True, help="Print the path and what the trace holds as JSON.")
 def command(as_json: bool) -> None:
-    """Print the path of a real H200 trace shipped with bench-kernel (a tiny Llama generating tokens), so
-    every trace command can be tried without a GPU:
+    """Print the path of a real H200 trace shipped with bench-kernel, to try the trace commands on.
 
-        T=$(bench-kernel sample-trace); bench-kernel timeline $T; bench-kernel inventory $T
+    A 2-layer random-weight Llama generating 3 tokens (454 kernels), recorded by 'bench-kernel
+    profile'. For example:
+
+    \b
+        T="$(bench-kernel sample-trace)"
+        bench-kernel timeline "$T"
+        bench-kernel inventory "$T" --top 20
     """
     from bench_kernel.trace import SAMPLE_TRACE_ABOUT, sample_trace
 
