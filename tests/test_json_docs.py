@@ -71,6 +71,11 @@ CORPUS: dict[str, list[list[str]]] = {
     "profile": [["profile", "{tmp}/model.py:cases", "--steps", "2", "-o", "{tmp}/p.json.gz"]],
     "report": [["report", "1", SAMPLE, "--db", "{db}", "-o", "{tmp}/r.html"]],
     "sample-trace": [["sample-trace"]],
+    # against the scripted server (tests/serve_scripted.py): one point with a failure and a goodput target, a list
+    "serve": [["serve", "--url", "{serve_url}", "--dataset-name", "jsonl", "--dataset-path", "{tmp}/prompts.jsonl",
+               "--num-prompts", "3", "--goodput", "ttft:800"],
+              ["serve", "--url", "{serve_url}", "--dataset-name", "jsonl", "--dataset-path", "{tmp}/prompts.jsonl",
+               "--num-prompts", "3", "--max-concurrency", "1,2"]],
 }
 #: Commands whose JSON only a GPU can produce: checked from their record here, and on a GPU by
 #: tests/test_json_docs_gpu.py (with run and profile, whose GPU-only fields this corpus cannot reach).
@@ -87,7 +92,20 @@ def inputs(tmp_path_factory, run_cli_module) -> dict[str, str]:
     for argv in (["sweep", str(tmp / "spec.py"), "--db", db, *FAST], ["sweep", str(tmp / "spec.py"), "--db", db, *FAST],
                  ["run", f"{tmp}/target.py:cases", *FAST, "--save", "--db", db]):
         assert run_cli_module(*argv).exit_code in (0, 1)  # a mismatch point exits 1 and is stored
+    (tmp / "prompts.jsonl").write_text("\n".join(json.dumps({"prompt": f"{n} hi", "max_tokens": 8})
+                                                for n in ("fast", "five", "reason")))
     return {"tmp": str(tmp), "db": db}
+
+
+@pytest.fixture(scope="module")
+def serve_url():
+    pytest.importorskip("aiohttp")
+    from serve_scripted import start
+
+    srv = start({"scenarios": {"fast": {"ttft_ms": 20, "itl_ms": 5, "tokens": 6}, "five": {"status": 503},
+                               "reason": {"tokens": 5, "reasoning": 2}}, "models": ["m1"]})
+    yield srv.url
+    srv.stop()
 
 
 @pytest.fixture(scope="module")
@@ -127,14 +145,19 @@ def test_each_command_has_one_schema_version_constant(command):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("command", sorted(CORPUS))
-def test_each_commands_json_is_what_the_page_says(command, inputs, run_cli):
+def test_each_commands_json_is_what_the_page_says(command, inputs, run_cli, request):
     version, root = DOC.commands[command]
+    names = dict(inputs)
+    if command == "serve":  # a server only for this one
+        names["serve_url"] = request.getfixturevalue("serve_url")
     for template in CORPUS[command]:
-        argv = [a.format(**inputs) for a in template] + ["--json"]
+        argv = [a.format(**names) for a in template] + ["--json"]
         r = run_cli(*argv)
         assert r.exit_code in (0, 1), r.stderr  # run and sweep exit 1 on a wrong result, and say so
         data = json.loads(r.stdout)
-        assert next(iter(data)) == "schema_version" and data["schema_version"] == version, argv
+        # first, but for serve's, whose first key "kind" tells report a serving run from other JSON
+        first = list(data)[:2] if command == "serve" else list(data)[:1]
+        assert first in (["schema_version"], ["kind", "schema_version"]) and data["schema_version"] == version, argv
         errors = check(data, root, DOC)
         assert not errors, "\n".join([" ".join(argv), *errors])
 

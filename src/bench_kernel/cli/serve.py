@@ -15,8 +15,13 @@ import click
 from bench_kernel.cli._common import Output, command_line, db_option, emit, output_options
 from bench_kernel.cli._numbers import Number
 from bench_kernel.errors import Interrupted, ServerError, UsageError
+from bench_kernel.serve import SCHEMA_VERSION as SERVE_SCHEMA_VERSION
 
-__all__ = ["command"]
+__all__ = ["command", "SCHEMA_VERSION"]
+
+#: The version of this command's --json document (docs/json.md): the serving run record's own, which
+#: its to_dict writes second, after "kind" (how report tells a serving run from other JSON).
+SCHEMA_VERSION = SERVE_SCHEMA_VERSION
 
 _GOODPUT_ITEM = re.compile(r"^(ttft|tpot|e2el):")
 
@@ -170,7 +175,7 @@ def command(ctx: click.Context, url: str | None, launch: str | None, server_log:
 
         saved = save_serve_run(store, run.to_dict(), command=command_line())
         err.print(f"stored as run {saved}")
-    emit(output, data=run.to_dict(), tables=serve_tables(run))
+    emit(output, data=run.to_dict(), tables=serve_tables(run))  # "kind" first, then schema_version
     if run.aborted is None and run.nothing_completed() is not None:
         raise ServerError(run.nothing_completed())
     if run.aborted is not None:
