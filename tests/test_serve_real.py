@@ -29,7 +29,7 @@ from serve_scripted import free_port  # noqa: E402
 from bench_kernel.cli import main  # noqa: E402
 from bench_kernel.serve import Endpoint, Load, connect, launched, load_dataset, run_point, wait_ready  # noqa: E402
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.multiprocess]  # a real `transformers serve`
 WRAPPER = Path(__file__).with_name("serve_profiling_wrapper.py")
 
 
