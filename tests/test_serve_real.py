@@ -82,7 +82,8 @@ def test_real_server_through_the_cli_with_completions(tf_server, capsys):
     assert rc == 0 and out["requests"]["completed"] == 4 and out["requests"]["failed"] == 0
     assert out["server"]["model"] == tf_server["model"]
     recs = out["requests"]["records"]
-    assert all(r["ttft_ms"] < r["e2el_ms"] and r["n_out_source"] == "usage" for r in recs)
+    # under load transformers may put every token of a short answer in one chunk: TTFT == E2E then
+    assert all(0 < r["ttft_ms"] <= r["e2el_ms"] and r["n_out_source"] == "usage" for r in recs)
     assert out["requests"]["output_tokens"] == sum(r["n_out"] for r in recs)
 
 
