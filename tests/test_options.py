@@ -25,6 +25,7 @@ from bench_kernel.options import METHODS, OPTION_FIELDS, Options
     ("device_index", True, "device_index must be a GPU index >= 0"),
     ("device", "  ", "device must be a peak-table name"),
     ("steady", "yes", "steady must be True or False"),
+    ("rounds", 0, "rounds must be a whole number"),
 ])
 def test_a_bad_field_is_one_usage_error_naming_it(field, value, says):
     with pytest.raises(UsageError, match=says):
@@ -55,8 +56,25 @@ def test_the_stored_shape_round_trips_and_older_runs_read_back():
     assert Options.from_dict(o.to_dict()) == o
     # a sweep stored before timeout_s, roofline... existed: the missing fields take their defaults
     old = {"methods": ["host"], "cache": "cold", "precision": 0.5, "max_time_s": 0.02}
-    assert Options.from_dict(old) == Options(methods=("host",), precision=0.5, max_time_s=0.02)
+    # ... except rounds: a run stored before rounds existed was measured in one
+    assert Options.from_dict(old) == Options(methods=("host",), precision=0.5, max_time_s=0.02, rounds=1)
     assert Options.from_dict({**old, "someday": 1}) == Options.from_dict(old)  # unknown keys of a newer run
+    assert Options.from_dict(Options(rounds=None).to_dict()).rounds is None  # "the default" stays the default
+
+
+def test_rounds_default_per_method_and_a_given_count_wins():
+    from bench_kernel.options import DEFAULT_ROUNDS
+
+    assert Options().rounds is None
+    assert Options(methods=("host",)).rounds_for(gpu=False) == DEFAULT_ROUNDS["host"]
+    assert Options().rounds_for(gpu=True) == max(DEFAULT_ROUNDS[m] for m in ("graph", "events", "kernel"))
+    # without a GPU the GPU methods run as host, so host's default applies
+    assert Options(methods=("graph",)).rounds_for(gpu=False) == DEFAULT_ROUNDS["host"]
+    assert Options(methods=("graph", "host")).rounds_for(gpu=True) == max(DEFAULT_ROUNDS["graph"], DEFAULT_ROUNDS["host"])
+    assert Options(rounds=7).rounds_for(gpu=True) == Options(rounds=7).rounds_for(gpu=False) == 7
+    for bad in (0, -1, 1.5, True, "3", 101):
+        with pytest.raises(UsageError, match="rounds must be a whole number from 1 to 100"):
+            Options(rounds=bad)
 
 
 def test_every_field_is_settable_from_the_command_line_and_pytest():

@@ -20,7 +20,7 @@ from typing import Any, Mapping
 from bench_kernel.errors import UsageError
 
 __all__ = ["Options", "OptionField", "OPTION_FIELDS", "METHODS", "GPU_METHODS", "DEFAULT_METHODS", "CACHE_STATES",
-           "DEFAULT_TIMEOUT_S"]
+           "DEFAULT_TIMEOUT_S", "DEFAULT_ROUNDS", "MAX_ROUNDS"]
 
 #: The timing methods, in the order results show them (DESIGN.md, "Measurement"): the one list.
 METHODS = ("graph", "events", "kernel", "host")
@@ -32,6 +32,17 @@ DEFAULT_METHODS = ("graph", "events", "kernel")
 CACHE_STATES = ("cold", "warm")
 #: The default per-case limit (seconds): far above any sane benchmark, far below "forever".
 DEFAULT_TIMEOUT_S = 300.0
+#: Rounds per method when none are asked for (``rounds=None``): a case measured with several methods
+#: gets the largest. From the noise measured (benchmarks/results/verdicts-cpu.md): on a 2-core
+#: machine at load 10-15 the host method's round minima of a small kernel spread ~1-3% between
+#: rounds, with whole rounds up to 9x slow; judged on stored sweeps, 5 rounds a side caught every
+#: 2x slowdown of a 10-50 us kernel with 0.6% false verdicts, 3 rounds only 84-89% (and a U test
+#: cannot reject with 3). On an H200 identical RMSNorm sweeps agreed within 4% at 11-12 of 12
+#: points once warm (issue 20): at ~1% between rounds, 3 rounds give a noise floor of ~4%
+#: (t(0.995, 4) x 1% x sqrt(2/3)), below a 10% regression; benchmarks/gpu/verdicts.py measures it.
+DEFAULT_ROUNDS = {"host": 5, "graph": 3, "events": 3, "kernel": 3}
+#: More rounds than this is a typo, not a plan.
+MAX_ROUNDS = 100
 
 
 def _finite_positive(x: Any) -> bool:
@@ -50,6 +61,11 @@ class Options:
     timeout_s: stop a case after this many seconds (None: no limit; 0 and inf mean None too).
     steady: hold the load until the SM clock and per-call time settle before each method, and
         sample at least 1 s per method (power-capped GPUs).
+    rounds: time each case this many times (rounds), so that comparisons see the noise between
+        runs and not only within one; None: the per-method default (:data:`DEFAULT_ROUNDS`, see
+        :meth:`rounds_for`). A sweep interleaves the rounds across its points and providers (and runs
+        each host-method round in a fresh process); ``bench()``, ``run`` and the pytest plugin run
+        them back to back.
     device_index: the GPU to measure on.
     roofline: place each result under the roofs of ``device`` (FLOPs/bytes not given are counted).
     device: the peak-table name for ``roofline`` (None: the GPU measured on).
@@ -64,6 +80,7 @@ class Options:
     max_time_s: float = 0.5
     timeout_s: float | None = DEFAULT_TIMEOUT_S
     steady: bool = False
+    rounds: int | None = None
     device_index: int = 0
     roofline: bool = False
     device: str | None = None
@@ -91,6 +108,10 @@ class Options:
             raise UsageError(f"device_index must be a GPU index >= 0, got {self.device_index!r}")
         if self.device is not None and (not isinstance(self.device, str) or not self.device.strip()):
             raise UsageError(f"device must be a peak-table name (see 'bench-kernel devices'), got {self.device!r}")
+        r = self.rounds
+        if r is not None and (isinstance(r, bool) or not isinstance(r, int) or not 1 <= r <= MAX_ROUNDS):
+            raise UsageError(f"rounds must be a whole number from 1 to {MAX_ROUNDS} (None: the per-method "
+                             f"default), got {r!r}")
         for flag in ("steady", "roofline", "counters"):
             if not isinstance(getattr(self, flag), bool):
                 raise UsageError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
@@ -107,6 +128,14 @@ class Options:
                              f"{', '.join(f.name for f in dataclasses.fields(cls))}")
         return dataclasses.replace(base or cls(), **changes)
 
+    def rounds_for(self, gpu: bool) -> int:
+        """The rounds to run: ``rounds`` when given, else the largest per-method default of the
+        methods that will run (without a GPU the GPU methods are replaced by ``host``)."""
+        if self.rounds is not None:
+            return self.rounds
+        methods = self.methods if gpu else ("host",)
+        return max(DEFAULT_ROUNDS[m] for m in methods)
+
     @property
     def gpu_methods(self) -> tuple[str, ...]:
         """The requested methods that need a GPU."""
@@ -121,8 +150,10 @@ class Options:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Options":
         """Read a stored shape back; fields a run stored before they existed take their defaults
-        (a run stored before ``steady`` existed was measured without it)."""
+        (a run stored before ``steady`` existed was measured without it), except ``rounds``: a run
+        stored before rounds existed was measured in one."""
         names = {f.name for f in dataclasses.fields(cls)}
+        d = {"rounds": 1, **d}
         # not build(): a stored None is a value here (timeout_s None is "no limit"), not "not given"
         return cls(**{k: (tuple(v) if k == "methods" else v) for k, v in d.items() if k in names})
 
@@ -132,7 +163,7 @@ class OptionField:
     """One option as the command line and the pytest plugin spell it, generated from :class:`Options`.
 
     kind: ``"methods"`` (repeatable choice), ``"choice"``, ``"number"`` (> 0), ``"limit"`` (>= 0, inf
-    allowed), ``"index"`` (int >= 0), ``"flag"`` or ``"text"``.
+    allowed), ``"index"`` (int >= 0), ``"count"`` (int >= 1), ``"flag"`` or ``"text"``.
     """
 
     name: str
@@ -142,6 +173,8 @@ class OptionField:
     choices: tuple[str, ...] = ()
     #: the short flag (``-m``) on the command line, if any
     short: str | None = None
+    #: how help texts show a default that is computed (``rounds=None``), instead of the value
+    default_text: str | None = None
 
     @property
     def default(self) -> Any:
@@ -166,6 +199,11 @@ OPTION_FIELDS: tuple[OptionField, ...] = (
     OptionField("steady", "--steady", "flag",
                 "Hold the load until the SM clock and the per-call time settle before sampling "
                 "(power-capped GPUs: repeatable numbers at the sustained clock)."),
+    OptionField("rounds", "--rounds", "count",
+                "Time each case (each sweep point) in this many rounds, so that compare sees the noise between "
+                "runs: a sweep interleaves the rounds across points and providers, each host-method round in a "
+                "fresh process.",
+                default_text="per method: " + ", ".join(f"{m} {k}" for m, k in DEFAULT_ROUNDS.items())),
     OptionField("device_index", "--device-index", "index", "GPU index."),
     OptionField("roofline", "--roofline", "flag",
                 "Place each case under the device's roofs (counts the FLOPs/bytes a case omits)."),

@@ -23,6 +23,8 @@ __all__ = ["measure_options", "shown_default"]
 def shown_default(f: OptionField) -> str | None:
     """The default as the help text shows it, or None when there is nothing to show."""
     d = f.default
+    if f.default_text is not None:
+        return f.default_text
     if f.kind == "methods":
         return f"{', '.join(d)} (host without a GPU)"
     if f.kind == "flag" or d is None:
@@ -45,6 +47,7 @@ def _click_option(f: OptionField) -> Callable:
         "number": Number(min=0, min_open=True),
         "limit": Number(min=0, allow_inf=True),
         "index": click.IntRange(min=0),
+        "count": click.IntRange(min=1),
         "text": str,
     }
     return click.option(*names, f.name, type=types[f.kind], default=None, help=text)

@@ -53,6 +53,7 @@ def _add_measure_options(group: Any) -> None:
         "number": {"type": float},
         "limit": {"type": float},
         "index": {"type": int},
+        "count": {"type": int},
         "flag": {"action": "store_true", "default": None},
         "text": {},
     }
@@ -61,7 +62,7 @@ def _add_measure_options(group: Any) -> None:
         if "choices" in kw:
             kw["choices"] = list(f.choices)
         default = f.default
-        shown = "" if f.kind == "flag" or default is None else (
+        shown = f" Default: {f.default_text}." if f.default_text else "" if f.kind == "flag" or default is None else (
             f" Default: {', '.join(default) if isinstance(default, tuple) else default}.")
         group.addoption(_flag(f), dest=_dest(f), help=f.help.replace("%", "%%") + shown, **kw)
 
