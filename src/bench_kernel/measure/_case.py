@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from bench_kernel.errors import InputError, TargetError, UsageError
+from bench_kernel.measure._check import check_tolerances
 from bench_kernel.measure._runner import exit_call
 
 __all__ = ["Case", "CaseOrigin", "load_target", "load_object", "as_cases", "target_case", "function_case"]
@@ -47,6 +48,8 @@ class Case:
     reference: same signature as ``fn``; its output is what ``fn`` must produce.
     flops / bytes: work of one call (FLOP, bytes moved), for TFLOP/s and TB/s.
     params: shape axes and other labels shown with the result.
+    rtol / atol: the correctness check's tolerances (``bench_kernel.measure._check``: relative RMS
+        error, and an RMS allowance in the output's units); None: by the output's dtype, and 0.
     """
 
     fn: Callable[..., Any]
@@ -56,6 +59,8 @@ class Case:
     bytes: float | None = None
     name: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    rtol: float | None = None
+    atol: float | None = None
     #: How a child process rebuilds this case (set by :func:`load_target` and the built-in suite); None when
     #: it cannot be rebuilt elsewhere (a lambda handed to ``bench()``): then no counters can be collected.
     origin: CaseOrigin | None = field(default=None, compare=False)
@@ -94,7 +99,7 @@ def _field_problem(case: Case) -> str | None:
             bound = ">= 0" if zero_ok else "> 0"
             return (f"'{key}' ({what}) must be a finite number {bound}, got {v!r} "
                     f"(leave it out to have it counted with --roofline)")
-    return None
+    return check_tolerances(case.rtol, case.atol)
 
 
 _KEYS = tuple(f.name for f in fields(Case) if f.name != "origin")
