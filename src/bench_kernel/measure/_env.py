@@ -1,8 +1,8 @@
 """The state of the machine a result was measured on: versions, device, clocks, temperature.
 
-NVML (``pynvml`` from nvidia-ml-py) gives clocks, temperature and throttle reasons where it is
-installed; everything else comes from torch. Nothing here may fail a measurement: a missing
-reading is recorded as absent.
+NVML (``pynvml`` from nvidia-ml-py) or amdsmi gives clocks, temperature and throttle reasons where
+installed (``_smi``: which device, and how it was found); everything else comes from torch. Nothing
+here may fail a measurement: a missing reading is recorded as absent.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from bench_kernel.measure._smi import monitor
 from bench_kernel.vcs import head_commit
 
 __all__ = ["capture_env", "gpu_state", "sm_clock_reader", "throttle_note"]
@@ -27,68 +28,17 @@ def _git_commit() -> str | None:
     return head_commit(Path.cwd(), short=True)
 
 
-@functools.lru_cache(maxsize=4)
-def _nvml_handle(index: int) -> Any:
-    try:
-        import pynvml
-
-        pynvml.nvmlInit()
-        return pynvml.nvmlDeviceGetHandleByIndex(index)
-    except Exception:  # noqa: BLE001 - NVML absent, wrong driver, ROCm: no readings, no failure
-        return None
-
-
 def gpu_state(index: int = 0) -> dict[str, Any]:
-    """SM and memory clocks (MHz), temperature (C), power (W) and throttle reasons, if readable."""
-    handle = _nvml_handle(index)
-    if handle is None:
-        return {}
-    import pynvml
-
-    state: dict[str, Any] = {}
-    readers = {
-        "sm_clock_mhz": lambda: pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM),
-        "mem_clock_mhz": lambda: pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_MEM),
-        "max_sm_clock_mhz": lambda: pynvml.nvmlDeviceGetMaxClockInfo(handle, pynvml.NVML_CLOCK_SM),
-        "temperature_c": lambda: pynvml.nvmlDeviceGetTemperature(handle, pynvml.NVML_TEMPERATURE_GPU),
-        "power_w": lambda: pynvml.nvmlDeviceGetPowerUsage(handle) / 1000.0,
-        "throttle_reasons": lambda: _throttle_reasons(pynvml, handle),
-    }
-    for key, read in readers.items():
-        try:
-            state[key] = read()
-        except Exception:  # noqa: BLE001 - one unreadable counter must not hide the others
-            pass
-    return state
+    """SM and memory clocks (MHz), temperature (C), power (W) and throttle reasons, where readable
+    (NVML on NVIDIA, amdsmi on AMD; the device found by its PCI address: ``_smi``)."""
+    mon = monitor(index)
+    return mon.state() if mon is not None else {}
 
 
 def sm_clock_reader(index: int = 0) -> Callable[[], float | None] | None:
-    """A cheap reader of the current SM clock (MHz) for per-sample records; None without NVML."""
-    handle = _nvml_handle(index)
-    if handle is None:
-        return None
-    import pynvml
-
-    def read() -> float | None:
-        try:
-            return float(pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM))
-        except Exception:  # noqa: BLE001 - a failed reading is an absent one
-            return None
-
-    return read
-
-
-def _throttle_reasons(pynvml: Any, handle: Any) -> list[str]:
-    mask = pynvml.nvmlDeviceGetCurrentClocksEventReasons(handle) if hasattr(
-        pynvml, "nvmlDeviceGetCurrentClocksEventReasons") else pynvml.nvmlDeviceGetCurrentClocksThrottleReasons(handle)
-    names = {
-        "nvmlClocksThrottleReasonSwPowerCap": "sw_power_cap",
-        "nvmlClocksThrottleReasonHwSlowdown": "hw_slowdown",
-        "nvmlClocksThrottleReasonSwThermalSlowdown": "sw_thermal",
-        "nvmlClocksThrottleReasonHwThermalSlowdown": "hw_thermal",
-        "nvmlClocksThrottleReasonHwPowerBrakeSlowdown": "hw_power_brake",
-    }
-    return [label for attr, label in names.items() if mask & getattr(pynvml, attr, 0)]
+    """A cheap reader of the current SM clock (MHz) for per-sample records; None without NVML/amdsmi."""
+    mon = monitor(index)
+    return mon.sm_clock if mon is not None else None
 
 
 def throttle_note(before: dict[str, Any], after: dict[str, Any]) -> str | None:
@@ -143,4 +93,7 @@ def capture_env(device_index: int = 0) -> dict[str, Any]:
         "hip": torch.version.hip,
         "driver": driver_version(),
     })
+    mon = monitor(device_index)
+    if mon is not None:
+        env["smi"] = {"backend": mon.backend, "lookup": mon.lookup}
     return env

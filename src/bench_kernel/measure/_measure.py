@@ -2,7 +2,9 @@
 
 Order of work (DESIGN.md, "Measurement"): correctness check on fresh inputs -> input rotation sized
 from L2 -> warm-up outside any graph -> host, events, kernel, and graph LAST, because a failed
-capture can leave a stream in a bad state and must not spoil the other methods. Placing a result
+capture can leave a stream in a bad state and must not spoil the other methods. With K rounds
+(``Options.rounds``) the methods run K times in that order, round after round, and each method's
+rounds are joined (``_rounds.merge_measurements``). Placing a result
 under a roofline, the time limit and the loop over cases are orchestration (``bench_kernel.orchestrate``):
 this module only measures, with the :class:`~bench_kernel.options.Options` it is given (checked when
 they were built, not here).
@@ -16,8 +18,9 @@ from typing import Any, Callable, Sequence
 
 from bench_kernel.gpu import has_gpu
 from bench_kernel.options import GPU_METHODS, METHODS, Options
+from bench_kernel.measure._agree import agreement_note
 from bench_kernel.measure._case import Case
-from bench_kernel.measure._check import compare
+from bench_kernel.measure._check import Check, compare
 from bench_kernel.measure._env import capture_env, gpu_state, sm_clock_reader, throttle_note
 from bench_kernel.measure._events import EventsMethod
 from bench_kernel.measure._graph import GraphMethod
@@ -25,7 +28,8 @@ from bench_kernel.measure._host import HostMethod
 from bench_kernel.measure._inputs import L2Flusher, call_with, plan_rotation, tensor_bytes
 from bench_kernel.measure._kernel import KernelMethod
 from bench_kernel.measure._method import Method, Timed
-from bench_kernel.measure._records import BenchResult, KernelStat
+from bench_kernel.measure._records import BenchResult, KernelStat, Measurement
+from bench_kernel.measure._rounds import merge_measurements
 from bench_kernel.measure._runner import Runner, guard
 from bench_kernel.measure._steady import REHOLD_MAX_S, STEADY_MIN_SAMPLE_S, hold_until_settled, stability_notes
 from bench_kernel.measure._stopping import StoppingRule
@@ -53,14 +57,14 @@ def clone_inputs(inputs: Any) -> Any:
     return copy.deepcopy(inputs)
 
 
-def _check(case: Case) -> str | None:
-    """None when ``case.fn`` matches ``case.reference`` on fresh inputs; else why not."""
-    def run() -> str | None:
+def _check(case: Case) -> Check:
+    """``case.fn`` against ``case.reference`` on fresh inputs, with the case's tolerances."""
+    def run() -> Check:
         inputs = case.make_inputs() if case.make_inputs else None
         ref_inputs = clone_inputs(inputs)  # the reference sees the inputs fn saw, even if fn works in place
         out = call_with(case.fn, inputs)
         ref = call_with(case.reference, ref_inputs)
-        return compare(out, ref)
+        return compare(out, ref, rtol=case.rtol, atol=case.atol)
 
     return guard(case.label, "the correctness check", run)
 
@@ -121,9 +125,11 @@ def measure_case(case: Case, options: Options, *, env: dict[str, Any] | None = N
 
     env: the machine's state from :func:`capture_env` (taken once per run by the caller; captured
     here when None). progress: called with a short description of each step.
-    Without a GPU the GPU methods are replaced by ``host`` (a note says so). A ``reference``
-    mismatch returns a result with ``correct`` False and no measurements. Raises MeasurementError
-    when the case's code raises. No time limit is applied here: ``bench_kernel.orchestrate`` does.
+    Without a GPU the GPU methods are replaced by ``host`` (a note says so). The methods run
+    ``options.rounds_for(gpu)`` times, round after round, after one check and one warm-up. A
+    ``reference`` mismatch returns a result with ``correct`` False and no measurements (its
+    ``check`` says by how much). Raises MeasurementError when the case's code raises. No time
+    limit is applied here: ``bench_kernel.orchestrate`` does.
     """
     say = progress or (lambda _msg: None)
     env = capture_env(options.device_index) if env is None else env
@@ -139,11 +145,13 @@ def measure_case(case: Case, options: Options, *, env: dict[str, Any] | None = N
             notes.append(f"no GPU: {', '.join(dropped)} need a CUDA/HIP device; measured host wall clock")
     base = dict(name=name, params=dict(case.params), env=env, flops=case.flops, bytes=case.bytes)
 
+    check = None
     if case.reference is not None:
         say(f"{name}: checking against the reference")
-        mismatch = _check(case)
-        if mismatch:
-            return BenchResult(**base, correct=False, notes=tuple(notes + [f"wrong result, not timed: {mismatch}"]))
+        check = _check(case)
+        if not check.passed:
+            return BenchResult(**base, correct=False, check=check,
+                               notes=tuple(notes + [f"wrong result, not timed: {check.describe()}"]))
 
     plan = _plan_inputs(case, options.cache, gpu, env.get("l2_bytes"), device_index)
     notes += plan.notes
@@ -154,21 +162,27 @@ def measure_case(case: Case, options: Options, *, env: dict[str, Any] | None = N
     state_before = gpu_state(device_index) if gpu else {}
     read_clock = sm_clock_reader(device_index) if gpu else None
     flusher = L2Flusher(env.get("l2_bytes"), device_index) if gpu and options.cache == "cold" else None
-    timed: dict[str, Timed] = {}
+    rounds = options.rounds_for(gpu)
+    per_method: dict[str, list[Timed]] = {}
     holds = []
-    for i, method in enumerate(_methods(methods, plan, flusher)):
-        if options.steady:
-            say(f"{name}: holding the load until the clock settles ({method.name})")
-            holds.append(hold_until_settled(runner, read_clock or (lambda: None),
-                                            **({} if i == 0 else {"max_s": REHOLD_MAX_S})))
-        say(f"{name}: {method.name}")
-        rule = StoppingRule(precision=options.precision,
-                            max_time_s=max(options.max_time_s, 2 * STEADY_MIN_SAMPLE_S) if options.steady
-                            else options.max_time_s, min_time_s=STEADY_MIN_SAMPLE_S if options.steady else 0.0,
-                            read_clock=read_clock)
-        t = method.run(runner, rule)
-        timed[method.name] = replace(t, measurement=replace(t.measurement, sm_clock_mhz=tuple(rule.clocks_mhz)))
+    for r in range(rounds):
+        for method in _methods(methods, plan, flusher):
+            label = method.name if rounds == 1 else f"{method.name}, round {r + 1} of {rounds}"
+            if options.steady:
+                say(f"{name}: holding the load until the clock settles ({label})")
+                holds.append(hold_until_settled(runner, read_clock or (lambda: None),
+                                                **({} if not holds else {"max_s": REHOLD_MAX_S})))
+            say(f"{name}: {label}")
+            rule = StoppingRule(precision=options.precision,
+                                max_time_s=max(options.max_time_s, 2 * STEADY_MIN_SAMPLE_S) if options.steady
+                                else options.max_time_s, min_time_s=STEADY_MIN_SAMPLE_S if options.steady else 0.0,
+                                read_clock=read_clock)
+            t = method.run(runner, rule)
+            t = replace(t, measurement=replace(t.measurement, sm_clock_mhz=tuple(rule.clocks_mhz)))
+            per_method.setdefault(method.name, []).append(t)
     state_after = gpu_state(device_index) if gpu else {}
+    timed = {m: replace(ts[0], measurement=merge_measurements([t.measurement for t in ts]))
+             for m, ts in per_method.items()}
 
     if holds:
         notes.append(holds[0].note())
@@ -177,11 +191,13 @@ def measure_case(case: Case, options: Options, *, env: dict[str, Any] | None = N
         env = dict(env, state_before=state_before, state_after=state_after)
         throttled = throttle_note(state_before, state_after)
         notes += [throttled] if throttled else []
-    measurements = {m: timed[m].measurement for m in METHODS if m in timed}
+    measurements: dict[str, Measurement] = {m: timed[m].measurement for m in METHODS if m in timed}
     notes += _method_notes(timed, options)
     notes += stability_notes(measurements, state_before.get("max_sm_clock_mhz"), options.steady)
+    disagree = agreement_note(measurements)
+    notes += [disagree] if disagree else []
     kernels: tuple[KernelStat, ...] = timed["kernel"].kernels if "kernel" in timed else ()
-    return BenchResult(**{**base, "env": env}, measurements=measurements,
+    return BenchResult(**{**base, "env": env}, measurements=measurements, check=check,
                        kernels=kernels, correct=True if case.reference is not None else None, notes=tuple(notes))
 
 

@@ -10,12 +10,18 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from bench_kernel.counters import CounterReport
+from bench_kernel.measure._check import Check
 from bench_kernel.measure._stats import Samples
 from bench_kernel.options import METHODS
 
 __all__ = ["Measurement", "KernelStat", "BenchResult", "SCHEMA_VERSION"]
 
 SCHEMA_VERSION = 1
+#: method -> the statistic of a round that comparisons across rounds use (default "median"): on the
+#: host, noise from other processes only ever slows a sample, so a round's fastest sample is its
+#: least disturbed one (Python's ``timeit`` docs: "the min() of the result is probably the only
+#: number you should be interested in"); measured: benchmarks/results/verdicts-cpu.md.
+ROUND_STATISTICS = {"host": "min"}
 
 
 def _num(x: float) -> float | None:
@@ -28,6 +34,10 @@ class Measurement:
 
     ``error`` is set (and ``samples`` empty) when the method could not measure, e.g. a callable
     that cannot be captured in a graph; the reason is the whole point of the record then.
+
+    Rounds: a measurement made in K rounds (``Options.rounds``) holds every round's samples, in
+    order, and ``round_sizes`` says how many each round took; its median is the median of the
+    round medians. ``round_sizes`` empty means one round (every record stored before rounds existed).
     """
 
     method: str
@@ -40,14 +50,75 @@ class Measurement:
     error: str | None = None
     #: SM clock (MHz, NVML) when each sample was taken, aligned with ``samples``; () where unreadable.
     sm_clock_mhz: tuple[float | None, ...] = ()
+    #: samples per round, in order, summing to ``samples.n``; () = one round
+    round_sizes: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        sizes = self.round_sizes
+        if sizes and (sum(sizes) != self.samples.n or min(sizes) < 1):
+            raise ValueError(f"round_sizes {list(sizes)} must be positive and sum to the {self.samples.n} samples")
 
     @property
     def ok(self) -> bool:
         return self.error is None and self.samples.n > 0
 
     @property
+    def rounds(self) -> int:
+        """How many rounds the samples come from (0 when nothing was measured)."""
+        return len(self.round_sizes) if self.round_sizes else int(self.samples.n > 0)
+
+    @property
+    def round_samples(self) -> tuple[Samples, ...]:
+        """Each round's samples, in order."""
+        if not self.round_sizes:
+            return (self.samples,) if self.samples.n else ()
+        out, start = [], 0
+        for n in self.round_sizes:
+            out.append(Samples(self.samples.values_us[start:start + n]))
+            start += n
+        return tuple(out)
+
+    @property
+    def round_medians_us(self) -> tuple[float, ...]:
+        """The median per call of each round, microseconds."""
+        return tuple(s.median_us for s in self.round_samples)
+
+    @property
+    def ci95_us(self) -> tuple[float, float]:
+        """The 95% CI of :attr:`median_us`, microseconds: of the samples' median with one round; with
+        several, the distribution-free interval of the median of the round medians (with fewer than 6
+        rounds, their whole range: ``Samples.ci95_us``)."""
+        if len(self.round_sizes) < 2:
+            return self.samples.ci95_us
+        return Samples.of(self.round_medians_us).ci95_us
+
+    @property
+    def rel_ci95(self) -> float:
+        """Half-width of :attr:`ci95_us` relative to :attr:`median_us`."""
+        if len(self.round_sizes) < 2:
+            return self.samples.rel_ci95
+        return Samples.of(self.round_medians_us).rel_ci95
+
+    @property
+    def round_statistic(self) -> str:
+        """What summarises one round for a comparison across rounds: ``"min"`` on the host method,
+        ``"median"`` on the GPU methods (``bench_kernel.results._noise`` says why)."""
+        return ROUND_STATISTICS.get(self.method, "median")
+
+    @property
+    def round_times_us(self) -> tuple[float, ...]:
+        """Each round summarised by :attr:`round_statistic`, microseconds per call."""
+        if self.round_statistic == "min":
+            return tuple(s.min_us for s in self.round_samples)
+        return self.round_medians_us
+
+    @property
     def median_us(self) -> float:
-        return self.samples.median_us
+        """The median per call, microseconds; with several rounds, the median of the round medians
+        (each round weighs the same, however many samples its stopping rule took)."""
+        if len(self.round_sizes) < 2:
+            return self.samples.median_us
+        return Samples.of(self.round_medians_us).median_us
 
     @classmethod
     def failed(cls, method: str, reason: str, cache: str = "cold", wall_s: float = 0.0) -> "Measurement":
@@ -55,15 +126,15 @@ class Measurement:
 
     def to_dict(self) -> dict[str, Any]:
         s = self.samples
-        lo, hi = s.ci95_us
+        lo, hi = self.ci95_us
         return {
             "method": self.method,
             "ok": self.ok,
             "error": self.error,
-            "median_us": _num(s.median_us),
+            "median_us": _num(self.median_us),
             "iqr_us": _num(s.iqr_us),
             "ci95_us": [_num(lo), _num(hi)] if s.n else None,
-            "rel_ci95": _num(s.rel_ci95),
+            "rel_ci95": _num(self.rel_ci95),
             "min_us": _num(s.min_us),
             "mean_us": _num(s.mean_us),
             "n": s.n,
@@ -74,6 +145,11 @@ class Measurement:
             "notes": list(self.notes),
             "samples_us": list(s.values_us),
             "sm_clock_mhz": list(self.sm_clock_mhz),
+            "rounds": self.rounds,
+            "round_sizes": list(self.round_sizes),
+            "round_medians_us": [_num(x) for x in self.round_medians_us],
+            "round_statistic": self.round_statistic,
+            "round_times_us": [_num(x) for x in self.round_times_us],
         }
 
     @classmethod
@@ -83,7 +159,8 @@ class Measurement:
                    calls_per_sample=int(d.get("calls_per_sample", 1)), cache=d.get("cache", "cold"),
                    stop_reason=d.get("stop_reason"), wall_s=float(d.get("wall_s") or 0.0),
                    notes=tuple(d.get("notes") or ()), error=d.get("error"),
-                   sm_clock_mhz=_clocks(d.get("sm_clock_mhz") or ()))
+                   sm_clock_mhz=_clocks(d.get("sm_clock_mhz") or ()),
+                   round_sizes=tuple(int(n) for n in d.get("round_sizes") or ()))
 
 
 def _clocks(values: Any) -> tuple[float | None, ...]:
@@ -149,6 +226,8 @@ class BenchResult:
     #: A ``bench_kernel.roofline.MeasuredRoofline``: the counted bytes and FLOPs under the DRAM, L2 and L1
     #: ceilings, beside the modelled point (``run --counters``); else None.
     measured_roofline: Any = None
+    #: the correctness check against the reference (None: the case has no reference)
+    check: Check | None = None
 
     def with_work(self, *, flops: float | None, bytes: float | None, notes: Sequence[str] = ()) -> "BenchResult":
         """This result with the work of one call (FLOP, bytes) set, and ``notes`` that say where it came from."""
@@ -221,6 +300,7 @@ class BenchResult:
             "measured_roofline": self.measured_roofline.to_dict() if self.measured_roofline is not None else None,
             "env": dict(self.env),
             "notes": list(self.notes),
+            "check": self.check.to_dict() if self.check is not None else None,
         }
 
     @classmethod
@@ -239,4 +319,5 @@ class BenchResult:
                    kernels=tuple(KernelStat.from_dict(k) for k in d.get("kernels") or ()),
                    env=dict(d.get("env") or {}), correct=d.get("correct"), flops=d.get("flops"),
                    bytes=d.get("bytes"), notes=tuple(d.get("notes") or ()),
-                   counters=CounterReport.from_dict(d["counters"]) if d.get("counters") else None)
+                   counters=CounterReport.from_dict(d["counters"]) if d.get("counters") else None,
+                   check=Check.from_dict(d["check"]) if d.get("check") else None)

@@ -14,13 +14,22 @@ from typing import Any, Callable
 from bench_kernel.errors import BenchKernelError, UsageError
 from bench_kernel.gpu import has_gpu
 from bench_kernel.measure import DEFAULT_COUNTER_TIMEOUT_S, BenchResult, Case, TimeLimit, as_case, capture_env
-from bench_kernel.measure import function_origin, guard, measure_case
+from bench_kernel.measure import function_origin, guard, measure_case, warm_up_device
 from bench_kernel.options import Options
 from bench_kernel.orchestrate._count import CaseWork, count_work, infer_dtype
 from bench_kernel.orchestrate._counters import add_counters
 from bench_kernel.orchestrate._roofline import place, resolve_device
 
-__all__ = ["bench", "bench_case"]
+__all__ = ["bench", "bench_case", "run_env"]
+
+
+def run_env(options: Options) -> dict[str, Any]:
+    """The machine's state for a run, captured once at its start -- after bringing an idle GPU to
+    its working clock (``measure._warmup``; what the warm-up did is ``env["device_warmup"]``)."""
+    env = capture_env(options.device_index)  # torch's first import (seconds) is not the case's time
+    if has_gpu():
+        env["device_warmup"] = warm_up_device(options.device_index)
+    return env
 
 
 def bench_case(case: Case, options: Options, *, env: dict[str, Any] | None = None, roof: Any = None,
@@ -31,8 +40,8 @@ def bench_case(case: Case, options: Options, *, env: dict[str, Any] | None = Non
     ``options.counters``, then count one call with the hardware counters in a child process
     (``add_counters``; that child gets ``options.timeout_s`` of its own).
 
-    env: the machine's state (:func:`~bench_kernel.measure.capture_env`), taken once per run by the
-    caller; captured here when None. roof: the resolved device spec for the roofline, likewise
+    env: the machine's state (:func:`run_env`), taken once per run by the caller; captured here
+    (the GPU warmed up first) when None. roof: the resolved device spec for the roofline, likewise
     (resolved here when None and ``options.roofline``). on_stuck: the time limit's ``on_stuck``
     (``bench_kernel.measure.TimeLimit``). Raises TimeLimitError past the limit, MeasurementError
     when the case's code raises.
@@ -40,7 +49,7 @@ def bench_case(case: Case, options: Options, *, env: dict[str, Any] | None = Non
     if options.roofline and roof is None:
         roof = resolve_device(options.device, has_gpu())
     if env is None:
-        env = capture_env(options.device_index)  # torch's first import (seconds) is not the case's time
+        env = run_env(options)
     with TimeLimit(options.timeout_s, case.label, on_stuck=on_stuck):
         result = measure_case(case, options, env=env, progress=progress)
         if options.roofline and result.correct is not False:
@@ -76,19 +85,21 @@ def _warm_rotation(result: BenchResult) -> bool:
 
 def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | None = None,
           reference: Callable[..., Any] | None = None, flops: float | None = None, bytes: float | None = None,
-          name: str | None = None, params: dict[str, Any] | None = None,
-          methods: tuple[str, ...] = Options.methods, cache: str = Options.cache,
+          name: str | None = None, params: dict[str, Any] | None = None, rtol: float | None = None,
+          atol: float | None = None, methods: tuple[str, ...] = Options.methods, cache: str = Options.cache,
           precision: float = Options.precision, max_time_s: float = Options.max_time_s,
           timeout_s: float | None = Options.timeout_s, steady: bool = Options.steady,
-          device_index: int = Options.device_index, roofline: bool = Options.roofline,
-          device: str | None = Options.device, counters: bool = Options.counters,
+          rounds: int | None = Options.rounds, device_index: int = Options.device_index,
+          roofline: bool = Options.roofline, device: str | None = Options.device, counters: bool = Options.counters,
           options: Options | None = None) -> BenchResult:
     """Time ``fn`` on the GPU (or the host without one) and return a :class:`BenchResult`.
 
     fn: a zero-argument callable, or ``fn(*inputs)`` with ``make_inputs()`` building one fresh
         input set (a tuple spreads as arguments, a dict as keywords); a :class:`Case` works too.
     reference: called on a copy of the same fresh inputs; a mismatch means no time is reported
-        (``correct`` False, the reason in ``notes``).
+        (``correct`` False, the reason in ``notes``, the error measured in ``check``).
+    rtol, atol: the check's tolerances: relative RMS error (None: by the output's dtype, 1e-4 for
+        float32) and an RMS allowance in the output's units (None: 0); see ``measure._check``.
     flops, bytes: work per call, for achieved TFLOP/s and TB/s (finite, >= 0).
     methods: any of "graph" (CUDA/HIP graph replay / N), "events" (events + backlog, launch cost
         included), "kernel" (profiler: summed device time of every kernel of one call, plus a
@@ -102,6 +113,8 @@ def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | Non
     steady: hold the load until the SM clock and the per-call time settle before each method, and
         sample at least 1 s per method (power-capped GPUs); every sample's clock is in
         ``Measurement.sm_clock_mhz`` either way.
+    rounds: time the case this many times, back to back, so comparisons see run-to-run noise
+        (None: the per-method default, ``bench_kernel.options.DEFAULT_ROUNDS``).
     roofline: also place the result under the roofs of ``device`` (peak-table name; default the
         current GPU) as ``result.roofline``; FLOPs/bytes not given are counted from one call.
     counters: also count one call's DRAM/L2/L1 bytes and FLOPs with the GPU's hardware counters (ncu or
@@ -114,7 +127,8 @@ def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | Non
     Raises MeasurementError when ``fn`` raises; UsageError for bad arguments.
     """
     given = dict(methods=methods, cache=cache, precision=precision, max_time_s=max_time_s, timeout_s=timeout_s,
-                 steady=steady, device_index=device_index, roofline=roofline, device=device, counters=counters)
+                 steady=steady, rounds=rounds, device_index=device_index, roofline=roofline, device=device,
+                 counters=counters)
     if options is None:
         options = Options(**given)
     else:
@@ -123,7 +137,7 @@ def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | Non
         if changed:
             raise UsageError(f"bench(): give either options= or {', '.join(changed)}, not both")
     case = as_case(fn, make_inputs=make_inputs, reference=reference, flops=flops, bytes=bytes, name=name,
-                   params=params)
+                   params=params, rtol=rtol, atol=atol)
     if options.counters and case.origin is None:
         case = dataclasses.replace(case, origin=function_origin(case.fn, case.make_inputs))
     return bench_case(case, options)

@@ -17,9 +17,9 @@ from typing import Any, Callable, Sequence
 
 from bench_kernel.errors import BenchKernelError, DeviceError, UsageError
 from bench_kernel.gpu import has_gpu
-from bench_kernel.measure import BenchResult, Case, capture_env
+from bench_kernel.measure import BenchResult, Case
 from bench_kernel.options import Options
-from bench_kernel.orchestrate._bench import bench_case
+from bench_kernel.orchestrate._bench import bench_case, run_env
 from bench_kernel.orchestrate._roofline import resolve_device
 from bench_kernel.results import Recorder, RunInfo, Store
 
@@ -86,8 +86,8 @@ class CaseRunner:
     def start(self) -> dict[str, Any]:
         """Capture the machine's state (once) and open the stored run; the env."""
         if self.env is None:
-            # torch's and triton's first import (seconds) happens here, in no case's time
-            self.env = capture_env(self.options.device_index)
+            # torch's and triton's first import (seconds) and the GPU's warm-up happen here, in no case's time
+            self.env = run_env(self.options)
         if self.store is not None and self._recorder is None:
             self._recorder = Recorder(self.store, name=self.name, config={**self.config, "options": self.options.to_dict()},
                                       env=self.env, command=self.command, source=self.source, total=self.total)

@@ -1,0 +1,90 @@
+"""Rounds: one case timed K times, and the K results joined into one.
+
+Within one round the samples are close in time, so their scatter says nothing about what moves
+between two runs: another tenant's load, the clock a power-capped GPU settles at, a process's
+memory layout. Two runs of identical code then differ by more than any within-run interval shows
+(issue 20: false "faster"/"slower" at 3 to 6 of 6 points on a loaded 2-core machine). A round is
+one full measurement of the case; K of them, spread over time (a sweep interleaves them across
+its points, and on the host method runs each in a fresh process), show that noise, and
+``bench_kernel.results`` tests a difference against it.
+
+Joining keeps every sample: a method's samples are the rounds' samples in order, with
+``round_sizes`` saying where each round ends (its median is the median of the round medians);
+a method that failed in some rounds keeps the rounds that measured and says which failed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Sequence
+
+from bench_kernel.measure._records import BenchResult, Measurement
+from bench_kernel.measure._stats import Samples
+from bench_kernel.options import METHODS
+
+__all__ = ["merge_measurements", "merge_results"]
+
+
+def _sizes(m: Measurement) -> tuple[int, ...]:
+    return m.round_sizes or ((m.samples.n,) if m.samples.n else ())
+
+
+def merge_measurements(parts: Sequence[Measurement]) -> Measurement:
+    """One method's rounds (in order) as one :class:`Measurement`; the first round's settings.
+
+    Clocks stay aligned with the samples: a round without readings contributes None per sample
+    (none at all when no round has any). Failed rounds add no samples and leave a note; when every
+    round failed, the first error stands.
+    """
+    if not parts:
+        raise ValueError("merge_measurements needs at least one round")
+    ok = [m for m in parts if m.ok]
+    first = parts[0]
+    notes = list(dict.fromkeys(n for m in parts for n in m.notes))
+    failed = [i + 1 for i, m in enumerate(parts) if not m.ok]
+    if not ok:
+        return replace(first, wall_s=sum(m.wall_s for m in parts), notes=tuple(notes))
+    if failed:
+        notes.append(f"{first.method}: round(s) {', '.join(map(str, failed))} of {len(parts)} did not measure "
+                     f"({next(m.error for m in parts if not m.ok) or 'no samples'})")
+    values: list[float] = []
+    clocks: list[float | None] = []
+    sizes: list[int] = []
+    any_clock = any(m.sm_clock_mhz for m in ok)
+    for m in ok:
+        values += m.samples.values_us
+        sizes += _sizes(m)
+        if any_clock:
+            clocks += list(m.sm_clock_mhz) if len(m.sm_clock_mhz) == m.samples.n else [None] * m.samples.n
+    return Measurement(method=first.method, samples=Samples(tuple(values)),
+                       calls_per_sample=ok[0].calls_per_sample, cache=ok[0].cache,
+                       stop_reason="time" if any(m.stop_reason == "time" for m in ok) else ok[-1].stop_reason,
+                       wall_s=sum(m.wall_s for m in parts), notes=tuple(notes), error=None,
+                       sm_clock_mhz=tuple(clocks), round_sizes=tuple(sizes) if len(sizes) > 1 else ())
+
+
+def merge_results(parts: Sequence[BenchResult], rounds_env: Sequence[dict[str, Any]] = ()) -> BenchResult:
+    """K rounds of one case (in order) as one :class:`BenchResult`.
+
+    The first round gives the name, params, work, kernels breakdown and env; ``env["rounds"]``
+    lists each round's state (``rounds_env``, e.g. which worker ran it, the SM clock before and
+    after). Notes are joined without repeats. A wrong result in any round makes the whole wrong.
+    """
+    if not parts:
+        raise ValueError("merge_results needs at least one round")
+    if len(parts) == 1 and not rounds_env:
+        return parts[0]
+    first = parts[0]
+    measurements = {}
+    for method in METHODS:
+        rounds = [p.measurements[method] for p in parts if method in p.measurements]
+        if rounds:
+            measurements[method] = merge_measurements(rounds)
+    correct = False if any(p.correct is False for p in parts) else first.correct
+    env = dict(first.env)
+    if rounds_env:
+        env["rounds"] = [dict(e) for e in rounds_env]
+    return replace(first, measurements=measurements, correct=correct, env=env,
+                   kernels=next((p.kernels for p in parts if p.kernels), ()),
+                   notes=tuple(dict.fromkeys(n for p in parts for n in p.notes)),
+                   check=next((p.check for p in parts if p.check is not None and not p.check.passed), first.check))
