@@ -30,15 +30,39 @@ def clocks_around(median_mhz: float, n: int, max_mhz: float = 1980.0) -> tuple[f
 
 
 def clocked_point(provider: str, params: dict, median_us: float, clock_mhz: float | None, *, seed: int,
-                  method: str = "graph", n: int = 100):
-    """A measured ``PointResult`` of ``n`` GPU-like samples around ``median_us`` (1% spread, so the
-    bootstrap CI is as tight as an H200's) with an SM clock reading per sample around ``clock_mhz``
-    (none when None: the host method, no NVML, a run stored before clocks were)."""
+                  method: str = "graph", n: int = 100, rounds: int = 3):
+    """A measured ``PointResult`` of ``rounds`` rounds of GPU-like samples around ``median_us``
+    (0.5% between rounds: the rounds of one run share its clock, so they agree as an H200's steady
+    rounds do) with an SM clock reading per sample around ``clock_mhz`` (none when None: the host
+    method, no NVML, a run stored before clocks were)."""
     from bench_kernel.results import PointResult
 
-    clocks = clocks_around(clock_mhz, n) if clock_mhz is not None else ()
-    m = Measurement(method, Samples.of(gpu_like_samples(seed, n=n, median_us=median_us, sigma=0.01)),
-                    calls_per_sample=20, stop_reason="precision", wall_s=0.5, sm_clock_mhz=clocks)
+    m = rounds_measurement(seed, rounds, median_us=median_us, between=0.005, n=max(1, n // rounds), method=method,
+                           clock_mhz=clock_mhz)
     r = BenchResult(name=provider, params=dict(params), measurements={method: m},
                     env={"device": "NVIDIA H200", "git_commit": "abc"}, correct=True)
+    return PointResult(provider, dict(params), "ok", r)
+
+
+def rounds_measurement(seed: int, rounds: int, median_us: float = 100.0, between: float = 0.02, n: int = 30,
+                       method: str = "graph", clock_mhz: float | None = None):
+    """A ``Measurement`` of ``rounds`` rounds of ``n`` GPU-like samples each: every round's centre
+    moves by a lognormal factor of SD ``between`` (the run-to-run noise a round sees), the samples
+    within it by 1% with a slow tail. Clock readings around ``clock_mhz`` if given."""
+    rng = np.random.default_rng(10_000 + seed)
+    values: list[float] = []
+    for r in range(rounds):
+        centre = median_us * float(np.exp(rng.normal(0.0, between)))
+        values += gpu_like_samples(seed * 1000 + r, n=n, median_us=centre, sigma=0.01)
+    clocks = clocks_around(clock_mhz, len(values)) if clock_mhz is not None else ()
+    return Measurement(method, Samples.of(values), calls_per_sample=20, stop_reason="precision", wall_s=0.5,
+                       sm_clock_mhz=clocks, round_sizes=(n,) * rounds if rounds > 1 else ())
+
+
+def rounds_point(provider: str, params: dict, m) -> "PointResult":
+    """A measured ``PointResult`` holding the Measurement ``m``."""
+    from bench_kernel.results import PointResult
+
+    r = BenchResult(name=provider, params=dict(params), measurements={m.method: m},
+                    env={"device": "synthetic", "git_commit": "abc"})
     return PointResult(provider, dict(params), "ok", r)

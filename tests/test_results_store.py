@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import sqlite3
 import subprocess
@@ -84,7 +86,7 @@ def test_file_is_wal_versioned_and_marked(db):
     open_store(db).close()
     with sqlite3.connect(db) as c:
         assert c.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
         assert c.execute("PRAGMA application_id").fetchone()[0] == APP_ID
 
 
@@ -107,13 +109,58 @@ def test_a_real_v1_file_is_migrated_in_place(db, tmp_path):
         "old.py:sweep", "ab12", "c0ffee", None, "H100")
     assert p.result.measurements["host"].samples.values_us == (10.0, 11.0, 12.0, 13.0, 14.0)
     with sqlite3.connect(db) as c:
-        assert c.execute("PRAGMA user_version").fetchone()[0] == 2
-        # the new indexed figures were filled from the stored JSON
-        assert c.execute("SELECT method, median_us, attempts FROM points").fetchone() == ("host", 12.0, 1)
+        assert c.execute("PRAGMA user_version").fetchone()[0] == 3
+        # the new indexed figures were filled from the stored JSON; an old point is round 1
+        assert c.execute("SELECT method, median_us, attempts, round FROM points").fetchone() == ("host", 12.0, 1, 1)
+        # v3's uniqueness is per round: the same point's round 2 can be stored, its round 1 not again
+        c.execute("INSERT INTO points (run_id, provider, params_key, status, round) VALUES (1, 'torch', '{\"M\":16}', 'ok', 2)")
+        with pytest.raises(sqlite3.IntegrityError):
+            c.execute("INSERT INTO points (run_id, provider, params_key, status, round) VALUES (1, 'torch', '{\"M\":16}', 'ok', 1)")
+        c.rollback()
     fresh = tmp_path / "fresh.db"
     open_store(fresh).close()
     for table in ("runs", "points"):
         assert sorted(_columns(db, table)) == sorted(_columns(fresh, table))
+
+
+def test_a_point_timed_in_rounds_is_one_row_per_round_and_read_back_as_one_point(db):
+    rounds = [[10.0, 11.0, 12.0], [20.0, 21.0, 22.0, 23.0], [11.0, 12.0, 13.0]]
+    with open_store(db) as store:
+        run = store.start_run(kind="sweep", name="s.py:sweep", config={}, env={"device": "cpu"})
+        for r, samples in enumerate(rounds, 1):
+            assert store.claim_point(run.id, "a", {"M": 1}, worker=f"proc", round=r)
+            store.save_result(run.id, result("a", {"M": 1}, samples), worker="proc", wall_s=0.5, round=r)
+        assert store.claim_point(run.id, "a", {"M": 1}, round=2) is False  # a round is measured once
+        with pytest.raises(StoreError, match="already holds a at .* round 2: a point is stored once"):
+            store.save_result(run.id, result("a", {"M": 1}, [1.0]), round=2)
+        store.save_result(run.id, result("b", {"M": 1}, [5.0]), status="mismatch", error="wrong", round=1)
+        assert store.rounds_done(run.id) == {("a", '{"M":1}'): {1: "ok", 2: "ok", 3: "ok"},
+                                             ("b", '{"M":1}'): {1: "mismatch"}}
+        (a, b) = store.points(run.id)
+        assert store.run(run.id).n_points == 2  # points, not rows
+    m = a.result.measurements["host"]
+    assert m.round_sizes == (3, 4, 3) and m.round_medians_us == (11.0, 21.5, 12.0) and m.median_us == 12.0
+    assert m.samples.values_us == tuple(v for r in rounds for v in r) and m.rounds == 3
+    assert (a.status, a.worker, a.wall_s) == ("ok", "proc", 1.5)
+    assert [r["round"] for r in a.result.env["rounds"]] == [1, 2, 3]
+    assert (b.status, b.error) == ("mismatch", "wrong")
+
+
+def test_a_points_history_is_its_round_medians_in_other_runs_of_the_same_spec_and_device(db):
+    with open_store(db) as store:
+        ids = []
+        for name, device, us in [("s.py:sweep", "cpu", 10.0), ("s.py:sweep", "cpu", 11.0), ("other.py:sweep", "cpu", 50.0),
+                                 ("s.py:sweep", "gpu", 70.0), ("s.py:sweep", "cpu", 12.0)]:
+            run = store.start_run(kind="sweep", name=name, config={}, env={"device": device})
+            r = result("a", {"M": 1}, [us, us, us])
+            store.save_result(run.id, dataclasses.replace(r, env={**r.env, "device": device}))
+            store.save_result(run.id, result("a", {"M": 2}, [99.0]))
+            ids.append(run.id)
+        last = store.run(ids[-1])
+        # same name, kind, device, provider, point and method; the run itself left out
+        assert store.round_times(last, "a", {"M": 1}, "host") == [10.0, 11.0]
+        assert store.round_times(last, "a", {"M": 1}, "host", exclude_runs=[ids[0]]) == [11.0]
+        assert store.round_times(last, "a", {"M": 1}, "graph") == []
 
 
 def test_a_newer_schema_is_refused(db):

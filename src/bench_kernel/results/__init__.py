@@ -9,11 +9,13 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
     schema, a corrupted file, a lock held longer than ``timeout_s``; never overwrites any of them.
 ``Store``
     ``runs(limit=None) -> list[RunInfo]`` newest first; ``run(12 | "12" | "latest" | "latest~N")
-    -> RunInfo``; ``points(run) -> list[PointResult]``; ``history(pattern, where, kind)`` ->
-    (RunInfo, PointResult) pairs, oldest first; writing: ``start_run(kind=, name=, config=, env=,
-    command=, source=, total_points=) -> RunInfo``, ``claim_point(run_id, provider, params)``
-    (mark ``running`` before measuring), ``save_result(run_id, BenchResult, status=, error=,
-    worker=, wall_s=) -> PointResult`` (one transaction per point), ``finish_run(run_id, ...)``.
+    -> RunInfo``; ``points(run) -> list[PointResult]`` (a point's rounds joined into one);
+    ``history(pattern, where, kind)`` -> (RunInfo, PointResult) pairs, oldest first;
+    ``round_times(run, provider, params, method)`` (the point's history in other runs);
+    writing: ``start_run(kind=, name=, config=, env=, command=, source=, total_points=) -> RunInfo``,
+    ``claim_point(run_id, provider, params, round=1)`` (mark ``running`` before measuring),
+    ``save_result(run_id, BenchResult, status=, error=, worker=, wall_s=, round=1) -> PointResult``
+    (one transaction per point and round), ``rounds_done(run_id)``, ``finish_run(run_id, ...)``.
 ``RunInfo``
     ``id, kind ("sweep"|"run"), name, status, created_at, finished_at, wall_s, source_path,
     source_hash, git_commit, git_dirty, command, config (axes, providers, baseline, methods,
@@ -24,19 +26,23 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
     raw samples), error, worker ("main"|"host:N"|"gpu:N"|"ray:..."), wall_s, run_id, finished_at,
     roofline (dict)``; ``median_us`` is the primary method's median.
 ``check_threshold(t, option)`` the one range check of a threshold (a fraction in [0, 1), else UsageError).
-``compare(a_samples, b_samples, threshold=0.04, *, a_clocks_mhz=(), b_clocks_mhz=()) -> Comparison``
-    ``a_median_us, b_median_us, ratio`` (B/A, >1 = B slower), ``ci95_low, ci95_high`` (percentile
-    bootstrap of the ratio of medians, 2,000 resamples, fixed seed: see ``_compare``'s docstring
-    for why), ``verdict`` ("faster"|"slower"|"same"), ``significant``, ``describe()``;
+``compare(a, b, threshold=0.04, *, history=None) -> Comparison`` (a, b: Measurements, or samples of one round)
+    ``a_us, b_us, ratio`` (B/A over the rounds' times, >1 = B slower; ``statistic``), ``ci_low,
+    ci_high`` at ``confidence`` (a 99% t-interval of the log round medians: see ``_noise``'s
+    docstring for why), ``noise``/``noise_floor`` (the run-to-run noise it used, and the smallest
+    change it can see), ``verdict`` ("faster"|"slower"|"same"|"unknown": one round a side and no
+    history), ``significant``, ``describe()``;
     ``clock_a_mhz, clock_b_mhz`` (median SM clocks, None without readings), ``clock_limited``
     (the slower side's lower clock can explain the verdict) and ``is_regression(strict_clocks)``.
-``compare_points(a_points, b_points, threshold=, method=, by_provider=, strict_clocks=) -> ResultsComparison``
+``compare_points(a_points, b_points, threshold=, method=, by_provider=, strict_clocks=, history=) -> ResultsComparison``
     ``rows`` (MatchedPoint: provider, params, method, comparison), ``unmatched`` (with reasons),
     ``regressions`` (clock-limited ones only with ``strict_clocks``), ``clock_limited``.
     ``best_per_point(points) -> list[Best]`` (fastest, runner-up, margin, significant).
     ``load_results_file(path)`` reads ``run --json`` / ``sweep --json`` output
     (``points_from_output(data, where)`` the same output already parsed);
-    ``resolve_ref("12" | "latest" | "file.json" | "12:torch", open_db) -> PointSet`` names a side.
+    ``resolve_ref("12" | "latest" | "file.json" | "12:torch", open_db) -> PointSet`` names a side;
+    ``store_history(store, a, b)`` is the ``history`` that gives one-round points the noise of
+    their stored earlier runs (``Store.round_times``).
 ``params_text(params)`` names a point (``M=128 N=4096``); ``PointResult.label`` prefixes its provider.
 ``clock_spread(points) -> ClockSpread | None``: the points' median SM clocks, and which ran more
     than 10% below the run's highest (``median_clock_mhz``, ``point_clock_mhz`` read them).
@@ -48,10 +54,12 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
 """
 
 from bench_kernel.results._clocks import CLOCK_SPREAD, ClockSpread, clock_spread, median_clock_mhz, point_clock_mhz
-from bench_kernel.results._compare import DEFAULT_THRESHOLD, Comparison, check_threshold, clock_explains, compare
+from bench_kernel.results._compare import (DEFAULT_THRESHOLD, UNKNOWN_NOTE, VERDICTS, Comparison, check_threshold,
+                                            clock_explains, compare)
 from bench_kernel.results._files import load_results_file, points_from_output
 from bench_kernel.results._match import (
     Best,
+    History,
     MatchedPoint,
     ResultsComparison,
     Unmatched,
@@ -61,18 +69,22 @@ from bench_kernel.results._match import (
 from bench_kernel.results._paths import DB_ENV, default_db_path, resolve_db_path
 from bench_kernel.results._provenance import Provenance, file_sha256, provenance
 from bench_kernel.results._recorder import Recorder
-from bench_kernel.results._refs import PointSet, resolve_ref
-from bench_kernel.results._records import POINT_STATUSES, PointResult, RunInfo, params_key, params_text, point_label, status_of
+from bench_kernel.results._noise import CONFIDENCE, MIN_HISTORY, Noise, noise_from_history, noise_from_rounds, t_quantile
+from bench_kernel.results._refs import PointSet, resolve_ref, store_history
+from bench_kernel.results._records import (POINT_STATUSES, PointResult, RunInfo, merge_rounds, params_key, params_text,
+                                           point_label, status_of)
 from bench_kernel.results._serve import SERVE_TABLE, save_serve_run, serve_points, serve_side
 from bench_kernel.results._schema import SCHEMA, SCHEMA_V1, SCHEMA_VERSION
 from bench_kernel.results._store import Store, open_store
 
 __all__ = [
-    "CLOCK_SPREAD", "DB_ENV", "DEFAULT_THRESHOLD", "POINT_STATUSES", "SCHEMA", "SCHEMA_V1", "SCHEMA_VERSION",
-    "Best", "ClockSpread", "Comparison", "MatchedPoint", "PointResult", "PointSet", "Provenance", "Recorder",
-    "ResultsComparison", "RunInfo",
+    "CLOCK_SPREAD", "CONFIDENCE", "DB_ENV", "DEFAULT_THRESHOLD", "MIN_HISTORY", "POINT_STATUSES", "SCHEMA", "SCHEMA_V1",
+    "SCHEMA_VERSION", "UNKNOWN_NOTE", "VERDICTS",
+    "Best", "ClockSpread", "Comparison", "History", "MatchedPoint", "Noise", "PointResult", "PointSet", "Provenance",
+    "Recorder", "ResultsComparison", "RunInfo",
     "Store", "Unmatched", "best_per_point", "check_threshold", "clock_explains", "clock_spread", "compare", "compare_points",
-    "default_db_path", "median_clock_mhz", "point_clock_mhz",
-    "file_sha256", "load_results_file", "open_store", "params_key", "params_text", "point_label", "points_from_output", "provenance", "resolve_db_path", "resolve_ref",
-    "status_of", "SERVE_TABLE", "save_serve_run", "serve_points", "serve_side",
+    "default_db_path", "median_clock_mhz", "merge_rounds", "noise_from_history", "noise_from_rounds", "point_clock_mhz",
+    "file_sha256", "load_results_file", "open_store", "params_key", "params_text", "point_label", "points_from_output",
+    "provenance", "resolve_db_path", "resolve_ref",
+    "status_of", "store_history", "t_quantile", "SERVE_TABLE", "save_serve_run", "serve_points", "serve_side",
 ]

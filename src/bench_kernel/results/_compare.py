@@ -1,26 +1,26 @@
-"""Is B faster or slower than A? The ratio of medians, its 95% CI, and a noise-aware verdict.
+"""Is B faster or slower than A? The ratio, its confidence interval across rounds, and a verdict.
 
-Method: a **percentile bootstrap of the ratio of medians**, median(B*) / median(A*), where A* and
-B* are resamples (with replacement, independently) of the stored per-call samples; 2,000
-resamples from a fixed seed, so the same inputs always give the same interval. Why this and not
-a rank test (Hodges-Lehmann with the Mann-Whitney interval): the rank interval estimates a
-*shift* and is exact only when A and B have the same shape. GPU timings are not like that: a
-long right tail (interrupted samples), and a regression often changes the tail as well as the
-centre. The bootstrap assumes no shape, and it is an interval for the very number we report
-(the ratio of the medians). Its caveat: it treats samples as independent, so it cannot see drift
-*between* two runs (clocks, another tenant); that is what the threshold is for.
+Method (``_noise``, which says why): each side is a point measured in one or more ROUNDS, each
+summarised by one time (its median; on the host method its minimum); the interval of B/A is a 99%
+t-interval on the log round times with their pooled SD, and the ratio is exp(mean log B - mean log A). The interval sees what moves
+between runs, which samples within one run cannot: a bootstrap of those (what this module did
+before rounds) called identical CPU runs "faster" with a CI of 0.716-0.735.
 
-Verdict, for the ratio r = median(B) / median(A) and threshold t (default 4%):
-  ``slower``  when r > 1 + t and the CI lies wholly above 1 (material and significant),
-  ``faster``  when r < 1 / (1 + t) and the CI lies wholly below 1,
-  ``same``    otherwise: within the threshold, or not distinguishable from noise.
-Tests (``tests/test_results_compare.py``) check on synthetic samples that the CI excludes the
-truth about 5% of the time over many seeds, and that a real 5% difference is found.
+Verdict, for the ratio r and threshold t (default 4%):
+  ``slower``  when r > 1 + t and the interval lies wholly above 1 (material and significant),
+  ``faster``  when r < 1 / (1 + t) and the interval lies wholly below 1,
+  ``same``    otherwise: within the threshold, or within the run-to-run noise;
+  ``unknown`` with one round on each side and no noise from the point's stored history: the
+              run-to-run noise is unknown, so no difference can be called (never slower/faster).
+The **noise floor** of a verdict (``noise_floor``) is the interval's relative half-width: a change
+smaller than it cannot be told from noise, whatever the threshold. Tests
+(``tests/test_results_compare.py``) check on synthetic rounds that identical sides are called
+slower/faster at most ~1% of the time over many seeds, and that a real 10% change is found.
 
-Clock-confounded verdicts. The bootstrap sees only the scatter *within* each run, so its interval
-is tight (1.125-1.144 on an H200 GEMM) even when the two runs ran at different SM clocks. On a
-power-capped GPU the clock swings with the load (1455-1980 MHz on the project's H200), and two
-IDENTICAL sweeps gave ``slower`` at 1.135 (1980 vs 1515 MHz) and 1.11 (1845 vs 1560 MHz), and
+Clock-confounded verdicts. A within-run interval is tight (1.125-1.144 on an H200 GEMM, from the
+bootstrap this module used before rounds) even when the two runs ran at different SM clocks, and
+rounds of one run share its thermal and power state too. On a power-capped GPU the clock swings
+with the load (1455-1980 MHz on the project's H200), and two IDENTICAL sweeps gave ``slower`` at 1.135 (1980 vs 1515 MHz) and 1.11 (1845 vs 1560 MHz), and
 ``faster`` at 0.883 (1515 vs 1860 MHz): false regressions that no threshold of a few percent
 absorbs. Each measurement records the SM clock per sample, so where both sides did, a verdict
 is marked ``clock_limited`` when the clock alone can explain it. With c_fast and c_slow the
@@ -46,48 +46,59 @@ unless ``strict_clocks`` (``compare --strict-clocks``, ``--kernel-bench-strict-c
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 from bench_kernel.errors import UsageError
-from bench_kernel.measure import Samples
+from bench_kernel.measure import Measurement, Samples
 from bench_kernel.results._clocks import median_clock_mhz
+from bench_kernel.results._noise import CONFIDENCE, Noise, noise_from_rounds, round_test
 
-__all__ = ["Comparison", "check_threshold", "compare", "clock_explains", "DEFAULT_THRESHOLD", "RESAMPLES", "VERDICTS"]
+__all__ = ["Comparison", "check_threshold", "compare", "clock_explains", "DEFAULT_THRESHOLD", "VERDICTS", "UNKNOWN_NOTE"]
 
-#: A ratio within this fraction of 1 is "same" even when significant (run-to-run drift). 4%: two
-#: pairs of identical --steady GEMM sweeps on the project's H200 differed by up to 3.1% at a point
-#: (benchmarks/results/sweep-gemm-h200.md) while each point's bootstrap CI was tighter than that, so
-#: the threshold sits above that between-run noise, which within-run samples cannot see, and below
-#: the 5% a user wants caught.
+#: A ratio within this fraction of 1 is "same" even when significant. 4%: two pairs of identical
+#: --steady GEMM sweeps on the project's H200 differed by up to 3.1% at a point
+#: (benchmarks/results/sweep-gemm-h200.md), and a user wants 5% caught. Run-to-run noise above it
+#: is handled by the interval across rounds (``noise_floor``), not by this number.
 DEFAULT_THRESHOLD = 0.04
-RESAMPLES = 2000
-SEED = 0
-VERDICTS = ("faster", "slower", "same")
-#: Fewer samples than this on a side: no interval is claimed, the verdict is "same".
-MIN_SAMPLES = 5
-#: Bootstrap medians are computed in blocks of at most this many values (memory bound).
-_BLOCK_VALUES = 4_000_000
+VERDICTS = ("faster", "slower", "same", "unknown")
+#: What an ``unknown`` verdict says.
+UNKNOWN_NOTE = "one round: run-to-run noise unknown"
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """B against A on one pair of sample sets (microseconds per call)."""
+    """B against A at one point (times in microseconds per call)."""
 
-    a_median_us: float
-    b_median_us: float
-    #: median(B) / median(A): above 1 means B is slower
+    #: each side's time: the median over its rounds of each round's ``statistic``
+    a_us: float
+    b_us: float
+    #: B / A: exp(mean log B - mean log A) over the rounds' times (one round a side: their ratio);
+    #: above 1 means B is slower
     ratio: float
-    ci95_low: float
-    ci95_high: float
-    verdict: str  # "faster" | "slower" | "same"
-    #: the CI excludes 1
+    #: the ``confidence`` interval of the ratio (NaN when the noise is unknown)
+    ci_low: float
+    ci_high: float
+    verdict: str  # "faster" | "slower" | "same" | "unknown"
+    #: the interval excludes 1
     significant: bool
     threshold: float
+    #: samples on each side
     a_n: int
     b_n: int
-    #: how the interval was computed (the module docstring says why)
-    ci_method: str = "bootstrap-median-ratio"
+    #: rounds on each side
+    a_rounds: int = 1
+    b_rounds: int = 1
+    #: what summarises a round: "median" (GPU methods), "min" (host: ``_noise`` says why)
+    statistic: str = "median"
+    confidence: float = CONFIDENCE
+    #: the run-to-run noise the interval used (None: unknown)
+    noise: Noise | None = None
+    #: the interval's relative half-width: the smallest change it can tell from noise (None: unknown)
+    noise_floor: float | None = None
+    #: how the interval was computed (``_noise``'s docstring says why)
+    ci_method: str = "t-interval of log round medians"
     note: str | None = None
     #: median SM clock of each side's samples (MHz); None where that side recorded none
     clock_a_mhz: float | None = None
@@ -111,20 +122,37 @@ class Comparison:
         """A's time over B's: above 1 means B is faster."""
         return 1.0 / self.ratio if self.ratio else math.nan
 
+    @property
+    def noise_text(self) -> str:
+        """Where the interval's noise came from: ``5+5 rounds, noise floor +/-3.2%``."""
+        if self.noise is None:
+            return f"{self.a_rounds}+{self.b_rounds} round(s), noise unknown"
+        where = (f"{self.a_rounds}+{self.b_rounds} rounds" if self.noise.source == "rounds"
+                 else f"{self.noise.n} stored round medians of this point")
+        return f"{where}, noise floor +/-{self.noise_floor:.1%}"
+
     def describe(self) -> str:
-        """One line: both medians, the ratio with its CI, and the verdict."""
+        """One line: both medians, the ratio with its interval and noise floor, and the verdict."""
         clock = f", the slower side at a lower SM clock: {self.clock_text}" if self.clock_limited else ""
-        return (f"{self.verdict}: B {self.b_median_us:.4g} us vs A {self.a_median_us:.4g} us, "
-                f"ratio {self.ratio:.3f} (95% CI {self.ci95_low:.3f}-{self.ci95_high:.3f}, "
-                f"threshold {self.threshold:.0%}){clock}")
+        ci = ("no interval" if self.noise is None else
+              f"{self.confidence:.0%} CI {self.ci_low:.3f}-{self.ci_high:.3f}")
+        return (f"{self.verdict}: B {self.b_us:.4g} us vs A {self.a_us:.4g} us, "
+                f"ratio {self.ratio:.3f} ({ci}; {self.noise_text}; threshold {self.threshold:.0%}){clock}"
+                + (f"; {self.note}" if self.note else ""))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"a_median_us": self.a_median_us, "b_median_us": self.b_median_us, "ratio": self.ratio,
-                "ci95": [self.ci95_low, self.ci95_high], "verdict": self.verdict,
-                "significant": self.significant, "threshold": self.threshold, "a_n": self.a_n,
-                "b_n": self.b_n, "ci_method": self.ci_method, "note": self.note,
+        return {"a_us": self.a_us, "b_us": self.b_us, "statistic": self.statistic, "ratio": self.ratio,
+                "ci": [_num(self.ci_low), _num(self.ci_high)], "confidence": self.confidence,
+                "verdict": self.verdict, "significant": self.significant, "threshold": self.threshold,
+                "a_n": self.a_n, "b_n": self.b_n, "a_rounds": self.a_rounds, "b_rounds": self.b_rounds,
+                "noise_floor": self.noise_floor, "noise": self.noise.to_dict() if self.noise else None,
+                "ci_method": self.ci_method, "note": self.note,
                 "clock_a_mhz": self.clock_a_mhz, "clock_b_mhz": self.clock_b_mhz,
                 "clock_limited": self.clock_limited}
+
+
+def _num(x: float) -> float | None:
+    return None if x != x else x  # NaN -> null in JSON
 
 
 def clock_explains(ratio: float, clock_a_mhz: float | None, clock_b_mhz: float | None, threshold: float) -> bool:
@@ -138,24 +166,20 @@ def clock_explains(ratio: float, clock_a_mhz: float | None, clock_b_mhz: float |
     return clock_ratio > 1.0 + threshold and slow_over_fast <= clock_ratio * (1.0 + threshold)
 
 
-def _values(x: Samples | Sequence[float]) -> Any:
-    import numpy as np
+def _measurement(x: Measurement | Samples | Sequence[float], clocks: Sequence[float | None]) -> Measurement:
+    """A side as a Measurement: as given, or samples of one round (with ``clocks``)."""
+    if isinstance(x, Measurement):
+        return x
+    values = x.values_us if isinstance(x, Samples) else tuple(float(v) for v in x)
+    return Measurement("compare", Samples(tuple(values)), sm_clock_mhz=tuple(clocks))
 
-    vals = x.values_us if isinstance(x, Samples) else x
-    return np.asarray(vals, dtype=np.float64)
 
-
-def _bootstrap_medians(values: Any, resamples: int, rng: Any) -> Any:
-    import numpy as np
-
-    n = len(values)
-    out = np.empty(resamples)
-    block = max(1, _BLOCK_VALUES // n)
-    for start in range(0, resamples, block):
-        k = min(block, resamples - start)
-        idx = rng.integers(0, n, size=(k, n))
-        out[start:start + k] = np.median(values[idx], axis=1)
-    return out
+def _verdict(ratio: float, lo: float, hi: float, threshold: float) -> str:
+    if lo > 1.0 and ratio > 1.0 + threshold:
+        return "slower"
+    if hi < 1.0 and ratio < 1.0 / (1.0 + threshold):
+        return "faster"
+    return "same"
 
 
 def check_threshold(threshold: float, option: str = "--threshold") -> float:
@@ -166,42 +190,41 @@ def check_threshold(threshold: float, option: str = "--threshold") -> float:
     return threshold
 
 
-def compare(a: Samples | Sequence[float], b: Samples | Sequence[float], threshold: float = DEFAULT_THRESHOLD,
-            *, a_clocks_mhz: Sequence[float | None] = (), b_clocks_mhz: Sequence[float | None] = (),
-            resamples: int = RESAMPLES, seed: int = SEED) -> Comparison:
-    """Compare sample sets ``a`` (the reference) and ``b`` (per-call times, microseconds).
+def compare(a: Measurement | Samples | Sequence[float], b: Measurement | Samples | Sequence[float],
+            threshold: float = DEFAULT_THRESHOLD, *, a_clocks_mhz: Sequence[float | None] = (),
+            b_clocks_mhz: Sequence[float | None] = (), history: Noise | None = None,
+            confidence: float = CONFIDENCE) -> Comparison:
+    """Compare ``a`` (the reference) with ``b``: each a :class:`Measurement` (its rounds and SM
+    clocks come with it) or the per-call samples of one round (microseconds).
 
     threshold: relative difference below which the verdict is ``same`` (0.04 = 4%).
-    a_clocks_mhz, b_clocks_mhz: the SM clock readings (MHz) taken while each side sampled
-        (``Measurement.sm_clock_mhz``); with both, a verdict the clock explains is ``clock_limited``.
-    resamples, seed: the bootstrap's size and its fixed seed (results are reproducible).
-    See the module docstring for the method and the verdict rules.
+    a_clocks_mhz, b_clocks_mhz: SM clock readings for plain samples (a Measurement brings its own).
+    history: the point's run-to-run noise from stored earlier runs (``noise_from_history``), used
+        only when the rounds give none (one round a side).
+    confidence: the interval's level (default 0.99; ``_noise`` says why).
+    See the module docstring for the verdict rules.
     """
-    import numpy as np
-
     check_threshold(threshold, "threshold")
-    av, bv = _values(a), _values(b)
-    if len(av) == 0 or len(bv) == 0:
+    ma, mb = _measurement(a, a_clocks_mhz), _measurement(b, b_clocks_mhz)
+    if ma.samples.n == 0 or mb.samples.n == 0:
         raise ValueError("compare needs at least one sample on each side")
-    am, bm = float(np.median(av)), float(np.median(bv))
+    ra, rb = ma.round_times_us, mb.round_times_us
+    am, bm = statistics.median(ra), statistics.median(rb)
     if not (am > 0 and bm > 0):
         raise ValueError(f"medians must be positive times, got A {am!r} us and B {bm!r} us")
-    ratio = bm / am
-    clocks = {"clock_a_mhz": median_clock_mhz(a_clocks_mhz), "clock_b_mhz": median_clock_mhz(b_clocks_mhz)}
-    if len(av) < MIN_SAMPLES or len(bv) < MIN_SAMPLES:
-        return Comparison(am, bm, ratio, math.nan, math.nan, "same", False, threshold, len(av), len(bv),
-                          note=f"too few samples for an interval (A {len(av)}, B {len(bv)}; need {MIN_SAMPLES})",
+    clocks = {"clock_a_mhz": median_clock_mhz(ma.sm_clock_mhz), "clock_b_mhz": median_clock_mhz(mb.sm_clock_mhz)}
+    sizes = dict(a_n=ma.samples.n, b_n=mb.samples.n, a_rounds=len(ra), b_rounds=len(rb), confidence=confidence,
+                 statistic=ma.round_statistic)
+    noise = noise_from_rounds(ra, rb) or history
+    if noise is None:
+        return Comparison(am, bm, bm / am, math.nan, math.nan, "unknown", False, threshold, **sizes,
+                          note=f"{UNKNOWN_NOTE} (time more rounds with --rounds, or store more runs of this point)",
                           **clocks)
-    rng = np.random.default_rng(seed)
-    ratios = _bootstrap_medians(bv, resamples, rng) / _bootstrap_medians(av, resamples, rng)
-    lo, hi = (float(x) for x in np.quantile(ratios, [0.025, 0.975]))
-    significant = lo > 1.0 or hi < 1.0
-    if significant and lo > 1.0 and ratio > 1.0 + threshold:
-        verdict = "slower"
-    elif significant and hi < 1.0 and ratio < 1.0 / (1.0 + threshold):
-        verdict = "faster"
-    else:
-        verdict = "same"
-    limited = verdict != "same" and clock_explains(ratio, clocks["clock_a_mhz"], clocks["clock_b_mhz"], threshold)
-    return Comparison(am, bm, ratio, lo, hi, verdict, significant, threshold, len(av), len(bv), **clocks,
-                      clock_limited=limited)
+    test = round_test(ra, rb, noise, confidence)
+    verdict = _verdict(test.ratio, test.ci_low, test.ci_high, threshold)
+    limited = verdict != "same" and clock_explains(test.ratio, clocks["clock_a_mhz"], clocks["clock_b_mhz"], threshold)
+    return Comparison(am, bm, test.ratio, test.ci_low, test.ci_high, verdict, test.ci_low > 1.0 or test.ci_high < 1.0,
+                      threshold, **sizes, noise=noise, noise_floor=test.floor,
+                      ci_method=("t-interval of log round medians" if noise.source == "rounds"
+                                 else "t-interval, noise from the point's stored history"),
+                      **clocks, clock_limited=limited)

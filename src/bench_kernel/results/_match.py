@@ -6,12 +6,17 @@ dropped.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
-from bench_kernel.results._compare import DEFAULT_THRESHOLD, Comparison, compare
+from bench_kernel.results._compare import DEFAULT_THRESHOLD, VERDICTS, Comparison, compare
+from bench_kernel.results._noise import Noise
 from bench_kernel.results._records import PointResult, params_key
 
-__all__ = ["MatchedPoint", "Unmatched", "ResultsComparison", "Best", "compare_points", "best_per_point"]
+__all__ = ["MatchedPoint", "Unmatched", "ResultsComparison", "Best", "compare_points", "best_per_point", "History"]
+
+#: ``history(a_point, b_point, method) -> Noise | None``: the run-to-run noise of a point from the
+#: store's earlier runs of it (``Store.history_noise``), asked only where both sides have one round.
+History = Callable[[PointResult, PointResult, str], "Noise | None"]
 
 
 @dataclass(frozen=True)
@@ -64,14 +69,23 @@ class ResultsComparison:
         return [r for r in self.rows if r.comparison.clock_limited]
 
     def counts(self) -> dict[str, int]:
-        out = {v: 0 for v in ("faster", "slower", "same")}
+        out = {v: 0 for v in VERDICTS}
         for r in self.rows:
             out[r.comparison.verdict] += 1
         return {**out, "unmatched": len(self.unmatched)}
 
+    def noise_floors(self) -> dict[str, Any]:
+        """The noise floors the verdicts used: how many points had their noise from rounds, from
+        the store's history or not at all, and the floors' range (fractions)."""
+        floors = [r.comparison.noise_floor for r in self.rows if r.comparison.noise_floor is not None]
+        by = {"rounds": 0, "history": 0, "unknown": 0}
+        for r in self.rows:
+            by[r.comparison.noise.source if r.comparison.noise else "unknown"] += 1
+        return {**by, "min": min(floors) if floors else None, "max": max(floors) if floors else None}
+
     def to_dict(self) -> dict[str, Any]:
         return {"a": self.a_label, "b": self.b_label, "threshold": self.threshold,
-                "strict_clocks": self.strict_clocks, "counts": self.counts(),
+                "strict_clocks": self.strict_clocks, "counts": self.counts(), "noise_floors": self.noise_floors(),
                 "clock_limited": len(self.clock_limited), "regressions": len(self.regressions),
                 "points": [r.to_dict() for r in self.rows],
                 "unmatched": [u.to_dict() for u in self.unmatched]}
@@ -83,7 +97,8 @@ def _why_not(p: PointResult, side: str) -> str | None:
     return f"{side} is {p.status}" + (f": {p.error}" if p.error else "")
 
 
-def _pair(a: PointResult, b: PointResult, method: str | None, threshold: float) -> MatchedPoint | str:
+def _pair(a: PointResult, b: PointResult, method: str | None, threshold: float,
+          history: History | None) -> MatchedPoint | str:
     if a.status == b.status != "ok" and a.error == b.error:
         return f"{a.status} in A and B" + (f": {a.error}" if a.error else "")
     reason = _why_not(a, "A") or _why_not(b, "B")
@@ -97,20 +112,22 @@ def _pair(a: PointResult, b: PointResult, method: str | None, threshold: float) 
         return (f"no {m} measurement on {' and '.join(missing)} "
                 f"(A has {have['A']}; B has {have['B']}); choose one with --method")
     ma, mb = a.result.measurements[m], b.result.measurements[m]
-    return MatchedPoint(a.provider, b.provider, dict(a.params), m,
-                        compare(ma.samples, mb.samples, threshold, a_clocks_mhz=ma.sm_clock_mhz,
-                                b_clocks_mhz=mb.sm_clock_mhz))
+    noise = history(a, b, m) if history is not None and ma.rounds + mb.rounds <= 2 else None
+    return MatchedPoint(a.provider, b.provider, dict(a.params), m, compare(ma, mb, threshold, history=noise))
 
 
 def compare_points(a: Sequence[PointResult], b: Sequence[PointResult], *, threshold: float = DEFAULT_THRESHOLD,
                    method: str | None = None, by_provider: bool = True, a_label: str = "A",
-                   b_label: str = "B", strict_clocks: bool = False) -> ResultsComparison:
+                   b_label: str = "B", strict_clocks: bool = False,
+                   history: History | None = None) -> ResultsComparison:
     """Match ``a`` and ``b`` point by point and compare each pair (see :func:`compare`).
 
     by_provider: match on (provider, params) -- two runs; False matches on params alone, for
         two providers of one run (each side then holds one provider).
     method: the timing method to compare (default: A's primary method at each point).
     strict_clocks: a slowdown that the lower SM clock of B explains is a regression too.
+    history: where a point has one round on each side, its run-to-run noise from earlier runs
+        (:data:`History`); without it such points are ``unknown``.
     """
     def key(p: PointResult) -> Any:
         return p.key if by_provider else params_key(p.params)
@@ -126,7 +143,7 @@ def compare_points(a: Sequence[PointResult], b: Sequence[PointResult], *, thresh
         if pb is None:
             unmatched.append(Unmatched(pa.provider, dict(pa.params), f"only in A ({a_label})"))
             continue
-        got = _pair(pa, pb, method, threshold)
+        got = _pair(pa, pb, method, threshold, history)
         if isinstance(got, str):
             unmatched.append(Unmatched(pa.provider, dict(pa.params), got))
         else:
@@ -148,16 +165,21 @@ class Best:
     runner_up_us: float | None
     #: runner-up time / best time - 1 (0.08 = the best is 8% faster)
     margin: float | None
-    #: the 95% CI of runner-up/best lies above 1
+    #: the interval of runner-up/best (``compare``'s, across rounds) lies above 1
     significant: bool
-    ci95: tuple[float, float] | None
+    #: that interval (None with one round each: the noise is unknown)
+    ci: tuple[float, float] | None
     candidates: int
+    #: the interval's level and relative half-width (None: unknown)
+    confidence: float | None = None
+    noise_floor: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"params": dict(self.params), "provider": self.provider, "median_us": self.median_us,
                 "method": self.method, "runner_up": self.runner_up, "runner_up_us": self.runner_up_us,
                 "margin": self.margin, "significant": self.significant,
-                "ci95": list(self.ci95) if self.ci95 else None, "candidates": self.candidates}
+                "ci": list(self.ci) if self.ci else None, "confidence": self.confidence,
+                "noise_floor": self.noise_floor, "candidates": self.candidates}
 
 
 def best_per_point(points: Sequence[PointResult]) -> list[Best]:
@@ -180,10 +202,10 @@ def best_per_point(points: Sequence[PointResult]) -> list[Best]:
             continue
         second = ranked[1]
         other = method if second.result.median_us(method) is not None else second.result.primary_method
-        c = compare(best.result.measurements[method].samples, second.result.measurements[other].samples,
-                    threshold=0.0)
-        ci = None if c.note else (c.ci95_low, c.ci95_high)
+        c = compare(best.result.measurements[method], second.result.measurements[other], threshold=0.0)
+        known = c.noise is not None
         out.append(Best(dict(best.params), best.provider, best.median_us, method, second.provider,
                         second.median_us, second.median_us / best.median_us - 1.0,
-                        c.significant and c.ci95_low > 1.0, ci, len(ranked)))
+                        c.significant and c.ci_low > 1.0, (c.ci_low, c.ci_high) if known else None, len(ranked),
+                        c.confidence if known else None, c.noise_floor))
     return out

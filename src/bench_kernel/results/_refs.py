@@ -10,10 +10,12 @@ from typing import Callable
 
 from bench_kernel.errors import InputError, UsageError
 from bench_kernel.results._files import load_results_file
+from bench_kernel.results._match import History
+from bench_kernel.results._noise import Noise, noise_from_history
 from bench_kernel.results._records import PointResult, RunInfo
 from bench_kernel.results._store import Store
 
-__all__ = ["PointSet", "resolve_ref"]
+__all__ = ["PointSet", "resolve_ref", "store_history"]
 
 _RUN = re.compile(r"\d+|latest(?:~\d+)?")
 
@@ -53,3 +55,18 @@ def resolve_ref(ref: str, open_db: Callable[[], Store]) -> PointSet:
     store = open_db()
     run = store.run(run_ref)
     return _pick(f"run {run.id}", run, store.points(run), provider or None)
+
+
+def store_history(store: Store, a: PointSet, b: PointSet) -> History:
+    """The run-to-run noise of a point from ``store``'s other runs of A's spec (its run's name and
+    kind; B's when A has no run), on the same device, by the same method: the :data:`History` that
+    ``compare_points`` asks where a point has one round on each side. A and B's own runs are left out."""
+    base = a.run or b.run
+    own = [r.id for r in (a.run, b.run) if r is not None and r.id is not None]
+
+    def noise(pa: PointResult, pb: PointResult, method: str) -> Noise | None:
+        if base is None:
+            return None
+        return noise_from_history(store.round_times(base, pa.provider, pa.params, method, exclude_runs=own))
+
+    return noise

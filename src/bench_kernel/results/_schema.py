@@ -8,10 +8,19 @@ inside one transaction; a newer version is refused (written by a newer bench-ker
 Versions:
   0  an empty SQLite file (no tables, no application id): the schema is created.
   1  the first layout: runs, and points with their full JSON result (raw samples included).
-  2  (current) adds ``runs.git_dirty``; ``points.worker`` (which GPU or host worker ran the
+  2  adds ``runs.git_dirty``; ``points.worker`` (which GPU or host worker ran the
      point), ``points.attempts`` (the guard that a crashing point is not retried forever), and
      ``points.method``/``points.median_us``, indexed figures of the primary method so ``history``
      reads a case over time without parsing every result.
+  3  (current) ``points.round``: a point timed in K rounds (``--rounds``) is K rows, one per round,
+     unique per (run, point, provider, round); every older row is round 1. SQLite cannot change a
+     UNIQUE constraint in place, so the step rebuilds the table (copy, drop, rename) in the
+     migration's one transaction. Why rows and not one row rewritten per round: a sweep interleaves
+     the rounds over its whole duration, so a point's rounds end minutes apart; as rows, each round
+     is committed once when it ends (a killed sweep keeps every finished round, ``--resume`` runs
+     the missing ones, and the crash guard of ``claim_point`` works per round unchanged), and a
+     committed round is never rewritten. Readers (``points``, ``history``, ``compare``) get one
+     point with its rounds joined (``Measurement.round_sizes``), so none of them counts rows.
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ __all__ = ["APP_ID", "SCHEMA_VERSION", "SCHEMA_V1", "SCHEMA", "migrate", "primar
 
 #: "bkdb" big-endian: what ``PRAGMA application_id`` holds in every bench-kernel database.
 APP_ID = int.from_bytes(b"bkdb", "big")
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: Version 1, kept verbatim: migrations start from it and tests build real v1 files with it.
 SCHEMA_V1 = """
@@ -94,7 +103,8 @@ CREATE TABLE points (
   attempts INTEGER NOT NULL DEFAULT 1,
   method TEXT,
   median_us REAL,
-  UNIQUE (run_id, params_key, provider)
+  round INTEGER NOT NULL DEFAULT 1,
+  UNIQUE (run_id, params_key, provider, round)
 );
 CREATE INDEX points_provider ON points (provider, params_key);
 """
@@ -122,8 +132,19 @@ def _v1_to_v2(conn: sqlite3.Connection) -> None:
                      [(*primary_figures(result), pid) for pid, result in rows])
 
 
+def _v2_to_v3(conn: sqlite3.Connection) -> None:
+    points = SCHEMA[SCHEMA.index("CREATE TABLE points"):SCHEMA.index("CREATE INDEX points_provider")]
+    conn.execute(points.strip().rstrip(";").replace("CREATE TABLE points", "CREATE TABLE points_v3", 1))
+    cols = ("id, run_id, provider, params_key, status, wall_s, started_at, finished_at, error, result, worker,"
+            " attempts, method, median_us")
+    conn.execute(f"INSERT INTO points_v3 ({cols}, round) SELECT {cols}, 1 FROM points")
+    conn.execute("DROP TABLE points")  # its index goes with it
+    conn.execute("ALTER TABLE points_v3 RENAME TO points")
+    conn.execute("CREATE INDEX points_provider ON points (provider, params_key)")
+
+
 #: from-version -> the step that brings a database to from-version + 1.
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _v1_to_v2}
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def migrate(conn: sqlite3.Connection, version: int) -> None:

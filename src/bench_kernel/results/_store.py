@@ -23,7 +23,7 @@ from typing import Any, Iterator, Sequence
 from bench_kernel.errors import StoreError
 from bench_kernel.measure import BenchResult
 from bench_kernel.results._paths import resolve_db_path
-from bench_kernel.results._records import PointResult, RunInfo, params_key, status_of
+from bench_kernel.results._records import PointResult, RunInfo, merge_rounds, params_key, status_of
 from bench_kernel.results._schema import APP_ID, SCHEMA_VERSION, migrate, primary_figures
 
 __all__ = ["Store", "open_store", "DEFAULT_TIMEOUT_S", "TIMEOUT_ENV"]
@@ -162,7 +162,8 @@ class Store:
 
     _RUN_COLS = ("id, kind, name, status, created_at, finished_at, wall_s, source_path, source_hash,"
                  " git_commit, git_dirty, command, config, env, total_points,"
-                 " (SELECT COUNT(*) FROM points p WHERE p.run_id = runs.id AND p.status != 'running')")
+                 " (SELECT COUNT(DISTINCT p.provider || ' ' || p.params_key) FROM points p"
+                 " WHERE p.run_id = runs.id AND p.status != 'running')")
 
     @staticmethod
     def _run_from_row(row: tuple) -> RunInfo:
@@ -202,42 +203,43 @@ class Store:
 
     # -- points ---------------------------------------------------------------------------------
     def claim_point(self, run_id: int, provider: str, params: dict[str, Any],
-                    worker: str | None = None) -> bool:
-        """Mark a point ``running`` before measuring it; False when it must not be run.
+                    worker: str | None = None, round: int = 1) -> bool:
+        """Mark round ``round`` of a point ``running`` before measuring it; False when it must not be run.
 
-        A point already final is never claimed (never measured twice). A point left ``running``
+        A round already final is never claimed (never measured twice). A round left ``running``
         by a process that died is claimed again once; after :data:`MAX_ATTEMPTS` it is stored as
         an ``error`` instead, so a provider that kills its process cannot loop a resume forever.
         """
         key = params_key(params)
         rows = self._read("SELECT status, attempts FROM points WHERE run_id = ? AND params_key = ?"
-                          " AND provider = ?", (run_id, key, provider))
+                          " AND provider = ? AND round = ?", (run_id, key, provider, round))
         if rows and rows[0][0] != "running":
             return False
         if rows and rows[0][1] >= MAX_ATTEMPTS:
             result = BenchResult(name=provider, params=dict(params))
-            self.save_result(run_id, result, status="error", worker=worker,
+            self.save_result(run_id, result, status="error", worker=worker, round=round,
                              error=f"the process died while running this point, {rows[0][1]} times; not retried")
             return False
         if rows:
             sql = ("UPDATE points SET attempts = attempts + 1, worker = ?, started_at = ?"
-                   " WHERE run_id = ? AND params_key = ? AND provider = ?")
-            args: tuple = (worker, _now(), run_id, key, provider)
+                   " WHERE run_id = ? AND params_key = ? AND provider = ? AND round = ?")
+            args: tuple = (worker, _now(), run_id, key, provider, round)
         else:
-            sql = ("INSERT INTO points (run_id, provider, params_key, status, worker, started_at)"
-                   " VALUES (?,?,?,'running',?,?)")
-            args = (run_id, provider, key, worker, _now())
+            sql = ("INSERT INTO points (run_id, provider, params_key, status, worker, started_at, round)"
+                   " VALUES (?,?,?,'running',?,?,?)")
+            args = (run_id, provider, key, worker, _now(), round)
         self._write([(sql, args)], "claiming a point", durable=False)
         return True
 
     def save_result(self, run_id: int, result: BenchResult, *, status: str | None = None,
                     error: str | None = None, worker: str | None = None, wall_s: float | None = None,
-                    roofline: dict[str, Any] | None = None) -> PointResult:
-        """Commit one finished point (provider ``result.name`` at ``result.params``) with its raw
-        samples, and return it as stored. ``status`` defaults to :func:`status_of` the result.
+                    roofline: dict[str, Any] | None = None, round: int = 1) -> PointResult:
+        """Commit one finished point (provider ``result.name`` at ``result.params``; its round
+        ``round`` of a run in rounds) with its raw samples, and return it as stored (this round).
+        ``status`` defaults to :func:`status_of` the result.
 
-        Raises StoreError if that point is already stored final in this run: nothing is measured,
-        or stored, twice.
+        Raises StoreError if that round of the point is already stored final in this run: nothing
+        is measured, or stored, twice.
         """
         status = status or status_of(result)
         data = result.to_dict()
@@ -247,69 +249,98 @@ class Store:
         method, median = primary_figures(text)
         key = params_key(result.params)
         finished = _now()
-        existing = self._read("SELECT status FROM points WHERE run_id = ? AND params_key = ? AND provider = ?",
-                              (run_id, key, result.name))
+        existing = self._read("SELECT status FROM points WHERE run_id = ? AND params_key = ? AND provider = ?"
+                              " AND round = ?", (run_id, key, result.name, round))
         if existing and existing[0][0] != "running":
-            raise StoreError(f"run {run_id} already holds {result.name} at {key}: a point is stored once")
+            raise StoreError(f"run {run_id} already holds {result.name} at {key}" + (f" round {round}" if round > 1 else "")
+                             + ": a point is stored once")
         values = (status, worker, wall_s, finished, error, text, method, median)
         if existing:
             sql = ("UPDATE points SET status = ?, worker = COALESCE(?, worker), wall_s = ?, finished_at = ?,"
                    " error = ?, result = ?, method = ?, median_us = ? WHERE run_id = ? AND params_key = ?"
-                   " AND provider = ?")
-            args: tuple = (*values, run_id, key, result.name)
+                   " AND provider = ? AND round = ?")
+            args: tuple = (*values, run_id, key, result.name, round)
         else:
             sql = ("INSERT INTO points (status, worker, wall_s, finished_at, error, result, method, median_us,"
-                   " run_id, params_key, provider, started_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
-            args = (*values, run_id, key, result.name, finished)
+                   " run_id, params_key, provider, started_at, round) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")
+            args = (*values, run_id, key, result.name, finished, round)
         self._write([(sql, args)], "saving a point")
         return PointResult(provider=result.name, params=dict(result.params), status=status, result=result,
                            error=error, worker=worker, wall_s=wall_s, run_id=run_id, finished_at=finished,
                            roofline=data.get("roofline"), measured_roofline=data.get("measured_roofline"))
 
-    _POINT_COLS = "run_id, provider, params_key, status, error, worker, wall_s, finished_at, result"
+    _POINT_COLS = "run_id, provider, params_key, status, error, worker, wall_s, finished_at, result, round"
 
     @staticmethod
-    def _point_from_row(row: tuple) -> PointResult:
-        run_id, provider, key, status, error, worker, wall_s, finished, text = row
+    def _point_from_row(row: tuple) -> tuple[int, PointResult]:
+        run_id, provider, key, status, error, worker, wall_s, finished, text, round_ = row
         data = json.loads(text) if text else None
         # The result keeps the point's own axis order; the key is sorted for matching.
         params = dict((data or {}).get("params") or json.loads(key))
         result = BenchResult.from_dict(data) if data else BenchResult(name=provider, params=params)
-        return PointResult(provider=provider, params=params, status=status, result=result, error=error,
-                           worker=worker, wall_s=wall_s, run_id=run_id, finished_at=finished,
-                           roofline=(data or {}).get("roofline"),
-                           measured_roofline=(data or {}).get("measured_roofline"))
+        return round_, PointResult(provider=provider, params=params, status=status, result=result, error=error,
+                                   worker=worker, wall_s=wall_s, run_id=run_id, finished_at=finished,
+                                   roofline=(data or {}).get("roofline"),
+                                   measured_roofline=(data or {}).get("measured_roofline"))
+
+    def _merged(self, rows: list[tuple]) -> list[PointResult]:
+        """Rows (ordered) -> one point per (run, provider, params), its rounds joined, in the order
+        each point first appears."""
+        groups: dict[tuple[int, str, str], list[tuple[int, PointResult]]] = {}
+        for row in rows:
+            groups.setdefault((row[0], row[1], row[2]), []).append(self._point_from_row(row))
+        return [merge_rounds(g) for g in groups.values()]
 
     def points(self, run: int | str | RunInfo, *, include_running: bool = False) -> list[PointResult]:
-        """The points of a run in the order they finished (``running`` ones only if asked)."""
+        """The points of a run in the order they (their first round) finished, each with its rounds
+        joined (``running`` rounds only if asked)."""
         run_id = run.id if isinstance(run, RunInfo) else self.run(run).id
         where = "" if include_running else " AND status != 'running'"
         rows = self._read(f"SELECT {self._POINT_COLS} FROM points WHERE run_id = ?{where} ORDER BY"
                           " finished_at IS NULL, id", (run_id,))
-        return [self._point_from_row(r) for r in rows]
+        return self._merged(rows)
 
-    def done_keys(self, run_id: int) -> set[tuple[str, str]]:
-        """(provider, params key) of every point of the run stored with a final status."""
-        rows = self._read("SELECT provider, params_key FROM points WHERE run_id = ? AND status != 'running'",
-                          (run_id,))
-        return {(p, k) for p, k in rows}
+    def rounds_done(self, run_id: int) -> dict[tuple[str, str], dict[int, str]]:
+        """(provider, params key) -> {round: status} of every round of the run stored final."""
+        out: dict[tuple[str, str], dict[int, str]] = {}
+        for p, k, r, st in self._read("SELECT provider, params_key, round, status FROM points WHERE run_id = ?"
+                                      " AND status != 'running'", (run_id,)):
+            out.setdefault((p, k), {})[r] = st
+        return out
 
     def history(self, pattern: str = "*", where: dict[str, Any] | None = None,
                 kind: str | None = None) -> Iterator[tuple[RunInfo, PointResult]]:
         """Every stored point whose provider/case name matches the glob ``pattern`` and whose
-        params include ``where``, oldest run first, with its run."""
+        params include ``where``, oldest run first, with its run (rounds joined)."""
         runs = {r.id: r for r in self.runs()}
         # GLOB is SQLite's case-sensitive shell pattern (*, ?, [...]), as fnmatch.fnmatchcase:
         # only the matching points' JSON is read and parsed.
         rows = self._read(f"SELECT {self._POINT_COLS} FROM points WHERE status != 'running' AND provider GLOB ?"
                           " ORDER BY run_id, id", (pattern,))
-        for row in rows:
-            point = self._point_from_row(row)
+        for point in self._merged(rows):
             if where and any(str(point.params.get(k)) != str(v) for k, v in where.items()):
                 continue
             run = runs[point.run_id]
             if kind is None or run.kind == kind:
                 yield run, point
+
+    def round_times(self, run: RunInfo, provider: str, params: dict[str, Any], method: str,
+                    exclude_runs: Sequence[int] = ()) -> list[float]:
+        """The round times (us: ``Measurement.round_times_us``) of ``provider`` at ``params`` by ``method`` in every other stored
+        run of the same name, kind and device as ``run``: the point's history, for its run-to-run
+        noise (``results._noise.noise_from_history``)."""
+        rows = self._read(f"SELECT {', '.join('p.' + c.strip() for c in self._POINT_COLS.split(','))}"
+                          " FROM points p JOIN runs r ON r.id = p.run_id WHERE p.provider = ? AND p.params_key = ?"
+                          " AND p.status = 'ok' AND r.name = ? AND r.kind = ? ORDER BY p.run_id, p.id",
+                          (provider, params_key(params), run.name, run.kind))
+        device = run.device
+        skip = set(exclude_runs) | {run.id}
+        values: list[float] = []
+        for point in self._merged([r for r in rows if r[0] not in skip]):
+            m = point.result.measurements.get(method)
+            if m is not None and m.ok and point.result.env.get("device") == device:
+                values += [v for v in m.round_times_us if v > 0]
+        return values
 
 
 def _open_connection(path: Path, timeout_s: float) -> sqlite3.Connection:
