@@ -58,8 +58,9 @@ def broken_axis():
     return {"axes": {"M": []}, "providers": {"add": add}}
 '''
 
-#: Fast sampling: the tests check what is stored, not how precise the times are.
-FAST = dict(methods=("host",), precision=0.5, max_time_s=0.02)
+#: Fast sampling, one round: the tests check what is stored, not how precise the times are
+#: (rounds have tests of their own: test_sweep_rounds.py).
+FAST = dict(methods=("host",), precision=0.5, max_time_s=0.02, rounds=1)
 
 
 def write_spec(tmp_path, text: str = SPEC):

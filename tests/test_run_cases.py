@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-import bench_kernel.orchestrate._cases as cases_module
+import bench_kernel.orchestrate._bench as bench_module
 from _sweep_helpers import FAST
 from bench_kernel.errors import MeasurementError, TimeLimitError, UsageError
 from bench_kernel.measure import Case
@@ -43,8 +43,8 @@ def test_the_only_case_failing_raises_after_the_run_is_finished(tmp_path):
 
 def test_the_machine_state_is_captured_once_per_run(monkeypatch):
     calls = []
-    real = cases_module.capture_env
-    monkeypatch.setattr(cases_module, "capture_env", lambda i=0: calls.append(i) or real(i))
+    real = bench_module.capture_env  # run_env, the one start of a run, captures it
+    monkeypatch.setattr(bench_module, "capture_env", lambda i=0: calls.append(i) or real(i))
     out = run_cases([Case(fn=lambda: k, name=f"c{k}") for k in range(4)], OPTS)
     assert len(out.results) == 4 and calls == [0]
     assert all(r.env is out.results[0].env or r.env == out.results[0].env for r in out.results)
@@ -82,7 +82,7 @@ def test_sweep_timeout_bounds_each_point(tmp_path, run_cli):
                     "    return {'axes': {'s': [0.0, 30.0]}, 'providers': {'p': lambda p: (lambda: time.sleep(p['s']))}}\n")
     t0 = time.perf_counter()
     r = run_cli("sweep", str(spec), "--db", str(tmp_path / "s.db"), "-m", "host", "--max-time", "0.05",
-                "--precision", "0.5", "--timeout", "1", "--json")
+                "--precision", "0.5", "--timeout", "1", "--rounds", "1", "--json")
     assert time.perf_counter() - t0 < 25
     assert r.exit_code == 1 and r.stderr.count("bench-kernel: error:") == 1
     with open_store(tmp_path / "s.db") as store:

@@ -16,7 +16,7 @@ from bench_kernel.results import open_store
 
 pytestmark = [pytest.mark.slow, pytest.mark.multiprocess]
 
-FAST_ARGS = ["-m", "host", "--precision", "0.5", "--max-time", "0.02"]
+FAST_ARGS = ["-m", "host", "--precision", "0.5", "--max-time", "0.02", "--rounds", "1"]
 
 
 def _stored(db, include_running=False):

@@ -30,3 +30,37 @@ def test_ray_backend_on_a_local_instance(tmp_path, monkeypatch):
     assert all(len(p.worker) > len("ray:") for p in res.points if p.key != dead)  # the node that ran it
     assert res.run.env["ray"]["address"] == "local" and res.run.env["ray"]["nodes"] == 1
     assert res.run.config["sharding"]["backend"] == "ray"
+
+
+def test_gpu_methods_on_a_cluster_without_gpus_are_one_error_not_a_hang(tmp_path, run_cli):
+    # issue 20: the tasks asked for {GPU: 1}, the local cluster had none, and the sweep waited forever
+    spec = write_spec(tmp_path)
+    r = run_cli("sweep", str(spec), "--db", str(tmp_path / "r.db"), "--backend", "ray", "--rounds", "1")
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == ("bench-kernel: error: the Ray cluster at a new local instance cannot run a point: GPU: needs 1, "
+                        "the cluster has 0; the methods graph, events, kernel need a GPU per task: add GPU nodes, or "
+                        "time on the CPU with --method host\n")
+    assert not ray.is_initialized()
+
+
+def test_a_task_that_cannot_be_placed_in_time_is_an_error(tmp_path, monkeypatch):
+    from bench_kernel.errors import DeviceError
+    from bench_kernel.results import open_store
+
+    monkeypatch.setenv("BENCH_KERNEL_RAY_PLACEMENT_S", "3")
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+
+    @ray.remote(num_cpus=1)
+    class Hog:  # another job holding the cluster's only CPU
+        def ready(self) -> bool:
+            return True
+
+    hog = Hog.remote()
+    ray.get(hog.ready.remote())
+    spec = load_spec(str(write_spec(tmp_path)))
+    with pytest.raises(DeviceError, match=r"could not place one point's task \(\{CPU: 1\}\) within 3 s: its "
+                                          r"resources exist but are taken"):
+        run_sweep(spec, store=tmp_path / "r.db", backend="ray", options=FAST)
+    assert not ray.is_initialized()
+    with open_store(tmp_path / "r.db") as store:
+        assert store.runs() == []  # nothing was started: the check comes before the run is stored

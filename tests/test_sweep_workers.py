@@ -33,7 +33,7 @@ def test_two_workers_give_the_same_points_as_one(spec, tmp_path):
     assert {p.worker for p in two.points} == {"host:0", "host:1"}  # both got work from the queue
     assert set(two.run.env["workers"]) == {"host:0", "host:1"}
     assert two.run.env["workers"]["host:1"]["visible_devices"] == ""  # no GPU in host workers
-    assert two.run.config["sharding"] == {"workers": 2, "gpus": None, "backend": "local"}
+    assert two.run.config["sharding"] == {"workers": 2, "gpus": None, "backend": "local", "round_processes": "kept"}
     from bench_kernel.report import sweep_table
 
     assert "measured by 2 host workers at once: they share the CPU" in " ".join(sweep_table(two.run, two.points).notes)

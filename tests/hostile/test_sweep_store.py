@@ -12,7 +12,7 @@ import pytest
 from _sweep_helpers import write_spec
 from bench_kernel.results import open_store
 
-FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02"]
+FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02", "--rounds", "1"]
 
 
 @pytest.fixture

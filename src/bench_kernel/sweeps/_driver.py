@@ -2,9 +2,10 @@
 
 The driver owns the store; where the points run is a backend with one shape (``start() -> env``,
 ``run(units, claim, done, began)``, ``close()``): in this process, in local worker processes
-(``workers=N`` on the host, ``gpus=[...]`` one per GPU) or as Ray tasks. Each point is claimed in
-the store before it runs and committed when it ends, so a sweep killed at any moment keeps every
-finished point, and ``resume=RUN`` runs exactly the points that are missing.
+(``workers=N`` on the host, ``gpus=[...]`` one per GPU) or as Ray tasks. Each point is timed in
+K rounds interleaved across the sweep (``_rounds``); each round of a point is claimed in the store
+before it runs and committed when it ends, so a sweep killed at any moment keeps every finished
+round, and ``resume=RUN`` runs exactly the rounds that are missing.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
+from dataclasses import replace
+
 from bench_kernel.errors import Interrupted, StoreError, UsageError
 from bench_kernel.gpu import has_gpu
-from bench_kernel.measure import capture_env, gpu_state
+from bench_kernel.measure import gpu_state
 from bench_kernel.options import Options
 from bench_kernel.results import (
     Best,
@@ -26,12 +29,11 @@ from bench_kernel.results import (
     best_per_point,
     open_store,
     params_key,
-    point_label,
     provenance,
 )
-from bench_kernel.sweeps._local import LocalPool, Unit, gpu_slots, host_slots
+from bench_kernel.sweeps._local import Unit
+from bench_kernel.sweeps._rounds import fresh_processes, make_backend, run_rounds
 from bench_kernel.sweeps._spec import DEFAULT_SPEC_NAME, SweepSpec
-from bench_kernel.sweeps._unit import run_unit
 
 __all__ = ["SweepResult", "sweep", "run_sweep", "parse_gpus", "Progress"]
 
@@ -54,32 +56,6 @@ class SweepResult:
     def to_dict(self) -> dict[str, Any]:
         return {"run": self.run.to_dict(), "points": [p.to_dict() for p in self.points],
                 "best": [b.to_dict() for b in self.best()]}
-
-
-class _Inline:
-    """Runs units one after the other in this process (the default backend)."""
-
-    def __init__(self, spec: SweepSpec, options: Options) -> None:
-        self.spec, self.options = spec, options
-        self.env: dict[str, Any] = {}
-
-    def start(self) -> dict[str, Any]:
-        self.env = capture_env(self.options.device_index)
-        env = dict(self.env)
-        if has_gpu():
-            env["state_before"] = gpu_state(self.options.device_index)
-        return env
-
-    def run(self, units: list[Unit], claim: Callable[[Unit, str], bool], done: Callable[[PointResult], None],
-            began: Callable[[Unit], None] | None = None) -> None:
-        for u in units:
-            if claim(u, "main"):
-                if began:
-                    began(u)
-                done(run_unit(self.spec, u.point, u.provider, self.options, worker="main", env=self.env))
-
-    def close(self) -> None:
-        pass
 
 
 def parse_gpus(text: str) -> list[int]:
@@ -163,8 +139,15 @@ def run_sweep(spec: SweepSpec, *, options: Mapping[str, Any] | None = None,
     db, owned = _open(store)
     try:
         plan = _plan(spec, db, dict(options or {}), resume, providers, host_only=workers is not None)
-        sharding = {"workers": workers, "gpus": list(gpus) if gpus is not None else None, "backend": backend}
-        return _execute(plan, db, _backend(plan, workers, gpus, backend, address), sharding, command, progress)
+        fresh = fresh_processes(spec, plan.options, plan.rounds, gpus, backend)
+        sharding = {"workers": workers, "gpus": list(gpus) if gpus is not None else None, "backend": backend,
+                    "round_processes": "fresh" if fresh else "kept"}
+        one_round = replace(plan.options, rounds=1)  # each unit measures one round; the rounds are _rounds'
+
+        def make() -> Any:
+            return make_backend(spec, one_round, workers, gpus, backend, address, fresh)
+
+        return _execute(plan, db, make, fresh, sharding, command, progress)
     finally:
         if owned and db is not None:
             db.close()
@@ -172,21 +155,22 @@ def run_sweep(spec: SweepSpec, *, options: Mapping[str, Any] | None = None,
 
 @dataclass(frozen=True)
 class _Plan:
-    """What a sweep call will do: its spec, options, providers, every unit and those still to run."""
+    """What a sweep call will do: its spec, options, providers, every unit and how many rounds."""
 
     spec: SweepSpec
     options: Options
     providers: list[str]
     units: list[Unit]
-    todo: list[Unit]
     #: the stored run being resumed, if any
     run: RunInfo | None
     provenance: Any
+    #: rounds per point (``Options.rounds_for``, or the resumed run's)
+    rounds: int
 
     def config(self, sharding: dict[str, Any] | None = None) -> dict[str, Any]:
         """The stored run's config: the spec's axes, the providers, the options (one shape for every run)."""
         c = {**self.spec.config(), "providers": self.providers, "spec_name": self.spec.name,
-             "options": self.options.to_dict()}
+             "options": self.options.to_dict(), "rounds": self.rounds}
         return {**c, "sharding": sharding} if sharding is not None else c
 
 
@@ -208,97 +192,62 @@ def _plan(spec: SweepSpec, db: Store | None, given: dict[str, Any], resume: int 
         raise UsageError(f"run {run.id} measured providers {', '.join(run.providers)}; resume it without --provider")
     options = _options(given, run.config.get("options") if run else None, run.id if run else None, host_only)
     units = [Unit(i * len(chosen) + j, p, pt) for i, pt in enumerate(spec.points()) for j, p in enumerate(chosen)]
-    done_keys = db.done_keys(run.id) if run is not None else set()
-    todo = [u for u in units if (u.provider, params_key(u.point)) not in done_keys]
-    return _Plan(spec, options, chosen, units, todo, run, prov)
+    rounds = int(run.config.get("rounds", 1)) if run is not None else options.rounds_for(has_gpu())
+    return _Plan(spec, options, chosen, units, run, prov, rounds)
 
 
-def _backend(plan: _Plan, workers: int | None, gpus: Sequence[int] | None, backend: str,
-             address: str | None) -> Any:
-    if backend == "ray":
-        from bench_kernel.sweeps._ray import RayRunner
-
-        return RayRunner(plan.spec, plan.options, address)
-    if workers is not None or gpus is not None:
-        slots = gpu_slots(list(gpus)) if gpus is not None else host_slots(workers)
-        return LocalPool(plan.spec.target, plan.options.to_dict(), slots)
-    return _Inline(plan.spec, plan.options)
-
-
-def _execute(plan: _Plan, db: Store | None, runner: Any, sharding: dict[str, Any], command: Sequence[str],
-             progress: Progress | None) -> SweepResult:
-    """Start the backend, open (or reopen) the stored run, run the units, finish the run."""
-    units, run = plan.units, plan.run
+def _execute(plan: _Plan, db: Store | None, make: Callable[[], Any], fresh: bool, sharding: dict[str, Any],
+             command: Sequence[str], progress: Progress | None) -> SweepResult:
+    """Open (or reopen) the stored run once the first backend is up, run the rounds, finish the run."""
     t0 = time.perf_counter()
-    status = "failed"
-    opened = False  # whether this call started or reopened the run (only then does it finish it)
-    collected: list[PointResult] = []
-    count = [len(units) - len(plan.todo)]
-    env: dict[str, Any] = {}
-    say = progress or (lambda _d, _t, _c: None)
+    opened: list[RunInfo] = []  # the stored run this call started or reopened (only then does it finish it)
+    stored = db.rounds_done(plan.run.id) if db is not None and plan.run is not None else {}
+
+    def open_run(env: dict[str, Any]) -> RunInfo | None:
+        if db is None:
+            return None
+        run = (db.reopen_run(plan.run.id) if plan.run is not None else
+               db.start_run(kind="sweep", name=plan.spec.target or plan.spec.name, config=plan.config(sharding),
+                            env=env, command=command, source=plan.provenance.to_dict() if plan.provenance else None,
+                            total_points=len(plan.units)))
+        opened.append(run)
+        return run
+
+    status, collected, env = "failed", [], {}
+    inline = not fresh and sharding["workers"] is None and sharding["gpus"] is None and sharding["backend"] == "local"
     try:
-        env = runner.start()
-        if isinstance(runner, LocalPool):
-            first = next(iter(env.values()))
-            env = {**first, "workers": {k: {x: v.get(x) for x in ("device", "device_index", "visible_devices")}
-                                        for k, v in env.items()}}
-        if db is not None:
-            run = (db.reopen_run(run.id) if run is not None else
-                   db.start_run(kind="sweep", name=plan.spec.target or plan.spec.name, config=plan.config(sharding),
-                                env=env, command=command, source=plan.provenance.to_dict() if plan.provenance else None,
-                                total_points=len(units)))
-            opened = True
-        say(count[0], len(units), "")
-
-        def claim(u: Unit, worker: str) -> bool:
-            if db is None or db.claim_point(run.id, u.provider, u.point, worker):
-                return True
-            count[0] += 1  # refused: it crashed its process before, now stored as an error
-            return False
-
-        def began(u: Unit) -> None:
-            say(count[0], len(units), point_label(u.provider, u.point))
-
-        def done(p: PointResult) -> None:
-            if db is not None:
-                p = db.save_result(run.id, p.result, status=p.status, error=p.error, worker=p.worker,
-                                   wall_s=p.wall_s)
-            collected.append(p)
-            count[0] += 1
-            say(count[0], len(units), p.label)
-
-        runner.run(plan.todo, claim, done, began)
-        status = "done"
-    except KeyboardInterrupt:
-        status = "interrupted"
+        _, collected, env, status = run_rounds(plan.units, plan.rounds, make, fresh, db, open_run, progress, stored)
     finally:
-        runner.close()
         wall = time.perf_counter() - t0
+        run = opened[0] if opened else plan.run
         if db is not None and opened:
             env_after = dict(run.env)
-            if isinstance(runner, _Inline) and has_gpu():
+            if inline and has_gpu():
                 env_after["state_after"] = gpu_state(plan.options.device_index)
             run = db.finish_run(run.id, status=status, wall_s=(run.wall_s or 0.0) + wall, env=env_after)
+    done = sum(len(v) for v in stored.values())
     if status == "interrupted":
         kept = (f"they are stored in run {run.id}: finish it with --resume {run.id}" if db is not None and run
                 else "nothing was stored")
-        raise Interrupted(f"interrupted after {count[0]} of {len(units)} points; {kept}")
+        what = "points" if plan.rounds == 1 else f"point rounds ({plan.rounds} per point)"
+        raise Interrupted(f"interrupted after {done} of {len(plan.units) * plan.rounds} {what}; {kept}")
     if db is None:
         run = RunInfo(id=None, kind="sweep", name=plan.spec.target or plan.spec.name, status=status,
                       created_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), wall_s=wall,
-                      command=tuple(command), config=plan.config(), env=env, total_points=len(units),
+                      command=tuple(command), config=plan.config(sharding), env=env, total_points=len(plan.units),
                       n_points=len(collected))
-        stored = collected
+        points = collected
     else:
-        stored = db.points(run.id)
-    order = {(u.provider, params_key(u.point)): u.index for u in units}
-    return SweepResult(run, tuple(sorted(stored, key=lambda p: order.get(p.key, len(order)))))
+        points = db.points(run.id)
+    order = {(u.provider, params_key(u.point)): u.index for u in plan.units}
+    return SweepResult(run, tuple(sorted(points, key=lambda p: order.get(p.key, len(order)))))
 
 
 def sweep(axes: Mapping[str, Sequence[Any]], providers: Mapping[str, Callable[[dict[str, Any]], Any]], *,
           baseline: str | None = None, store: Store | str | os.PathLike[str] | None = None,
           where: Callable[[dict[str, Any]], bool] | None = None, name: str = DEFAULT_SPEC_NAME,
-          resume: int | str | None = None, progress: Progress | None = None, **options: Any) -> SweepResult:
+          resume: int | str | None = None, progress: Progress | None = None, rtol: float | None = None,
+          atol: float | None = None, **options: Any) -> SweepResult:
     """Time every provider at every point of the product of ``axes``; check each against the baseline.
 
     axes: axis name -> values (str, int, float or bool); the points are their product, first
@@ -307,9 +256,11 @@ def sweep(axes: Mapping[str, Sequence[Any]], providers: Mapping[str, Callable[[d
         dict); a factory raising ``bench_kernel.Unsupported`` marks the point ``unsupported``.
     baseline: the provider whose output every other provider must match at each point before it
         is timed (default: the first); a mismatch is stored as ``mismatch``, not timed.
+    rtol, atol: the check's tolerances for cases that set none (None: by the output's dtype, and 0).
     **options: fields of :class:`~bench_kernel.options.Options` (``methods``, ``cache``,
-        ``precision``, ``max_time_s``, ``timeout_s`` (per point), ``steady``, ``device_index``,
-        ``roofline``, ``device``), as for ``bench()``; the ones not given take Options' defaults,
+        ``precision``, ``max_time_s``, ``timeout_s`` (per point and round), ``steady``, ``rounds``
+        (interleaved across the sweep: ``_rounds``), ``device_index``, ``roofline``, ``device``), as
+        for ``bench()``; the ones not given take Options' defaults,
         or on ``resume`` the stored run's (a different value given then is a UsageError: one run,
         one way of measuring).
     store: a ``Store``, a database path, or None to keep nothing; each point is committed as it ends.
@@ -318,5 +269,6 @@ def sweep(axes: Mapping[str, Sequence[Any]], providers: Mapping[str, Callable[[d
     Returns a :class:`SweepResult`. Raises TargetError for a malformed sweep, StoreError for a
     store or resume problem, UsageError for bad options.
     """
-    spec = SweepSpec(axes=dict(axes), providers=dict(providers), baseline=baseline, where=where, name=name)
+    spec = SweepSpec(axes=dict(axes), providers=dict(providers), baseline=baseline, where=where, name=name,
+                     rtol=rtol, atol=atol)
     return run_sweep(spec, options=options, store=store, resume=resume, progress=progress)

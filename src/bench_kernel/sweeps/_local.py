@@ -38,11 +38,12 @@ MAX_START_FAILURES = 2
 
 @dataclass(frozen=True)
 class Unit:
-    """One provider at one point, numbered in sweep order."""
+    """One provider at one point (its round ``round``), numbered in sweep order."""
 
     index: int
     provider: str
     point: dict[str, Any]
+    round: int = 1
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,7 @@ class _Worker(threading.Thread):
     def _ask(self, unit: Unit) -> dict[str, Any] | None:
         try:
             self.proc.stdin.write(json.dumps({"unit": unit.index, "provider": unit.provider,
-                                              "point": unit.point}) + "\n")
+                                              "point": unit.point, "round": unit.round}) + "\n")
             self.proc.stdin.flush()
             line = self.proc.stdout.readline()
         except OSError:
@@ -209,7 +210,7 @@ class LocalPool:
         return envs
 
     def run(self, units: list[Unit], claim: Callable[[Unit, str], bool],
-            done: Callable[[PointResult], None], began: Callable[[Unit], None] | None = None) -> None:
+            done: Callable[[Unit, PointResult], None], began: Callable[[Unit], None] | None = None) -> None:
         """Hand out ``units`` dynamically; ``claim`` may refuse one, ``done`` gets each result."""
         pending = collections.deque(units)
         busy: dict[_Worker, Unit] = {}
@@ -236,13 +237,14 @@ class LocalPool:
             elif kind == "result":
                 unit, data = payload
                 busy.pop(w, None)
-                done(PointResult.from_dict(data))
+                done(unit, PointResult.from_dict(data))
                 assign(w)
             elif kind == "died":
                 unit, reason = payload
                 busy.pop(w, None)
                 empty = BenchResult(name=unit.provider, params=dict(unit.point), notes=(reason,))
-                done(PointResult(unit.provider, dict(unit.point), "error", empty, error=reason, worker=w.slot.label))
+                done(unit, PointResult(unit.provider, dict(unit.point), "error", empty, error=reason,
+                                       worker=w.slot.label))
             elif kind == "fatal":
                 last_fatal = payload  # the worker retries once, then exits
             elif kind == "exited":

@@ -7,11 +7,14 @@ A spec file is plain Python. ``SPEC.py[:name]`` names an attribute (default ``sw
         return {"axes": {"M": [1, 16, 128], "N": [4096]},
                 "providers": {"torch": torch_case, "triton": triton_case},
                 "baseline": "torch",                      # default: the first provider
-                "where": lambda p: p["M"] <= p["N"]}      # optional filter of the product
+                "where": lambda p: p["M"] <= p["N"],      # optional filter of the product
+                "rtol": 1e-3}                             # optional: the check's tolerances (and "atol")
 
 A provider is a factory ``point -> case``: ``point`` is a dict ``{axis: value}``, the case a
 zero-argument callable, a ``Case`` or a case dict (``fn``, ``make_inputs``, ``reference``,
-``flops``, ``bytes``). It raises ``bench_kernel.Unsupported`` where it does not apply.
+``flops``, ``bytes``, ``rtol``, ``atol``). It raises ``bench_kernel.Unsupported`` where it does
+not apply. ``rtol``/``atol`` at the spec's level apply to every case that sets none of its own
+(``bench_kernel.measure._check``: relative RMS error, and an RMS allowance).
 Axis values are JSON scalars (str, int, float, bool): they key the stored points.
 """
 
@@ -25,7 +28,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from bench_kernel.errors import TargetError
-from bench_kernel.measure import load_object
+from bench_kernel.measure import check_tolerances, load_object
 
 __all__ = ["SweepSpec", "load_spec", "split_spec_target", "DEFAULT_SPEC_NAME"]
 
@@ -49,6 +52,9 @@ class SweepSpec:
     target: str | None = None
     #: the file the spec came from (absolute path), for its hash and git state
     path: str | None = None
+    #: the correctness check's tolerances for cases that set none (None: by the output's dtype, and 0)
+    rtol: float | None = None
+    atol: float | None = None
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -80,7 +86,7 @@ class SweepSpec:
     def config(self) -> dict[str, Any]:
         """What the store records about the spec (``RunInfo.config``)."""
         return {"axes": {k: list(v) for k, v in self.axes.items()}, "providers": list(self.providers),
-                "baseline": self.baseline, "filtered": self.where is not None}
+                "baseline": self.baseline, "filtered": self.where is not None, "rtol": self.rtol, "atol": self.atol}
 
 
 def _validate(spec: SweepSpec) -> None:
@@ -116,6 +122,9 @@ def _validate(spec: SweepSpec) -> None:
                           f"{', '.join(spec.providers)}")
     if spec.where is not None and not callable(spec.where):
         raise TargetError(f"{where}: 'where' must be a function point -> bool")
+    bad_tolerance = check_tolerances(spec.rtol, spec.atol)
+    if bad_tolerance:
+        raise TargetError(f"{where}: {bad_tolerance}")
     # Normalise in place (frozen): tuples for axes, the first provider as the default baseline.
     object.__setattr__(spec, "axes", {k: tuple(v) for k, v in spec.axes.items()})
     object.__setattr__(spec, "providers", dict(spec.providers))
@@ -123,7 +132,7 @@ def _validate(spec: SweepSpec) -> None:
         object.__setattr__(spec, "baseline", next(iter(spec.providers)))
 
 
-_KEYS = ("axes", "providers", "baseline", "where")
+_KEYS = ("axes", "providers", "baseline", "where", "rtol", "atol")
 
 
 def split_spec_target(target: str) -> tuple[str, str]:
@@ -156,4 +165,5 @@ def load_spec(target: str) -> SweepSpec:
         raise TargetError(f"{full} is a {type(obj).__name__}; expected a SweepSpec, a dict with "
                           f"{', '.join(_KEYS)}, or a function returning one")
     return SweepSpec(axes=data.get("axes"), providers=data.get("providers"), baseline=data.get("baseline"),
-                     where=data.get("where"), name=name, target=full, path=path)
+                     where=data.get("where"), name=name, target=full, path=path, rtol=data.get("rtol"),
+                     atol=data.get("atol"))

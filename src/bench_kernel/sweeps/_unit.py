@@ -58,7 +58,7 @@ def _unsupported_cause(e: BaseException) -> Unsupported | None:
 
 
 def run_unit(spec: SweepSpec, point: dict[str, Any], provider: str, options: Options,
-             worker: str | None = None, env: dict[str, Any] | None = None) -> PointResult:
+             worker: str | None = None, env: dict[str, Any] | None = None, round: int = 1) -> PointResult:
     """Build ``provider``'s case at ``point``, check it against the baseline's output, time it.
 
     The baseline's ``fn`` is the reference of every other provider whose case has none of its
@@ -66,6 +66,9 @@ def run_unit(spec: SweepSpec, point: dict[str, Any], provider: str, options: Opt
     sets its own ``reference``). A mismatch is recorded and not timed. The point is measured as
     ``run`` measures a case (``bench_kernel.orchestrate.bench_case``: ``options.timeout_s`` bounds
     it); env: the worker's machine state, captured once per worker (None: captured here).
+    round: which round of the point this is; only round 1 checks the output (the later rounds
+    time the same code, and a point whose round 1 was wrong gets no more rounds).
+    The spec's ``rtol``/``atol`` apply to a case that sets none of its own.
     """
     t0 = time.perf_counter()
     empty = BenchResult(name=provider, params=dict(point))
@@ -81,7 +84,11 @@ def run_unit(spec: SweepSpec, point: dict[str, Any], provider: str, options: Opt
     except BenchKernelError as e:
         return ended("error", str(e))
     notes: list[str] = []
-    if spec.baseline and provider != spec.baseline and case.reference is None:
+    case = replace(case, rtol=case.rtol if case.rtol is not None else spec.rtol,
+                   atol=case.atol if case.atol is not None else spec.atol)
+    if round > 1:
+        case = replace(case, reference=None)
+    elif spec.baseline and provider != spec.baseline and case.reference is None:
         try:
             case = replace(case, reference=case_at(spec, spec.baseline, point).fn)
         except Unsupported:

@@ -38,15 +38,16 @@ def main() -> int:
             import torch
 
             torch.set_num_threads(int(setup["threads"]))
-        from bench_kernel.measure import capture_env
-        from bench_kernel.sweeps._spec import load_spec
         from bench_kernel.options import Options
+        from bench_kernel.orchestrate import run_env
+        from bench_kernel.sweeps._spec import load_spec
         from bench_kernel.sweeps._unit import run_unit
 
         spec = load_spec(setup["target"])
         options = Options.from_dict(setup["options"])
-        env = capture_env(0)
+        env = run_env(options)
         env["visible_devices"] = os.environ.get("CUDA_VISIBLE_DEVICES")
+        env["pid"] = os.getpid()  # which process ran a round (host rounds each get a fresh one)
     except Exception as e:  # noqa: BLE001 - reported to the parent as one line
         _send(proto, {"fatal": f"worker {label} could not start: {type(e).__name__}: {e}"})
         return 1
@@ -55,7 +56,8 @@ def main() -> int:
         msg = json.loads(line)
         if msg.get("quit"):
             break
-        point = run_unit(spec, msg["point"], msg["provider"], options, worker=label, env=env)
+        point = run_unit(spec, msg["point"], msg["provider"], options, worker=label, env=env,
+                         round=int(msg.get("round", 1)))
         _send(proto, {"unit": msg["unit"], "point": point.to_dict()})
     return 0
 
