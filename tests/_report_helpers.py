@@ -71,10 +71,11 @@ def write_run_json(path: Path, results: list[BenchResult]) -> Path:
     return path
 
 
-def store_sweeps(db: Path, slow_factor: float = 1.10) -> tuple[int, int]:
-    """Two stored sweeps of a GEMM (providers ``torch``, ``triton``; M in 1, 128, 8192) through the
-    store's own API: run B has ``triton`` at M=8192 ``slow_factor`` times slower, the rest the same
-    times from other seeds. The stored rooflines are what ``run --roofline`` would have placed."""
+def store_sweeps(db: Path, slow_factor: float = 1.10, rounds: int = 3) -> tuple[int, int]:
+    """Two stored sweeps of a GEMM (providers ``torch``, ``triton``; M in 1, 128, 8192), each point
+    in ``rounds`` rounds, through the store's own API: run B has ``triton`` at M=8192 ``slow_factor``
+    times slower, the rest the same times from other seeds. The stored rooflines are what
+    ``run --roofline`` would have placed."""
     from bench_kernel.results import open_store
 
     ids = []
@@ -91,8 +92,9 @@ def store_sweeps(db: Path, slow_factor: float = 1.10) -> tuple[int, int]:
                     t = base_us * (1.08 if provider == "triton" else 1.0)
                     if provider == "triton" and m == 8192:
                         t *= factor
-                    r = gpu_result(provider, {"M": m, "N": 4096, "K": 4096}, t, flops=flops, bytes=nbytes,
-                                   kernels=gemm_kernels(t), seed=100 * run_i + 10 * i + j)
-                    store.save_result(run.id, r, roofline=r.roofline.to_dict())
+                    for k in range(1, rounds + 1):
+                        r = gpu_result(provider, {"M": m, "N": 4096, "K": 4096}, t, flops=flops, bytes=nbytes,
+                                       kernels=gemm_kernels(t), seed=1000 * k + 100 * run_i + 10 * i + j)
+                        store.save_result(run.id, r, roofline=r.roofline.to_dict(), round=k)
             ids.append(store.finish_run(run.id, wall_s=12.5).id)
     return ids[0], ids[1]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import csv
 import io
 import json
@@ -11,12 +13,12 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from _results_helpers import gpu_like_samples, result
+from _results_helpers import rounds_measurement, rounds_point, gpu_like_samples, result
 from _sweep_helpers import write_spec
 from bench_kernel.report import ProgressBar
 from bench_kernel.results import open_store
 
-FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02"]
+FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02", "--rounds", "1"]
 
 
 @pytest.fixture
@@ -115,24 +117,51 @@ def test_progress_bar_shows_done_total_and_the_current_point():
 def test_compare_two_runs_and_their_exit_status(tmp_path, run_cli):
     db = tmp_path / "r.db"
     with open_store(db) as store:
-        for factor in (1.0, 1.0, 1.10):
+        for i, factor in enumerate((1.0, 1.0, 1.10)):
             run = store.start_run(kind="sweep", name="s", config={"providers": ["k"]}, env={})
             for m in (1, 2):
-                samples = (np.asarray(gpu_like_samples(m + int(factor * 100))) * (factor if m == 2 else 1)).tolist()
-                store.save_result(run.id, result("k", {"M": m}, samples))
+                meas = rounds_measurement(10 * i + m, 3, median_us=100.0 * (factor if m == 2 else 1), between=0.01,
+                                          method="host")
+                store.save_result(run.id, rounds_point("k", {"M": m}, meas).result)
             store.finish_run(run.id)
     same = run_cli("compare", "1", "2", "--db", str(db))
     assert same.exit_code == 0 and same.stderr == ""
-    assert "A = run 1, B = run 2: 0 faster, 0 slower, 2 same, 0 unmatched" in same.stdout
+    assert "A = run 1, B = run 2: 0 faster, 0 slower, 2 same, 0 unknown, 0 unmatched" in same.stdout
+    assert "noise floor (the CI's half-width" in same.stdout and "2 from their rounds" in same.stdout
     slow = run_cli("compare", "latest~1", "latest", "--db", str(db), "--json")
     assert slow.exit_code == 1
     data = json.loads(slow.stdout)
     assert [p["verdict"] for p in data["points"]] == ["same", "slower"] and data["counts"]["slower"] == 1
-    assert data["points"][1]["ratio"] == pytest.approx(1.10, abs=0.02)
+    assert data["points"][1]["ratio"] == pytest.approx(1.10, abs=0.03)
+    assert data["points"][1]["a_rounds"] == data["points"][1]["b_rounds"] == 3
+    assert 0 < data["points"][1]["noise_floor"] < 0.1 and data["noise_floors"]["rounds"] == 2
     assert slow.stderr.startswith("bench-kernel: error: 1 significant regression(s) of run 3 against run 2; worst: "
                                   "k M=2: slower: B ")
     back = run_cli("compare", "3", "2", "--db", str(db), "--json")
     assert back.exit_code == 0 and [p["verdict"] for p in json.loads(back.stdout)["points"]] == ["same", "faster"]
+
+
+def test_one_round_runs_are_unknown_unless_the_store_has_the_points_history(tmp_path, run_cli):
+    db = tmp_path / "r.db"
+    with open_store(db) as store:
+        for i, us in enumerate((100.0, 101.0, 99.0, 100.5, 100.0, 130.0)):  # runs 1-5 alike, run 6 30% slower
+            run = store.start_run(kind="sweep", name="s.py:sweep", config={"providers": ["k"]}, env={"device": "cpu"})
+            r = result("k", {"M": 1}, (np.asarray(gpu_like_samples(i)) * us / 100.0).tolist())
+            store.save_result(run.id, dataclasses.replace(r, env={**r.env, "device": "cpu"}))
+            store.finish_run(run.id)
+    alone = tmp_path / "alone.db"
+    with open_store(db) as src, open_store(alone) as dst:  # the same two runs with no history around them
+        for rid in (5, 6):
+            run = dst.start_run(kind="sweep", name="s.py:sweep", config={"providers": ["k"]}, env={"device": "cpu"})
+            dst.save_result(run.id, src.points(rid)[0].result)
+    unknown = run_cli("compare", "1", "2", "--db", str(alone))
+    assert unknown.exit_code == 0 and "unknown" in unknown.stdout
+    assert "0 faster, 0 slower, 0 same, 1 unknown" in unknown.stdout
+    assert "unknown: 1 point(s) with one round on each side and no stored history" in unknown.stdout
+    hist = run_cli("compare", "5", "6", "--db", str(db), "--json")
+    assert hist.exit_code == 1, hist.stderr
+    (p,) = json.loads(hist.stdout)["points"]
+    assert (p["verdict"], p["noise"]["source"], p["noise"]["n"]) == ("slower", "history", 4)  # runs 1-4
 
 
 def test_compare_two_providers_of_one_run_and_a_json_file(swept, tmp_path, run_cli):
@@ -150,7 +179,8 @@ def test_compare_two_providers_of_one_run_and_a_json_file(swept, tmp_path, run_c
     r = run_cli("compare", str(f), "1", "--db", str(db), "--json")
     rc = json.loads(r.stdout)
     assert rc["a"] == "sweep.json" and rc["b"] == "run 1"
-    assert {p["verdict"] for p in rc["points"]} == {"same"} and all(p["ratio"] == 1.0 for p in rc["points"])
+    # one round on each side, and no other run of this spec in the store: the noise is unknown
+    assert {p["verdict"] for p in rc["points"]} == {"unknown"} and all(p["ratio"] == 1.0 for p in rc["points"])
     assert len(rc["points"]) == 7 and {p["method"] for p in rc["points"]} == {"host"}
     assert [u["reason"] for u in rc["unmatched"]] == [
         "mismatch in A and B: wrong result, not timed: out[0]: 2 != reference 1",

@@ -32,14 +32,16 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
     """Compare B against A: stored runs (12, latest, latest~1), --json result files, or one
     provider of either (12:torch 12:triton).
 
-    Per matched point: both medians, B/A, a 95% bootstrap CI of that ratio from the stored
-    samples and a verdict (faster, slower, same). Exit status 1 when B is significantly slower
-    than A anywhere (beyond --threshold), so CI jobs can gate on it. Where both sides recorded SM
-    clocks and B's was lower by enough to explain the slowdown, the verdict reads 'slower (clock)'
-    and does not count unless --strict-clocks.
+    Per matched point: both medians, B/A with a 99% confidence interval across the rounds each
+    side was timed in (--rounds), the noise floor that interval implies, and a verdict (faster,
+    slower, same; unknown with one round a side and no stored history of the point: run-to-run
+    noise unknown). Exit status 1 when B is significantly slower than A anywhere (beyond
+    --threshold), so CI jobs can gate on it. Where both sides recorded SM clocks and B's was lower
+    by enough to explain the slowdown, the verdict reads 'slower (clock)' and does not count
+    unless --strict-clocks.
     """
     from bench_kernel.report import comparison_table
-    from bench_kernel.results import compare_points, open_store, params_text, resolve_ref, serve_side
+    from bench_kernel.results import compare_points, open_store, params_text, resolve_ref, serve_side, store_history
 
     check_threshold(threshold)
     opened = []
@@ -54,14 +56,15 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
         if serve_a is not None or serve_b is not None:
             return _compare_serving(a, b, serve_a, serve_b, threshold, output)
         side_a, side_b = resolve_ref(a, open_db), resolve_ref(b, open_db)
+        if (side_a.provider is None) != (side_b.provider is None):
+            raise UsageError("give a provider on both sides (12:torch 12:triton) or on neither")
+        # one-round points take their run-to-run noise from the store's earlier runs of them
+        rc = compare_points(side_a.points, side_b.points, threshold=threshold, method=method,
+                            by_provider=side_a.provider is None, a_label=side_a.label, b_label=side_b.label,
+                            strict_clocks=strict_clocks, history=store_history(open_db(), side_a, side_b))
     finally:
         for s in opened:
             s.close()
-    if (side_a.provider is None) != (side_b.provider is None):
-        raise UsageError("give a provider on both sides (12:torch 12:triton) or on neither")
-    rc = compare_points(side_a.points, side_b.points, threshold=threshold, method=method,
-                        by_provider=side_a.provider is None, a_label=side_a.label, b_label=side_b.label,
-                        strict_clocks=strict_clocks)
     emit(output, data={"schema_version": SCHEMA_VERSION, **rc.to_dict()}, tables=comparison_table(rc))
     slower = rc.regressions
     if slower:

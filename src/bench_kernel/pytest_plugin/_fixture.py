@@ -43,8 +43,8 @@ class KernelBenchResult:
 
     @property
     def ci95_us(self) -> tuple[float, float]:
-        """95% confidence interval of that median, microseconds."""
-        return self.result.measurements[self.method].samples.ci95_us
+        """95% confidence interval of that median, microseconds (across the rounds when there are several)."""
+        return self.result.measurements[self.method].ci95_us
 
     @property
     def achieved_tflops(self) -> float | None:
@@ -79,6 +79,8 @@ class SessionState:
     options: Options = field(default_factory=Options)
     #: the session's ``bench_kernel.orchestrate.CaseRunner``: one env, one stored run
     runner: Any = None
+    #: the store read for the history of one-round points (``results.store_history``), with a baseline
+    history_store: Any = None
 
     def seen(self, name: str, params: dict[str, Any]) -> bool:
         return any(r.name == name and r.params == params for _, r in self.records)
@@ -101,21 +103,30 @@ class SessionState:
 
             try:
                 self.baseline = resolve_ref(self.baseline_ref, open_db)
-            finally:
+            except BaseException:
                 for store in opened:
                     store.close()
+                raise
+            # kept open for the session: a one-round point's noise comes from its stored history
+            self.history_store = self.store if self.store is not None else (opened[-1] if opened else None)
+            for store in opened[:-1]:
+                store.close()
 
     def compare(self, name: str, params: dict[str, Any], result: Any) -> tuple[Any, str | None]:
         """(Comparison, None) against the baseline's same point, or (None, why there is none).
         The statistics are ``bench-kernel compare``'s: ``compare_points`` on the stored samples."""
-        from bench_kernel.results import PointResult, compare_points, params_key, status_of
+        from bench_kernel.results import PointResult, PointSet, compare_points, params_key, status_of, store_history
 
         key = params_key(params)
         base = [p for p in self.baseline.points if p.provider == name and params_key(p.params) == key]
         if not base:
             return None, f"not in {self.baseline.label}"
         this = PointResult(name, dict(params), status_of(result), result)
-        rc = compare_points(base, [this], threshold=self.threshold, a_label=self.baseline.label, b_label="this run")
+        own = self.runner.outcome.run if self.runner is not None else None
+        history = (store_history(self.history_store, self.baseline, PointSet("this run", own, (this,)))
+                   if self.history_store is not None else None)
+        rc = compare_points(base, [this], threshold=self.threshold, a_label=self.baseline.label, b_label="this run",
+                            history=history)
         if rc.rows:
             return rc.rows[0].comparison, None
         return None, rc.unmatched[0].reason
@@ -137,6 +148,8 @@ class SessionState:
             run = self.runner.finish("interrupted" if interrupted else "done").run
         if self.store is not None:
             self.store.close()
+        if self.history_store is not None and self.history_store is not self.store:
+            self.history_store.close()
         return run
 
 
@@ -156,7 +169,7 @@ class KernelBench:
     def __call__(self, fn: Callable[..., Any], *, make_inputs: Callable[[], Any] | None = None,
                  reference: Callable[..., Any] | None = None, flops: float | None = None,
                  bytes: float | None = None, name: str | None = None, params: dict[str, Any] | None = None,
-                 **options: Any) -> KernelBenchResult:
+                 rtol: float | None = None, atol: float | None = None, **options: Any) -> KernelBenchResult:
         """Time ``fn``; the arguments are ``bench_kernel.bench``'s. ``options``: fields of
         ``bench_kernel.options.Options`` (``methods``, ``cache``, ``precision``, ``max_time_s``,
         ``timeout_s``, ``steady``, ...) over the session's ``--kernel-bench-*`` options. ``name``
@@ -180,7 +193,7 @@ class KernelBench:
             pytest.skip(f"kernel_bench: {', '.join(opts.gpu_methods)} need a CUDA/HIP GPU and none is visible "
                         f"(methods=('host',) times on the host)")
         case = as_case(fn, make_inputs=make_inputs, reference=reference, flops=flops, bytes=bytes, name=name,
-                       params=params)
+                       params=params, rtol=rtol, atol=atol)
         result = self._state.measure(case, opts)
         if result.correct is False:
             pytest.fail(f"kernel_bench: {name}: {result.notes[-1]}", pytrace=False)
@@ -193,9 +206,10 @@ class KernelBench:
             c = comparison
             clock = (f"; this run at a lower SM clock ({c.clock_b_mhz:.0f} MHz vs the baseline's {c.clock_a_mhz:.0f}), "
                      f"counted by --kernel-bench-strict-clocks" if c.clock_limited else "")
-            pytest.fail(f"kernel_bench: {name}: slower than the baseline {self._state.baseline.label}: median "
-                        f"{_us(c.b_median_us)} vs {_us(c.a_median_us)} ({record.method}), ratio {c.ratio:.3f} "
-                        f"(95% CI {c.ci95_low:.3f}-{c.ci95_high:.3f}), beyond the {c.threshold:.0%} threshold{clock}",
+            pytest.fail(f"kernel_bench: {name}: slower than the baseline {self._state.baseline.label}: "
+                        f"{_us(c.b_us)} vs {_us(c.a_us)} ({record.method}, each round's {c.statistic}), ratio {c.ratio:.3f} "
+                        f"({c.confidence:.0%} CI {c.ci_low:.3f}-{c.ci_high:.3f}, {c.noise_text}), beyond the "
+                        f"{c.threshold:.0%} threshold{clock}",
                         pytrace=False)
         return record
 

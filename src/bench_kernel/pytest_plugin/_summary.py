@@ -24,8 +24,8 @@ def summary_table(records: Sequence[tuple[str, KernelBenchResult]], baseline: st
         if any(r.achieved_tbps is not None for _, r in records):
             cols.append(Column("tbps", "TB/s", "tbps"))
     else:
-        cols += [Column("base_us", "baseline", "duration_us"), Column("ratio", "ratio (95% CI)", "text", justify="right"),
-                 Column("verdict", "verdict", "verdict")]
+        cols += [Column("base_us", "baseline", "duration_us"), Column("ratio", "ratio (99% CI)", "text", justify="right"),
+                 Column("noise_floor", "noise floor", "text", justify="right"), Column("verdict", "verdict", "verdict")]
     rows = []
     for nodeid, r in records:
         lo, hi = r.ci95_us
@@ -36,15 +36,18 @@ def summary_table(records: Sequence[tuple[str, KernelBenchResult]], baseline: st
                "tbps": r.achieved_tbps}
         c = r.comparison
         if c is not None:
-            ci = "" if c.note else f" ({c.ci95_low:.2f}–{c.ci95_high:.2f})"
-            row.update(base_us=c.a_median_us, ratio=f"{c.ratio:.2f}x{ci}",
+            ci = "" if c.noise is None else f" ({c.ci_low:.2f}–{c.ci_high:.2f})"
+            row.update(base_us=c.a_us, ratio=f"{c.ratio:.2f}x{ci}",
+                       noise_floor="unknown" if c.noise_floor is None else f"±{c.noise_floor:.1%}",
                        verdict=f"{c.verdict} (clock)" if c.clock_limited else c.verdict)
         elif baseline:
             row.update(verdict=r.baseline_note or "-")
         rows.append(row)
     if baseline:
-        notes = [f"baseline {baseline}: ratio = this median / the baseline's, 95% CI by bootstrap (the "
-                 f"statistics of 'bench-kernel compare')"]
+        notes = [f"baseline {baseline}: its time and the ratio = this run's time / the baseline's over the rounds "
+                 f"each was timed in (each round's median; on the host method its minimum), with the 99% CI and "
+                 f"noise floor of 'bench-kernel compare'; unknown: one round on each side and no stored history: "
+                 f"run-to-run noise unknown (--kernel-bench-rounds)"]
         notes += [f"{r.name}: {r.comparison.verdict} (clock): SM clock baseline {r.comparison.clock_a_mhz:.0f} MHz, "
                   f"this run {r.comparison.clock_b_mhz:.0f} MHz: the lower clock alone can explain it"
                   for _, r in records if r.comparison is not None and r.comparison.clock_limited]

@@ -9,18 +9,47 @@ from bench_kernel.report._table import Column, Table
 if TYPE_CHECKING:  # read only; importing them would load numpy for every command
     from bench_kernel.results import ResultsComparison
 
-__all__ = ["comparison_table"]
+__all__ = ["comparison_table", "noise_notes"]
 
 
 def _ci(lo: float, hi: float) -> str:
-    return "-" if lo != lo or hi != hi else f"{lo:.3f}-{hi:.3f}"  # NaN: too few samples
+    return "-" if lo != lo or hi != hi else f"{lo:.3f}-{hi:.3f}"  # NaN: the noise is unknown
 
 
 def _verdict(c: Any) -> str:
     """The verdict as shown: ``slower (clock)`` where the lower SM clock can explain it."""
-    if c.clock_limited:
-        return f"{c.verdict} (clock)"
-    return c.verdict + ("" if c.note is None else " (few samples)")
+    return f"{c.verdict} (clock)" if c.clock_limited else c.verdict
+
+
+def _floor(c: Any) -> str:
+    """The noise floor cell: ``+/-3.2%``, ``+/-3.2% (history)``, or ``unknown``."""
+    if c.noise_floor is None:
+        return "unknown"
+    return f"±{c.noise_floor:.1%}" + (" (history)" if c.noise.source == "history" else "")
+
+
+def noise_notes(rc: ResultsComparison) -> list[str]:
+    """What the intervals are, the noise floors they used, and why some points have none."""
+    floors = rc.noise_floors()
+    level = next((r.comparison.confidence for r in rc.rows), 0.99)
+    stats = {r.comparison.statistic for r in rc.rows}
+    each = " and ".join(("each round's minimum (host: other processes only ever slow a sample down)" if s == "min"
+                         else "each round's median") for s in sorted(stats, reverse=True)) or "each round's median"
+    notes = [f"A, B: the median over the rounds of {each}; B / A = ratio of the geometric means of those round "
+             f"times (one round a side: of the times); CI: {level:.0%} t-interval of their logs; slower/faster only "
+             f"when the ratio is beyond {rc.threshold:.0%} and the CI excludes 1"]
+    if floors["min"] is not None:
+        span = (f"±{floors['min']:.1%}" if floors["min"] == floors["max"] else
+                f"±{floors['min']:.1%} to ±{floors['max']:.1%}")
+        where = [f"{floors['rounds']} from their rounds"] if floors["rounds"] else []
+        where += [f"{floors['history']} from the store's earlier runs of the point"] if floors["history"] else []
+        notes.append(f"noise floor (the CI's half-width: the smallest change the run-to-run noise lets it see): "
+                     f"{span}; {', '.join(where)}")
+    if floors["unknown"]:
+        notes.append(f"unknown: {floors['unknown']} point(s) with one round on each side and no stored history: "
+                     f"run-to-run noise unknown, so no difference is called; time them with --rounds K "
+                     f"(K >= 2 on either side) or store 3+ earlier runs of the point")
+    return notes
 
 
 def _clock_notes(rc: ResultsComparison, where: Any) -> list[str]:
@@ -50,30 +79,35 @@ def comparison_table(rc: ResultsComparison) -> Table:
 
     cross = any(r.provider != r.b_provider for r in rc.rows)
     axes = list(dict.fromkeys(k for r in rc.rows for k in r.params))
+    level = next((r.comparison.confidence for r in rc.rows), 0.99)
     cols = [Column("provider", "A provider -> B provider" if cross else "provider"),
             Column("params", "params", only="display")]
     cols += [Column(f"param_{a}", a, "text", justify="right", only="raw") for a in axes]
-    cols += [Column("method", "method"), Column("a_median_us", "A median", "duration_us"),
-             Column("b_median_us", "B median", "duration_us"), Column("ratio", "B / A", "ratio"),
-             Column("ci95", "95% CI", only="display"), Column("ci95_low", "CI low", "ratio", only="raw"),
-             Column("ci95_high", "CI high", "ratio", only="raw"), Column("verdict", "verdict", "verdict", detail="why")]
+    cols += [Column("method", "method"), Column("a_us", "A", "duration_us"),
+             Column("b_us", "B", "duration_us"), Column("ratio", "B / A", "ratio"),
+             Column("ci", f"{level:.0%} CI", only="display"), Column("ci_low", "CI low", "ratio", only="raw"),
+             Column("ci_high", "CI high", "ratio", only="raw"), Column("rounds", "rounds"),
+             Column("noise_floor", "noise floor", only="display"),
+             Column("noise_floor_pct", "noise floor", "pct", only="raw"),
+             Column("verdict", "verdict", "verdict", detail="why")]
     rows: list[dict[str, Any]] = []
     for r in rc.rows:
         c = r.comparison
         rows.append({"provider": f"{r.provider} -> {r.b_provider}" if cross else r.provider,
                      "params": params_text(r.params), **{f"param_{a}": r.params.get(a) for a in axes},
-                     "method": r.method, "a_median_us": c.a_median_us, "b_median_us": c.b_median_us,
-                     "ratio": c.ratio, "ci95": _ci(c.ci95_low, c.ci95_high),
-                     "ci95_low": None if c.ci95_low != c.ci95_low else c.ci95_low,
-                     "ci95_high": None if c.ci95_high != c.ci95_high else c.ci95_high, "verdict": _verdict(c),
+                     "method": r.method, "a_us": c.a_us, "b_us": c.b_us,
+                     "ratio": c.ratio, "ci": _ci(c.ci_low, c.ci_high),
+                     "ci_low": None if c.ci_low != c.ci_low else c.ci_low,
+                     "ci_high": None if c.ci_high != c.ci_high else c.ci_high,
+                     "rounds": f"{c.a_rounds}+{c.b_rounds}", "noise_floor": _floor(c),
+                     "noise_floor_pct": None if c.noise_floor is None else 100 * c.noise_floor, "verdict": _verdict(c),
                      "why": (f"SM clock {c.clock_text}: the lower clock alone can explain this"
-                             if c.clock_limited else None)})
+                             if c.clock_limited else c.note if c.verdict == "unknown" else None)})
     n = rc.counts()
     limited = f" ({len(rc.clock_limited)} of them marked (clock))" if rc.clock_limited else ""
     notes = [f"A = {rc.a_label}, B = {rc.b_label}: {n['faster']} faster, {n['slower']} slower, "
-             f"{n['same']} same, {n['unmatched']} unmatched{limited}",
-             f"B / A = ratio of medians; 95% CI: percentile bootstrap of that ratio (2000 resamples, fixed "
-             f"seed); slower/faster only when the ratio is beyond {rc.threshold:.0%} and the CI excludes 1"]
+             f"{n['same']} same, {n['unknown']} unknown, {n['unmatched']} unmatched{limited}"]
+    notes += noise_notes(rc)
     notes += _clock_notes(rc, lambda r: " ".join(x for x in (r.provider if not cross else f"{r.provider} -> "
                                                                 f"{r.b_provider}", params_text(r.params)) if x))
     # One note per (provider, reason), listing its points: a provider unsupported everywhere is one line.

@@ -67,8 +67,9 @@ def comparison_section(model: Any) -> Markup | None:
         return None
     a = model.comparisons[0].a
     parts: list[Any] = [el("p", None, f"A = {a.label}; each later input is B. A verdict is slower or faster only "
-                                      f"when B / A is beyond {model.threshold:.0%} and its 95% CI excludes 1; marked "
-                                      f"(clock) where the slower side's lower SM clock alone can explain it.")]
+                                      f"when B / A is beyond {model.threshold:.0%} and its CI across rounds excludes 1 "
+                                      f"(unknown with one round a side: run-to-run noise unknown); marked (clock) "
+                                      f"where the slower side's lower SM clock alone can explain it.")]
     for c in model.comparisons:
         if c.comparison.rows:
             parts.append(html_table(comparison_table(c.comparison)))

@@ -172,6 +172,11 @@ def sweep_table(run: RunInfo, points: Sequence[PointResult], best: Sequence[Best
     notes = [f"time: median per call by the {' / '.join(methods) or 'primary'} method"
              + (f", {l2}" if l2 else "")
              + (f"; speedup = {baseline} time / provider time" if baseline and len(providers) > 1 else "")]
+    rounds = run.config.get("rounds") or 1
+    if rounds > 1:
+        fresh = (run.config.get("sharding") or {}).get("round_processes") == "fresh"
+        notes.append(f"{rounds} rounds per point, interleaved across the sweep"
+                     + (" (each in fresh processes)" if fresh else "") + ": time = median of the round medians")
     sharding = run.config.get("sharding") or {}
     if (sharding.get("workers") or 0) > 1:
         notes.append(f"measured by {sharding['workers']} host workers at once: they share the CPU, so "
@@ -203,10 +208,13 @@ def best_table(run: RunInfo, best: Sequence[Best], points: Sequence[PointResult]
         row: dict[str, Any] = {f"axis:{a}": b.params.get(a) for a in varying}
         row.update(provider=b.provider, median_us=b.median_us, runner_up=b.runner_up or "-",
                    runner_up_us=b.runner_up_us, margin_pct=None if b.margin is None else 100 * b.margin,
-                   significant="-" if b.runner_up is None else ("yes" if b.significant else "no"))
+                   significant="-" if b.runner_up is None else "unknown" if b.ci is None else (
+                       "yes" if b.significant else "no"))
         rows.append(row)
-    notes = ["margin = runner-up time / fastest time - 1; significant: the 95% bootstrap CI of that "
-             "ratio lies above 1 (see 'bench-kernel compare')"]
+    notes = ["margin = runner-up time / fastest time - 1; significant: the 99% CI of that ratio across the "
+             "points' rounds lies above 1 (see 'bench-kernel compare')"]
+    if any(b.runner_up is not None and b.ci is None for b in best):
+        notes.append("unknown: one round per provider, so the run-to-run noise is unknown (sweep --rounds K)")
     clocks = clock_note(points, "a provider that ran at a higher clock can look fastest for that alone",
                         steady=_steady(run))
     notes += [clocks] if clocks else []

@@ -1,0 +1,259 @@
+"""Are verdicts on identical GPU re-runs noise? The GPU half of issue 20's targets.
+
+Run on a GPU from the repo root (about 5-6 minutes on an H200; it stops starting parts at --budget-s):
+
+    OUT=out PYTHONPATH=src python3 benchmarks/gpu/verdicts.py
+
+The sweep is ``benchmarks/verdicts_rmsnorm.py`` (RMSNorm, hidden 4096, bf16, tokens 1/16/256/4096,
+providers torch, manual, torch.compile), graph method, each sweep ``bench-kernel sweep`` in a fresh
+process after an idle pause, one results database:
+  A. 6 cold sweeps with the default rounds: 5 consecutive pairs compared (``compare_points``, what
+     ``bench-kernel compare`` runs); every slower/faster is false (target: <= 1% of points).
+     Each run's env says how the device warm-up found the GPU (``device_warmup``: clock before/after).
+  B. 2 sweeps with ``--steady`` (torch and manual): the second with ``VERDICTS_SLOW=manual:10``
+     (manual runs its kernel twice on every 10th call: +10% of work); manual must be ``slower`` at
+     every point, torch ``same``.
+  C. one sweep with ``--rounds 1``: against the last cold sweep, its points take their noise from
+     the store's history of them (the earlier cold sweeps).
+  D. an 8192^3 bf16 GEMM, ``run --steady`` with graph, events and kernel: the note that says why the
+     methods disagree, with each method's SM clock (issue 20: graph 1618-1634, events 1485-1528,
+     kernel 1366-1380 us).
+Writes ``$OUT/verdicts-h200.md`` (-> benchmarks/results/verdicts-h200.md), ``$OUT/verdicts-h200.json``
+(every number), ``$OUT/results.db`` (every run, raw samples) and ``$OUT/log.txt``; prints a summary last.
+A part that fails is recorded as failed; the others still run and are written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "src"))
+SPEC = str(ROOT / "benchmarks" / "verdicts_rmsnorm.py")
+IDLE_S = 4.0  # before each sweep: the GPU drops towards its idle clock, as between two CI jobs
+GEMM = """
+import torch
+def cases():
+    a, b = (torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    return [{"fn": lambda: a @ b, "name": "gemm8192", "flops": 2.0 * 8192 ** 3}]
+"""
+
+
+class Budget:
+    def __init__(self, seconds: float) -> None:
+        self.t0, self.seconds = time.perf_counter(), seconds
+
+    @property
+    def left(self) -> float:
+        return self.seconds - (time.perf_counter() - self.t0)
+
+
+def _run(cmd: list[str], log: Path, timeout_s: float, env_extra: dict[str, str] | None = None) -> tuple[int, float]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONUNBUFFERED": "1"}
+    env.pop("VERDICTS_SLOW", None)
+    env.update(env_extra or {})
+    t0 = time.perf_counter()
+    with log.open("a") as fh:
+        fh.write(f"\n=== {' '.join(cmd)} {env_extra or ''} ({time.strftime('%T')})\n")
+        fh.flush()
+        try:
+            rc = subprocess.run(cmd, env=env, stdout=fh, stderr=fh, timeout=max(timeout_s, 1)).returncode
+        except subprocess.TimeoutExpired:
+            rc = 124
+    return rc, time.perf_counter() - t0
+
+
+def sweep(db: str, log: Path, budget: Budget, *args: str, slow: str | None = None, cap_s: float = 150) -> dict:
+    time.sleep(IDLE_S)
+    cmd = [sys.executable, "-m", "bench_kernel", "sweep", SPEC, "--db", db, "-m", "graph", *args]
+    rc, wall = _run(cmd, log, min(cap_s, budget.left), {"VERDICTS_SLOW": slow} if slow else None)
+    from bench_kernel.results import open_store
+
+    with open_store(db) as store:
+        runs = store.runs(limit=1)
+    run = runs[0] if runs else None
+    return {"run": run.id if run else None, "rc": rc, "wall_s": round(wall, 1), "args": list(args), "slow": slow,
+            "rounds": run.config.get("rounds") if run else None, "status": run.status if run else None,
+            "device_warmup": run.env.get("device_warmup") if run else None,
+            "smi": run.env.get("smi") if run else None}
+
+
+def verdicts(db: str, a: int, b: int, history: bool = False) -> list[dict[str, Any]]:
+    from bench_kernel.results import PointSet, compare_points, open_store, store_history
+
+    with open_store(db) as store:
+        pa, pb = store.points(a), store.points(b)
+        hist = (store_history(store, PointSet("A", store.run(a), tuple(pa)), PointSet("B", store.run(b), tuple(pb)))
+                if history else None)
+        rc = compare_points(pa, pb, history=hist)
+    return [{"provider": r.provider, "tokens": r.params.get("tokens"), "verdict": r.comparison.verdict,
+             "clock_limited": r.comparison.clock_limited, "ratio": round(r.comparison.ratio, 4),
+             "noise_floor": r.comparison.noise_floor, "rounds": f"{r.comparison.a_rounds}+{r.comparison.b_rounds}",
+             "a_us": r.comparison.a_us, "b_us": r.comparison.b_us, "clocks": r.comparison.clock_text}
+            for r in rc.rows]
+
+
+def part(name: str, results: dict, fn) -> None:
+    """Run one part; a failure is recorded, never fatal to the others."""
+    try:
+        results[name] = fn()
+    except Exception as e:  # noqa: BLE001 - recorded in the report
+        results[name] = {"failed": f"{type(e).__name__}: {e}"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--budget-s", type=float, default=345.0, help="start no part after this many seconds")
+    ap.add_argument("--cold", type=int, default=6, help="cold sweeps in part A (pairs = this - 1)")
+    args = ap.parse_args(argv)
+    out = Path(os.environ.get("OUT", "out"))
+    out.mkdir(parents=True, exist_ok=True)
+    db, log = str(out / "results.db"), out / "log.txt"
+    budget = Budget(args.budget_s)
+    results: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "budget_s": args.budget_s}
+
+    def cold() -> dict:
+        runs = []
+        for _ in range(args.cold):
+            if budget.left < 40:
+                break
+            runs.append(sweep(db, log, budget, "--max-time", "0.2"))
+        done = [r for r in runs if r["status"] == "done"]
+        pairs = [{"a": a["run"], "b": b["run"], "rows": verdicts(db, a["run"], b["run"])} for a, b in zip(done, done[1:])]
+        return {"runs": runs, "pairs": pairs}
+
+    def steady() -> dict:
+        base = sweep(db, log, budget, "--steady", "--provider", "torch", "--provider", "manual")
+        slow = sweep(db, log, budget, "--steady", "--provider", "torch", "--provider", "manual", slow="manual:10")
+        rows = verdicts(db, base["run"], slow["run"]) if base["status"] == slow["status"] == "done" else []
+        return {"base": base, "slowed": slow, "rows": rows}
+
+    def one_round() -> dict:
+        one = sweep(db, log, budget, "--max-time", "0.2", "--rounds", "1")
+        last = next((r for r in reversed(results.get("cold", {}).get("runs", [])) if r["status"] == "done"), None)
+        rows = verdicts(db, last["run"], one["run"], history=True) if last and one["status"] == "done" else []
+        return {"run": one, "against": last["run"] if last else None, "rows": rows}
+
+    def methods() -> dict:
+        target = out / "gemm_target.py"
+        target.write_text(GEMM)
+        rc, wall = _run([sys.executable, "-m", "bench_kernel", "run", f"{target}:cases", "--steady", "--json", "-o",
+                         str(out / "gemm.json")], log, min(120, budget.left))
+        data = json.loads((out / "gemm.json").read_text()) if (out / "gemm.json").exists() else {}
+        target.unlink(missing_ok=True)
+        r = (data.get("results") or [{}])[0]
+        ms = r.get("measurements") or {}
+        return {"rc": rc, "wall_s": round(wall, 1), "notes": r.get("notes"),
+                "medians_us": {k: m.get("median_us") for k, m in ms.items()},
+                "round_medians_us": {k: m.get("round_medians_us") for k, m in ms.items()},
+                "clock_median_mhz": {k: _median([c for c in m.get("sm_clock_mhz") or [] if c]) for k, m in ms.items()}}
+
+    for name, fn, need_s in (("cold", cold, 60), ("steady", steady, 60), ("one_round", one_round, 30),
+                             ("methods", methods, 40)):
+        if budget.left < need_s:
+            results[name] = {"skipped": f"out of budget ({budget.left:.0f} s left)"}
+            continue
+        part(name, results, fn)
+    (out / "gemm.json").unlink(missing_ok=True)
+    results["wall_s"] = round(args.budget_s - budget.left)
+    (out / "verdicts-h200.json").write_text(json.dumps(results, indent=1, default=str))
+    (out / "verdicts-h200.md").write_text(render(results))
+    print(summary(results))
+    return 0
+
+
+def _median(xs: list[float]) -> float | None:
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if xs else None
+
+
+def _floor(x: float | None) -> str:
+    return "-" if x is None else f"±{x:.1%}"
+
+
+def summary(d: dict) -> str:
+    lines = []
+    cold = d.get("cold", {})
+    if "pairs" in cold:
+        rows = [r for p in cold["pairs"] for r in p["rows"]]
+        false = sum(r["verdict"] in ("slower", "faster") for r in rows)
+        lines.append(f"cold pairs: {len(cold['pairs'])}, false verdicts {false}/{len(rows)} points "
+                     f"({sum(r['clock_limited'] for r in rows)} marked (clock))")
+    else:
+        lines.append(f"cold pairs: {cold}")
+    st = d.get("steady", {})
+    if "rows" in st:
+        manual = [r for r in st["rows"] if r["provider"] == "manual"]
+        torch_ = [r for r in st["rows"] if r["provider"] == "torch"]
+        lines.append(f"steady +10%: manual slower at {sum(r['verdict'] == 'slower' for r in manual)}/{len(manual)}, "
+                     f"torch same at {sum(r['verdict'] == 'same' for r in torch_)}/{len(torch_)}")
+    else:
+        lines.append(f"steady: {st}")
+    one = d.get("one_round", {})
+    if "rows" in one:
+        lines.append("one round + history: " + ", ".join(f"{r['provider']}@{r['tokens']} {r['verdict']}" for r in one["rows"]))
+    m = d.get("methods", {})
+    if "notes" in m:
+        note = next((n for n in m["notes"] or [] if n.startswith("methods disagree")), "no disagreement note")
+        lines.append(f"gemm: {m['medians_us']}; {note[:160]}")
+    lines.append(f"wall {d.get('wall_s')} s")
+    return "\n".join(lines)
+
+
+def render(d: dict) -> str:
+    out = [f"# Verdicts on identical re-runs: GPU ({d['date']})", "",
+           "Script: `benchmarks/gpu/verdicts.py`; spec `benchmarks/verdicts_rmsnorm.py` (RMSNorm, hidden 4096, bf16, "
+           "tokens 1/16/256/4096; torch, manual, torch.compile), graph method, each sweep in a fresh process after "
+           f"a {IDLE_S:g} s idle pause. {d.get('wall_s')} s in all.", ""]
+    cold = d.get("cold", {})
+    out += ["## A. Cold sweeps, consecutive pairs", ""]
+    if "pairs" in cold:
+        rows = [r for p in cold["pairs"] for r in p["rows"]]
+        false = sum(r["verdict"] in ("slower", "faster") for r in rows)
+        out += [f"**False verdicts: {false} of {len(rows)} point comparisons** over {len(cold['pairs'])} pairs "
+                f"(target <= 1%).", "", "| run | rounds | wall s | warm-up: clock before -> after, held s | lookup |",
+                "|---|---|---|---|---|"]
+        for r in cold["runs"]:
+            w = r.get("device_warmup") or {}
+            out.append(f"| {r['run']} | {r['rounds']} | {r['wall_s']} | {w.get('sm_clock_before_mhz')} -> "
+                       f"{w.get('sm_clock_after_mhz')} MHz, {w.get('held_s')} s | {(r.get('smi') or {}).get('lookup')} |")
+        out += ["", "| pair | provider | tokens | verdict | ratio | noise floor |", "|---|---|---|---|---|---|"]
+        for p in cold["pairs"]:
+            out += [f"| {p['a']}->{p['b']} | {r['provider']} | {r['tokens']} | {r['verdict']}"
+                    f"{' (clock)' if r['clock_limited'] else ''} | {r['ratio']:.4f} | {_floor(r['noise_floor'])} |"
+                    for r in p["rows"]]
+    else:
+        out.append(f"{cold}")
+    st = d.get("steady", {})
+    out += ["", "## B. A real +10% under --steady", ""]
+    if "rows" in st:
+        out += [f"Run {st['base']['run']} against run {st['slowed']['run']} (`VERDICTS_SLOW=manual:10`), "
+                f"{st['base']['wall_s']} s and {st['slowed']['wall_s']} s.", "",
+                "| provider | tokens | verdict | ratio | noise floor |", "|---|---|---|---|---|"]
+        out += [f"| {r['provider']} | {r['tokens']} | {r['verdict']} | {r['ratio']:.4f} | {_floor(r['noise_floor'])} |"
+                for r in st["rows"]]
+    else:
+        out.append(f"{st}")
+    one = d.get("one_round", {})
+    out += ["", "## C. One round, noise from the store's history", ""]
+    if "rows" in one:
+        out += [f"`--rounds 1` (run {one['run']['run']}, {one['run']['wall_s']} s) against run {one['against']}.", "",
+                "| provider | tokens | rounds | verdict | ratio | noise floor |", "|---|---|---|---|---|---|"]
+        out += [f"| {r['provider']} | {r['tokens']} | {r['rounds']} | {r['verdict']} | {r['ratio']:.4f} | "
+                f"{_floor(r['noise_floor'])} |" for r in one["rows"]]
+    else:
+        out.append(f"{one}")
+    m = d.get("methods", {})
+    out += ["", "## D. Methods that disagree (8192^3 bf16 GEMM, --steady)", "", f"```\n{json.dumps(m, indent=1)}\n```"]
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
