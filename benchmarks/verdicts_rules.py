@@ -1,6 +1,6 @@
 """Which verdict rule survives a loaded machine? Candidate rules judged on stored sweeps.
 
-    python benchmarks/verdicts_rules.py --db DB --identical 1,2,3 --slowed 4,5 [--k 3,5,7,10]
+    PYTHONPATH=src python benchmarks/verdicts_rules.py --db DB --identical 1,2,3 --slowed 4,5 [--k 3,5,10] [--by]
 
 Every pair of ``--identical`` runs (the same code) and every (identical, slowed) pair of the same
 spec is judged by each rule on K rounds drawn from each side's stored rounds (many draws for K
@@ -13,7 +13,9 @@ Rules, each with the 4% threshold on top:
                     Hodges-Lehmann ratio (benchstat's and Google Benchmark's kind of test)
   bootstrap-round1  the rule before rounds: a percentile bootstrap of the median ratio of ONE
                     round's samples (round 1 of each run), 95%, 2000 resamples
-Writes nothing; prints one line per K and rule (and per axis value with ``--by``).
+                    (``results.compare_samples``, the same code)
+Writes nothing; prints one line per K and rule (and per point with ``--by``). ``pair_verdicts`` is
+what the verdict benchmarks (``verdicts_cpu.py``, ``gpu/verdicts.py``) report per pair of runs.
 """
 
 from __future__ import annotations
@@ -25,9 +27,7 @@ import random
 import statistics
 import sys
 from functools import lru_cache
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+from typing import Any
 
 THRESHOLD = 0.04
 
@@ -76,18 +76,30 @@ def u_rule(a: list[float], b: list[float], alpha: float = 0.01) -> str:
 
 
 def bootstrap_rule(a: list[float], b: list[float]) -> str:
-    import numpy as np
+    from bench_kernel.results import compare_samples
 
-    rng = np.random.default_rng(0)
-    av, bv = np.asarray(a), np.asarray(b)
-    ratios = np.median(bv[rng.integers(0, len(bv), (2000, len(bv)))], axis=1) / np.median(
-        av[rng.integers(0, len(av), (2000, len(av)))], axis=1)
-    lo, hi = np.quantile(ratios, [0.025, 0.975])
-    return _verdict(math.log(float(np.median(bv) / np.median(av))), lo > 1 or hi < 1)
+    return compare_samples(a, b, THRESHOLD).verdict
 
 
 RULES = {"t-median": (t_rule, "median"), "t-min": (t_rule, "min"), "U-median": (u_rule, "median"),
          "U-min": (u_rule, "min")}
+
+
+def pair_verdicts(db: str, a: int, b: int, history: bool = False) -> list[dict[str, Any]]:
+    """``compare_points`` of run ``b`` against run ``a`` (what ``bench-kernel compare a b`` shows),
+    one row per point; ``history``: one-round points take the store's history of them."""
+    from bench_kernel.results import PointSet, compare_points, open_store, store_history
+
+    with open_store(db) as store:
+        pa, pb = store.points(a), store.points(b)
+        hist = (store_history(store, PointSet("A", store.run(a), tuple(pa)), PointSet("B", store.run(b), tuple(pb)))
+                if history else None)
+        rc = compare_points(pa, pb, history=hist)
+    return [{"provider": r.provider, "params": r.params, "verdict": r.comparison.verdict,
+             "clock_limited": r.comparison.clock_limited, "ratio": round(r.comparison.ratio, 4),
+             "noise_floor": r.comparison.noise_floor, "rounds": f"{r.comparison.a_rounds}+{r.comparison.b_rounds}",
+             "a_us": r.comparison.a_us, "b_us": r.comparison.b_us, "clocks": r.comparison.clock_text}
+            for r in rc.rows]
 
 
 def load(db: str, runs: list[int], method: str = "host") -> dict[tuple[int, str, str], dict]:
@@ -109,15 +121,20 @@ def load(db: str, runs: list[int], method: str = "host") -> dict[tuple[int, str,
 
 
 def judge(data: dict, identical: list[int], slowed: list[int], provider: str, k: int, draws: int,
-          seed: int = 0) -> dict[str, dict]:
-    """Per rule: false and caught counts, overall and per point label."""
+          seed: int = 0, consecutive: bool = False) -> dict[str, dict]:
+    """Per rule: false and caught counts, overall and per point label. ``consecutive``: identical
+    runs paired as consecutive runs, each slowed run against the last identical one (as the
+    benchmarks pair them); else every pair of identical runs, every (identical, slowed) pair."""
     rng = random.Random(seed)
     points = sorted({(p, label) for (_, p, label) in data})
     out: dict[str, dict] = {}
     for name, (fn, stat) in [*RULES.items(), ("bootstrap-round1", (bootstrap_rule, "round1"))]:
         res = {"false": 0, "pairs": 0, "caught": 0, "slowed": 0, "by": {}}
-        pairs = [(a, b, False) for a, b in itertools.combinations(identical, 2)] + [
-            (a, b, True) for a in identical for b in slowed]
+        if consecutive:
+            pairs = [(a, b, False) for a, b in zip(identical, identical[1:])] + [(identical[-1], b, True) for b in slowed]
+        else:
+            pairs = [(a, b, False) for a, b in itertools.combinations(identical, 2)] + [
+                (a, b, True) for a in identical for b in slowed]
         for a, b, is_slowed in pairs:
             for prov, label in points:
                 if is_slowed and prov != provider:

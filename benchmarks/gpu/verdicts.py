@@ -35,7 +35,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # the shared verdict rules, as sweep_gemm_report.py does
+
+from verdicts_rules import pair_verdicts  # noqa: E402
+
 SPEC = str(ROOT / "benchmarks" / "verdicts_rmsnorm.py")
 IDLE_S = 4.0  # before each sweep: the GPU drops towards its idle clock, as between two CI jobs
 GEMM = """
@@ -85,19 +88,8 @@ def sweep(db: str, log: Path, budget: Budget, *args: str, slow: str | None = Non
             "smi": run.env.get("smi") if run else None}
 
 
-def verdicts(db: str, a: int, b: int, history: bool = False) -> list[dict[str, Any]]:
-    from bench_kernel.results import PointSet, compare_points, open_store, store_history
-
-    with open_store(db) as store:
-        pa, pb = store.points(a), store.points(b)
-        hist = (store_history(store, PointSet("A", store.run(a), tuple(pa)), PointSet("B", store.run(b), tuple(pb)))
-                if history else None)
-        rc = compare_points(pa, pb, history=hist)
-    return [{"provider": r.provider, "tokens": r.params.get("tokens"), "verdict": r.comparison.verdict,
-             "clock_limited": r.comparison.clock_limited, "ratio": round(r.comparison.ratio, 4),
-             "noise_floor": r.comparison.noise_floor, "rounds": f"{r.comparison.a_rounds}+{r.comparison.b_rounds}",
-             "a_us": r.comparison.a_us, "b_us": r.comparison.b_us, "clocks": r.comparison.clock_text}
-            for r in rc.rows]
+def _rows(db: str, a: int, b: int, history: bool = False) -> list[dict[str, Any]]:
+    return [{**r, "tokens": r["params"].get("tokens")} for r in pair_verdicts(db, a, b, history)]
 
 
 def part(name: str, results: dict, fn) -> None:
@@ -126,19 +118,19 @@ def main(argv: list[str] | None = None) -> int:
                 break
             runs.append(sweep(db, log, budget, "--max-time", "0.2"))
         done = [r for r in runs if r["status"] == "done"]
-        pairs = [{"a": a["run"], "b": b["run"], "rows": verdicts(db, a["run"], b["run"])} for a, b in zip(done, done[1:])]
+        pairs = [{"a": a["run"], "b": b["run"], "rows": _rows(db, a["run"], b["run"])} for a, b in zip(done, done[1:])]
         return {"runs": runs, "pairs": pairs}
 
     def steady() -> dict:
         base = sweep(db, log, budget, "--steady", "--provider", "torch", "--provider", "manual")
         slow = sweep(db, log, budget, "--steady", "--provider", "torch", "--provider", "manual", slow="manual:10")
-        rows = verdicts(db, base["run"], slow["run"]) if base["status"] == slow["status"] == "done" else []
+        rows = _rows(db, base["run"], slow["run"]) if base["status"] == slow["status"] == "done" else []
         return {"base": base, "slowed": slow, "rows": rows}
 
     def one_round() -> dict:
         one = sweep(db, log, budget, "--max-time", "0.2", "--rounds", "1")
         last = next((r for r in reversed(results.get("cold", {}).get("runs", [])) if r["status"] == "done"), None)
-        rows = verdicts(db, last["run"], one["run"], history=True) if last and one["status"] == "done" else []
+        rows = _rows(db, last["run"], one["run"], history=True) if last and one["status"] == "done" else []
         return {"run": one, "against": last["run"] if last else None, "rows": rows}
 
     def methods() -> dict:

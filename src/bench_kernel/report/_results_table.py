@@ -49,11 +49,11 @@ def _detail(m: Any) -> str:
     if not m.ok:
         return m.error or "no samples"
     s = m.samples
-    lo, hi = s.ci95_us
+    lo, hi = m.ci95_us
     parts = []
     if s.n and lo == lo and hi == hi:  # NaN: too few samples for an interval
-        parts.append(f"95% CI {format_value(lo, 'duration_us')} – {format_value(hi, 'duration_us')} (±{s.rel_ci95:.1%})")
-    parts.append(f"n = {s.n} samples of {m.calls_per_sample} call(s)")
+        parts.append(f"95% CI {format_value(lo, 'duration_us')} – {format_value(hi, 'duration_us')} (±{m.rel_ci95:.1%})")
+    parts.append(f"n = {s.n} samples of {m.calls_per_sample} call(s)" + (f" in {m.rounds} rounds" if m.rounds > 1 else ""))
     if m.stop_reason:
         parts.append(f"stopped on {m.stop_reason}")
     return ", ".join(parts)
@@ -118,7 +118,7 @@ def results_table(results: Sequence[Any], *, title: str | None = None, result_no
             if not meas.ok:  # a method that ran and failed (a graph capture) says so; its reason on hover
                 row[f"{m}_us"] = "failed"
                 continue
-            lo, hi = meas.samples.ci95_us
+            lo, hi = meas.ci95_us  # of the median shown (across the rounds when there are several)
             row.update({f"{m}_us": meas.median_us, f"{m}_n": meas.samples.n,
                         f"{m}_ci95_low_us": lo if lo == lo else None, f"{m}_ci95_high_us": hi if hi == hi else None})
         if not ok:  # not timed at all: the status stands where the time would be

@@ -155,8 +155,8 @@ def serve_tables(run: ServeRun) -> list[Table]:
 def serve_comparison_table(rc: Any) -> Table:
     """``compare`` of two serving runs: per load and latency metric, both medians, B/A, its CI."""
     rows = [{"load": _load_text(r.load), "metric": _NAMES.get(r.metric, r.metric),
-             "a": _us(r.comparison.a_median_us), "b": _us(r.comparison.b_median_us), "ratio": r.comparison.ratio,
-             "ci": f"{r.comparison.ci95_low:.3f}-{r.comparison.ci95_high:.3f}", "n": f"{r.comparison.a_n}/{r.comparison.b_n}",
+             "a": _us(r.comparison.a_us), "b": _us(r.comparison.b_us), "ratio": r.comparison.ratio,
+             "ci": f"{r.comparison.ci_low:.3f}-{r.comparison.ci_high:.3f}", "n": f"{r.comparison.a_n}/{r.comparison.b_n}",
              "verdict": r.comparison.verdict} for r in rc.rows]
     cols = [Column("load", "Load"), Column("metric", "Metric"), Column("a", f"{rc.a_label} median", "duration_us"),
             Column("b", f"{rc.b_label} median", "duration_us"), Column("ratio", "B/A", "ratio"),

@@ -31,7 +31,8 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
     ci_high`` at ``confidence`` (a 99% t-interval of the log round medians: see ``_noise``'s
     docstring for why), ``noise``/``noise_floor`` (the run-to-run noise it used, and the smallest
     change it can see), ``verdict`` ("faster"|"slower"|"same"|"unknown": one round a side and no
-    history), ``significant``, ``describe()``;
+    history), ``significant``, ``describe()``; ``compare_samples(a, b, threshold)`` the bootstrap
+    of the ratio of medians for sets of independent trials (a serving run's request latencies);
     ``clock_a_mhz, clock_b_mhz`` (median SM clocks, None without readings), ``clock_limited``
     (the slower side's lower clock can explain the verdict) and ``is_regression(strict_clocks)``.
 ``compare_points(a_points, b_points, threshold=, method=, by_provider=, strict_clocks=, history=) -> ResultsComparison``
@@ -53,6 +54,7 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
 ``provenance(path) -> Provenance`` (sha256, git commit, dirty flag of the file's repository).
 """
 
+from bench_kernel.results._bootstrap import compare_samples
 from bench_kernel.results._clocks import CLOCK_SPREAD, ClockSpread, clock_spread, median_clock_mhz, point_clock_mhz
 from bench_kernel.results._compare import (DEFAULT_THRESHOLD, UNKNOWN_NOTE, VERDICTS, Comparison, check_threshold,
                                             clock_explains, compare)
@@ -82,7 +84,7 @@ __all__ = [
     "SCHEMA_VERSION", "UNKNOWN_NOTE", "VERDICTS",
     "Best", "ClockSpread", "Comparison", "History", "MatchedPoint", "Noise", "PointResult", "PointSet", "Provenance",
     "Recorder", "ResultsComparison", "RunInfo",
-    "Store", "Unmatched", "best_per_point", "check_threshold", "clock_explains", "clock_spread", "compare", "compare_points",
+    "Store", "Unmatched", "best_per_point", "check_threshold", "clock_explains", "clock_spread", "compare", "compare_points", "compare_samples",
     "default_db_path", "median_clock_mhz", "merge_rounds", "noise_from_history", "noise_from_rounds", "point_clock_mhz",
     "file_sha256", "load_results_file", "open_store", "params_key", "params_text", "point_label", "points_from_output",
     "provenance", "resolve_db_path", "resolve_ref",

@@ -1,6 +1,6 @@
 """``compare A B`` on two serving runs: per load point and latency metric, B/A with a bootstrap CI
-over the per-request samples, by ``bench_kernel.results.compare`` (the statistics every other
-comparison uses: ratio of medians, percentile bootstrap, fixed seed, ``--threshold``).
+over the per-request samples, by ``bench_kernel.results.compare_samples`` (each request is a trial
+of its own: ratio of medians, percentile bootstrap, fixed seed, ``--threshold``).
 
 Samples per metric: TTFT, TTFVO, TPOT and E2E one per completed request; ITL and ICL every gap
 of every completed request. Points are matched by their load (rate, burstiness, concurrency,
@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from bench_kernel.results import Comparison, compare
+from bench_kernel.results import Comparison, compare_samples
 from bench_kernel.serve._records import RequestRecord
 
 __all__ = ["COMPARED", "ServeComparisonRow", "ServeComparison", "compare_serve", "metric_samples"]
@@ -46,8 +46,8 @@ class ServeComparisonRow:
 
     def to_dict(self) -> dict[str, Any]:
         c = self.comparison
-        return {"load": self.load, "metric": self.metric, "a_median_ms": c.a_median_us, "b_median_ms": c.b_median_us,
-                "ratio": c.ratio, "ci95_low": c.ci95_low, "ci95_high": c.ci95_high, "verdict": c.verdict,
+        return {"load": self.load, "metric": self.metric, "a_median_ms": c.a_us, "b_median_ms": c.b_us,
+                "ratio": c.ratio, "ci95_low": c.ci_low, "ci95_high": c.ci_high, "verdict": c.verdict,
                 "a_n": c.a_n, "b_n": c.b_n}
 
 
@@ -86,6 +86,6 @@ def compare_serve(a_points: list[dict[str, Any]], b_points: list[dict[str, Any]]
             if not sa[m] or not sb[m]:
                 unmatched.append((k, f"{m}: no samples in {a_label if not sa[m] else b_label}"))
                 continue
-            rows.append(ServeComparisonRow(pa.get("load") or {}, m, compare(sa[m], sb[m], threshold)))
+            rows.append(ServeComparisonRow(pa.get("load") or {}, m, compare_samples(sa[m], sb[m], threshold)))
     unmatched += [(k, f"only in {b_label}") for k in b_by]
     return ServeComparison(a_label, b_label, tuple(rows), tuple(unmatched))
