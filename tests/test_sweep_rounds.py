@@ -64,7 +64,7 @@ def _rows(db):
 
 def test_a_killed_sweep_resumes_the_missing_rounds_only(tmp_path, run_cli):
     spec, db = write_spec(tmp_path), tmp_path / "r.db"
-    env = {**os.environ, "SWEEP_TEST_SLEEP_S": "0.3", "BENCH_KERNEL_DB": str(db)}
+    env = {**os.environ, "SWEEP_TEST_SLEEP_S": "0.1", "BENCH_KERNEL_DB": str(db)}
     args = ["-m", "host", "--precision", "0.5", "--max-time", "0.02", "--rounds", "2"]
     proc = subprocess.Popen([sys.executable, "-m", "bench_kernel", "sweep", str(spec), *args], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -75,8 +75,6 @@ def test_a_killed_sweep_resumes_the_missing_rounds_only(tmp_path, run_cli):
     proc.wait()
     before = _rows(db)
     assert sum(len(v) for v in before.values()) < 16 and all(1 in v for v in before.values())
-    with open_store(db) as store:
-        finished = {(p.key, r): p.finished_at for p in store.points(1) for r in [1]}
     r = run_cli("sweep", str(spec), "--db", str(db), "--resume", "1", "--json")
     assert r.exit_code == 1  # wrong M=2 is a mismatch
     with open_store(db) as store:
@@ -87,4 +85,3 @@ def test_a_killed_sweep_resumes_the_missing_rounds_only(tmp_path, run_cli):
     assert all(after[k][r] == st for k, v in before.items() for r, st in v.items())  # nothing re-run
     assert {p.key: p.result.measurements["host"].rounds for p in points if p.status == "ok"} == {
         k: 2 for k, v in after.items() if v.get(1) == "ok"}
-    assert len(finished) == len({k for k, _ in finished})

@@ -210,7 +210,7 @@ def test_sweep_counters_without_gpu_stores_the_reason_with_each_point(run_cli, t
                     "sweep = {'axes': {'n': [64, 128]}, 'providers': {'torch': case}}\n")
     db = tmp_path / "r.db"
     r = run_cli("sweep", str(spec), "--counters", "--method", "host", "--max-time", "0.02", "--device", "H200",
-                "--db", str(db), "--json")
+                "--db", str(db), "--rounds", "1", "--json")
     assert r.exit_code == 0, r.stderr
     data = json.loads(r.stdout)
     assert data["run"]["config"]["options"]["counters"] is True

@@ -66,8 +66,9 @@ def run_unit(spec: SweepSpec, point: dict[str, Any], provider: str, options: Opt
     sets its own ``reference``). A mismatch is recorded and not timed. The point is measured as
     ``run`` measures a case (``bench_kernel.orchestrate.bench_case``: ``options.timeout_s`` bounds
     it); env: the worker's machine state, captured once per worker (None: captured here).
-    round: which round of the point this is; only round 1 checks the output (the later rounds
-    time the same code, and a point whose round 1 was wrong gets no more rounds).
+    round: which round of the point this is; only round 1 checks the output, counts and places
+    the work (roofline, hardware counters): the later rounds time the same code, and a point whose
+    round 1 was wrong gets no more rounds.
     The spec's ``rtol``/``atol`` apply to a case that sets none of its own.
     """
     t0 = time.perf_counter()
@@ -88,6 +89,7 @@ def run_unit(spec: SweepSpec, point: dict[str, Any], provider: str, options: Opt
                    atol=case.atol if case.atol is not None else spec.atol)
     if round > 1:
         case = replace(case, reference=None)
+        options = replace(options, roofline=False, counters=False)
     elif spec.baseline and provider != spec.baseline and case.reference is None:
         try:
             case = replace(case, reference=case_at(spec, spec.baseline, point).fn)
