@@ -9,6 +9,8 @@
 #   real         the real-user suite with its invariants and tests (issue 16), run --roofline JSON for
 #                the example report (issue 12), the Source Trace documents (issue 14)
 #   sweep        the GEMM sweep, steady, three runs and compare both ways (issue 11)
+#   verdicts     issue 20: the verdict GPU tests, then benchmarks/gpu/verdicts.py (cold pairs, a +10%
+#                under --steady, one round with history, the methods' disagreement note); ~8 min
 set -uo pipefail
 PART=${1:-all}
 export PYTHONPATH="src${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
@@ -63,6 +65,14 @@ if [ "$PART" = sweep ]; then
 step "GEMM sweep, steady"
 OUT="$R/sweep" SWEEP_ARGS="--steady -m graph" SWEEP_RUN_TIMEOUT=${SWEEP_RUN_TIMEOUT:-170} \
   bash benchmarks/gpu/sweep_gemm.sh 2>&1 | tail -6
+fi
+if [ "$PART" = verdicts ]; then
+step "verdict GPU tests"
+timeout 100 python3 -m pytest -q -rA --tb=short -m gpu -p no:cacheprovider tests/test_verdicts_gpu.py \
+  > "$R/verdicts-gpu-tests.txt" 2>&1
+tail -4 "$R/verdicts-gpu-tests.txt"
+step "verdicts benchmark"
+OUT="$R/verdicts" timeout 400 python3 benchmarks/gpu/verdicts.py 2>&1 | tail -8
 fi
 step "pack"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv > "$R/nvidia-smi.txt" 2>&1

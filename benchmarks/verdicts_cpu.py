@@ -11,8 +11,8 @@
 3. Other rules on the same stored rounds, for contrast (``verdicts_rules.py``): the round median
    instead of the minimum, a U test instead of the t-interval, and the rule before rounds (a
    bootstrap of one run's samples, on round 1 of each run).
-4. Wall time against ``--rounds`` (1, 2 and 10 beside the default), and the one-round run judged
-   with the noise of the store's history.
+4. Wall time against ``--rounds`` (1, 2 and 10 beside the default), and two one-round runs judged
+   against each other: ``unknown`` alone, and with the noise of the store's history of each point.
 The machine's load average is recorded before and after every sweep: other engineers share it.
 Writes the Markdown (``-o``, default benchmarks/results/verdicts-cpu.md) and a JSON beside it.
 """
@@ -78,13 +78,14 @@ def main(argv: list[str] | None = None) -> int:
     slowed = [sweep(db, args.rounds, slow="manual:1") for _ in range(2)]
     print(f"slowed sweeps: {slowed}", flush=True)
     scaling = []
-    for k in (1, 2, 10):
+    for k in (1, 1, 2, 10):
         scaling.append(sweep(db, k))
         print(f"--rounds {k}: {scaling[-1]}", flush=True)
     pairs = [{"a": a["run"], "b": b["run"], "rows": pair_verdicts(db, a["run"], b["run"])} for a, b in zip(runs, runs[1:])]
     catch = [{"a": runs[-1]["run"], "b": s["run"], "rows": pair_verdicts(db, runs[-1]["run"], s["run"])} for s in slowed]
-    one_round = next(s for s in scaling if s["rounds"] == 1)
-    one_hist = pair_verdicts(db, runs[-1]["run"], one_round["run"], history=True)
+    one_a, one_b = (s["run"] for s in scaling if s["rounds"] == 1)
+    one_alone = pair_verdicts(db, one_a, one_b)
+    one_hist = pair_verdicts(db, one_a, one_b, history=True)
     ids = [r["run"] for r in runs]
     k = runs[0]["rounds"]
     # the same rounds judged by other rules: consecutive identical pairs, and each slowed run against the last
@@ -99,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     data_out = {"date": time.strftime("%Y-%m-%d %H:%M", time.gmtime(t_start)) + " UTC", "machine": machine(),
                 "default_rounds": Options(methods=("host",)).rounds_for(False), "runs": runs, "pairs": pairs,
                 "false": false, "points": points, "slowed": slowed, "catch": catch, "rules": rules,
-                "scaling": scaling, "one_round_history": one_hist, "wall_s": round(time.time() - t_start)}
+                "scaling": scaling, "one_round": {"a": one_a, "b": one_b, "alone": one_alone, "history": one_hist},
+                "wall_s": round(time.time() - t_start)}
     out = Path(args.out)
     out.with_suffix(".json").write_text(json.dumps(data_out, indent=1, default=str))
     out.write_text(render(data_out))
@@ -156,12 +158,14 @@ def render(d: dict[str, Any]) -> str:
     rows = sorted([(r["rounds"], r["wall_s"], r["load_before"][0]) for r in d["scaling"]]
                   + [(r["rounds"], r["wall_s"], r["load_before"][0]) for r in d["runs"]])
     lines += [f"| {k} | {w} | {ld} |" for k, w, ld in rows]
+    one = d["one_round"]
     lines += ["", "## One round a side, noise from the store's history", "",
-              "The `--rounds 1` run against the last identical run: each point's noise comes from its stored "
-              "earlier runs (the identical sweeps' round minima).", "",
-              "| point | rounds | verdict | ratio | noise floor |", "|---|---|---|---|---|"]
-    lines += [f"| {_pt(r)} | {r['rounds']} | {r['verdict']} | {r['ratio']:.3f} | {_floor(r['noise_floor'])} |"
-              for r in d["one_round_history"]]
+              f"Two `--rounds 1` runs, {one['b']} against {one['a']}: alone (no history given) every point is "
+              f"`unknown`; with the store's history (each point's round minima in the identical sweeps above: "
+              f"`bench-kernel compare` does this), a noise and a verdict.", "",
+              "| point | rounds | alone | with history | ratio | noise floor |", "|---|---|---|---|---|---|"]
+    lines += [f"| {_pt(r)} | {r['rounds']} | {a['verdict']} | {r['verdict']} | {r['ratio']:.3f} | "
+              f"{_floor(r['noise_floor'])} |" for a, r in zip(one["alone"], one["history"])]
     lines += ["", "## Raw", "", "Every run (id, wall s, load average before -> after, rounds):", ""]
     lines += [f"- run {r['run']}: {r['wall_s']} s, load {r['load_before']} -> {r['load_after']}, rounds "
               f"{r['rounds']}{', slow ' + r['slow'] if r['slow'] else ''}" for r in d["runs"] + d["slowed"] + d["scaling"]]

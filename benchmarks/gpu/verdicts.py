@@ -1,6 +1,7 @@
 """Are verdicts on identical GPU re-runs noise? The GPU half of issue 20's targets.
 
-Run on a GPU from the repo root (about 5-6 minutes on an H200; it stops starting parts at --budget-s):
+Run on a GPU from the repo root (about 6 minutes on an H200; it starts no part after --budget-s, so
+the last parts (D, then C) are the ones left out on a slow day):
 
     OUT=out PYTHONPATH=src python3 benchmarks/gpu/verdicts.py
 
@@ -14,10 +15,11 @@ process after an idle pause, one results database:
      (manual runs its kernel twice on every 10th call: +10% of work); manual must be ``slower`` at
      every point, torch ``same``.
   C. one sweep with ``--rounds 1``: against the last cold sweep, its points take their noise from
-     the store's history of them (the earlier cold sweeps).
-  D. an 8192^3 bf16 GEMM, ``run --steady`` with graph, events and kernel: the note that says why the
-     methods disagree, with each method's SM clock (issue 20: graph 1618-1634, events 1485-1528,
-     kernel 1366-1380 us).
+     the store's history of them (the earlier cold sweeps). Runs last: the first part skipped
+     when the budget runs out.
+  D. an 8192^3 bf16 GEMM, ``run --steady --rounds 1`` with graph, events and kernel: the note that
+     says why the methods disagree, with each method's SM clock (issue 20: graph 1618-1634, events
+     1485-1528, kernel 1366-1380 us).
 Writes ``$OUT/verdicts-h200.md`` (-> benchmarks/results/verdicts-h200.md), ``$OUT/verdicts-h200.json``
 (every number), ``$OUT/results.db`` (every run, raw samples) and ``$OUT/log.txt``; prints a summary last.
 A part that fails is recorded as failed; the others still run and are written.
@@ -40,7 +42,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))  # the shared verdict rules, as swe
 from verdicts_rules import pair_verdicts  # noqa: E402
 
 SPEC = str(ROOT / "benchmarks" / "verdicts_rmsnorm.py")
-IDLE_S = 4.0  # before each sweep: the GPU drops towards its idle clock, as between two CI jobs
+IDLE_S = 3.0  # before each sweep: the GPU drops towards its idle clock, as between two CI jobs
 GEMM = """
 import torch
 def cases():
@@ -136,8 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     def methods() -> dict:
         target = out / "gemm_target.py"
         target.write_text(GEMM)
-        rc, wall = _run([sys.executable, "-m", "bench_kernel", "run", f"{target}:cases", "--steady", "--json", "-o",
-                         str(out / "gemm.json")], log, min(120, budget.left))
+        rc, wall = _run([sys.executable, "-m", "bench_kernel", "run", f"{target}:cases", "--steady", "--rounds", "1",
+                         "--json", "-o", str(out / "gemm.json")], log, min(120, budget.left))
         data = json.loads((out / "gemm.json").read_text()) if (out / "gemm.json").exists() else {}
         target.unlink(missing_ok=True)
         r = (data.get("results") or [{}])[0]
@@ -147,8 +149,8 @@ def main(argv: list[str] | None = None) -> int:
                 "round_medians_us": {k: m.get("round_medians_us") for k, m in ms.items()},
                 "clock_median_mhz": {k: _median([c for c in m.get("sm_clock_mhz") or [] if c]) for k, m in ms.items()}}
 
-    for name, fn, need_s in (("cold", cold, 60), ("steady", steady, 60), ("one_round", one_round, 30),
-                             ("methods", methods, 40)):
+    for name, fn, need_s in (("cold", cold, 60), ("steady", steady, 60), ("methods", methods, 40),
+                             ("one_round", one_round, 30)):
         if budget.left < need_s:
             results[name] = {"skipped": f"out of budget ({budget.left:.0f} s left)"}
             continue

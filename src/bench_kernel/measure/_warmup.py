@@ -5,9 +5,10 @@ and that sweep's first point (torch.compile'd RMSNorm, tokens=1) read 2.167 us a
 1.815 us in the next two runs: a false "faster" of 15% in two of three comparisons (issue 20). A
 case's own warm-up (``Runner.warmup``, at most 0.5 s, until its time is stable) is too short to
 notice a clock still climbing. So before the first case of a run (a sweep, ``run``, a pytest
-session, a worker process) the device is held under a load -- back-to-back half-size GEMMs, which
-keep it out of its idle state without driving a power cap -- until the SM clock and the per-call
-time settle (``_steady.settled``: four ~100 ms windows within 1%), or :data:`DEVICE_WARMUP_MAX_S`.
+session, a worker process) the device is held under a load -- back-to-back 1024^3 GEMMs, a few
+microseconds each, which keep it busy and out of its idle state without driving it into a power
+cap (a cap makes the clock swing and never settle) -- until the SM clock and the per-call time
+settle (``_steady.settled``: four ~100 ms windows within 1%), or :data:`DEVICE_WARMUP_MAX_S`.
 Without a clock reader (no NVML/amdsmi) the per-call time alone decides. What happened is stored
 with the run's env (``device_warmup``: seconds held, clock before and after, settled or not).
 """
@@ -24,10 +25,9 @@ from bench_kernel.measure._steady import hold_until_settled
 __all__ = ["warm_up_device", "DEVICE_WARMUP_MAX_S"]
 
 #: Hold the warm-up load at most this long (s).
-DEVICE_WARMUP_MAX_S = 10.0
-#: The warm-up GEMM's size (n x n x n): ~10-60 us on current GPUs, long enough to keep the device
-#: busy between launches, far from the power draw of a large bf16 GEMM.
-_N = 2048
+DEVICE_WARMUP_MAX_S = 5.0
+#: The warm-up GEMM's size (n x n x n): a few us on current GPUs, far from a large GEMM's power draw.
+_N = 1024
 
 
 def warm_up_device(device_index: int = 0, max_s: float = DEVICE_WARMUP_MAX_S) -> dict[str, Any]:
