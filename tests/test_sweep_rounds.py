@@ -9,12 +9,16 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 import bench_kernel
 from _sweep_helpers import FAST, write_spec
 from bench_kernel.results import open_store
 from bench_kernel.sweeps import load_spec, run_sweep
 
 TWO = {**FAST, "rounds": 2}
+
+pytestmark = [pytest.mark.slow, pytest.mark.multiprocess]  # fresh worker processes, a killed CLI
 
 
 def test_rounds_are_interleaved_and_each_host_round_runs_in_a_fresh_process(tmp_path, monkeypatch):

@@ -13,7 +13,7 @@ __all__ = ["command", "SCHEMA_VERSION"]
 
 #: The version of this command's --json document (docs/json.md): raise it when a field changes its
 #: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: verdicts across rounds (a_us/b_us, ci/confidence, noise, noise_floor; 'unknown')
 
 
 @click.command("compare")
