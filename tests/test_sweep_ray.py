@@ -33,6 +33,7 @@ def test_ray_backend_on_a_local_instance(tmp_path, monkeypatch):
 
 
 def test_gpu_methods_on_a_cluster_without_gpus_are_one_error_not_a_hang(tmp_path, run_cli):
+    ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
     # issue 20: the tasks asked for {GPU: 1}, the local cluster had none, and the sweep waited forever
     spec = write_spec(tmp_path)
     r = run_cli("sweep", str(spec), "--db", str(tmp_path / "r.db"), "--backend", "ray", "--rounds", "1")
@@ -47,6 +48,7 @@ def test_a_task_that_cannot_be_placed_in_time_is_an_error(tmp_path, monkeypatch)
     from bench_kernel.errors import DeviceError
     from bench_kernel.results import open_store
 
+    ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
     monkeypatch.setenv("BENCH_KERNEL_RAY_PLACEMENT_S", "3")
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
 
