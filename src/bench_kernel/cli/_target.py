@@ -10,9 +10,12 @@ __all__ = ["one_case", "target_files"]
 
 
 def target_files(target: str | None) -> list[Path]:
-    """The file of a ``path/to/file.py:func`` TARGET, as an input that no output may overwrite."""
-    where = (target or "").rpartition(":")[0]
-    return [Path(where)] if where.endswith(".py") or "/" in where or "\\" in where else []
+    """The file of a ``path/to/file.py:func`` or ``package.module:func`` TARGET (found without
+    importing it), as an input that no output may overwrite."""
+    from bench_kernel.measure import target_file
+
+    found = target_file(target) if target else None
+    return [found] if found is not None else []
 
 
 def one_case(target: str, case_name: str | None):  # -> bench_kernel.measure.Case

@@ -7,7 +7,7 @@ import click
 from bench_kernel.cli._common import Output, db_option, emit, output_options, print_error
 from bench_kernel.errors import UsageError
 from bench_kernel.options import METHODS
-from bench_kernel.results import DEFAULT_THRESHOLD, check_threshold
+from bench_kernel.results import DEFAULT_THRESHOLD, check_threshold, ref_file, store_files
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
@@ -26,7 +26,7 @@ SCHEMA_VERSION = 1
               help="Compare this method's samples (default: A's primary method at each point).")
 @click.option("--strict-clocks", is_flag=True,
               help="Count a slowdown that B's lower SM clock can explain ('slower (clock)') as a regression too.")
-@output_options()
+@output_options(inputs=lambda kw: [ref_file(kw["a"]), ref_file(kw["b"]), *store_files(kw["db_path"])])
 def command(a: str, b: str, db_path: str | None, threshold: float, method: str | None, strict_clocks: bool,
             output: Output) -> int:
     """Compare B against A: stored runs (12, latest, latest~1), --json result files, or one

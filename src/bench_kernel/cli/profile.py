@@ -45,14 +45,14 @@ def command(target: str, case_name: str | None, steps: int, warmup: int, trace_p
     inventory, timeline, layers, ops, source-trace --trace, ...
     """
     from bench_kernel.gpu import has_gpu
-    from bench_kernel.orchestrate import check_profile_options, profile, summarize_profile
+    from bench_kernel.orchestrate import check_profile_options, profile_and_summarize
 
     check_profile_options(steps=steps, warmup=warmup, output=trace_path)  # before the target loads
     check_output_path(trace_path, target_files(target))
     with UserOutputToStderr():  # what the target prints goes to stderr: stdout is the summary
-        written = profile(one_case(target, case_name), steps=steps, warmup=warmup, output=trace_path)
-    s = summarize_profile(written, top=top)
-    title = (f"{written}: {s.steps} steps, {s.kernels_per_step:g} kernels and "
+        s = profile_and_summarize(one_case(target, case_name), steps=steps, warmup=warmup, output=trace_path,
+                                  top=top)
+    title = (f"{s.path}: {s.steps} steps, {s.kernels_per_step:g} kernels and "
              f"{s.device_us_per_step:.1f} us of device time per step")
     notes = [s.diagnosis] if s.diagnosis else []
     if s.top is None:

@@ -9,12 +9,13 @@ from typing import Any
 
 import click
 
-from bench_kernel.cli._common import Output, check_output_path, command_line, db_option, emit, output_options
+from bench_kernel.cli._common import Output, command_line, db_option, emit, output_options
 from bench_kernel.cli._common import print_error
 from bench_kernel.cli._options import measure_options
 from bench_kernel.cli._target import target_files
 from bench_kernel.cli._user_io import UserOutputToStderr
 from bench_kernel.errors import BenchKernelError, OutputError, UsageError
+from bench_kernel.results import store_files
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
@@ -31,7 +32,8 @@ SCHEMA_VERSION = 1
 @click.option("--save", is_flag=True,
               help="Store the results as a run in the results database (see 'bench-kernel history').")
 @db_option
-@output_options(inputs=lambda kwargs: target_files(kwargs.get("target")))
+@output_options(outputs={"plot_path": "--plot"},
+                inputs=lambda kw: target_files(kw["target"]) + (store_files(kw["db_path"]) if kw["save"] else []))
 def command(target: str | None, options_given: dict[str, Any], plot_path: str | None, save: bool,
             db_path: str | None, output: Output) -> int:
     """Benchmark TARGET (path/to/file.py:func or package.module:func).
@@ -52,7 +54,6 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
     # Wrong options fail before any case is loaded or timed, with nothing else printed.
     options = Options.build(**{**options_given, **({"roofline": True} if plot_path else {})})
     if plot_path is not None:
-        check_output_path(Path(plot_path), target_files(target) + ([output.path] if output.path else []), "--plot")
         if Path(plot_path).suffix.lower() not in (".png", ".svg"):
             raise UsageError(f"--plot {plot_path} must end in .png or .svg")
     if db_path and not save:

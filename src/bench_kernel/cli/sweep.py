@@ -18,6 +18,14 @@ __all__ = ["command", "SCHEMA_VERSION"]
 SCHEMA_VERSION = 1
 
 
+def _inputs(kw: dict[str, Any]) -> list[Path | None]:
+    """What ``-o`` and ``--plot`` may not overwrite: the spec's file and the results database."""
+    from bench_kernel.results import store_files
+    from bench_kernel.sweeps import spec_file
+
+    return [spec_file(kw["spec"]), *store_files(kw["db_path"])]
+
+
 @click.command("sweep")
 @click.argument("spec")
 @db_option
@@ -39,7 +47,8 @@ SCHEMA_VERSION = 1
 @click.option("--plot", "plot_path", default=None, type=click.Path(dir_okay=False),
               help="Write a plot of time over --x AXIS, one line per provider (.png or .svg).")
 @click.option("--x", "x_axis", default=None, metavar="AXIS", help="The axis of --plot's horizontal axis.")
-@output_options()
+@output_options(outputs={"plot_path": "--plot"},
+                inputs=_inputs)
 def command(spec: str, db_path: str | None, resume: str | None, providers: tuple[str, ...],
             workers: int | None, gpus: str | None, backend: str, address: str | None,
             options_given: dict[str, Any], show_best: bool, plot_path: str | None, x_axis: str | None,

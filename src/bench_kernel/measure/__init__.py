@@ -4,10 +4,12 @@ Only measurement lives here; ``bench_kernel.orchestrate`` adds the time limit, t
 and the roofline on top. What to measure and how is a :class:`bench_kernel.options.Options`.
 """
 
-from bench_kernel.measure._case import Case, CaseOrigin, as_cases, function_case, load_object, load_target, target_case
+from bench_kernel.measure._case import (Case, CaseOrigin, as_cases, function_case, load_object, load_target,
+                                        target_case, target_file, user_failure)
 from bench_kernel.measure._counters import (DEFAULT_COUNTER_TIMEOUT_S, attach_counters, child_command,
                                             collect_counters, function_origin)
 from bench_kernel.measure._env import capture_env, gpu_state
+from bench_kernel.measure._exits import ProcessExit, exits_raise
 from bench_kernel.measure._inputs import call_with, iter_tensors
 from bench_kernel.measure._kernel import CALL_MARK
 from bench_kernel.measure._limit import Expired, TimeLimit, current_limit
@@ -24,9 +26,9 @@ from bench_kernel.measure._suite import builtin_case, builtin_suite
 __all__ = [
     "DEFAULT_COUNTER_TIMEOUT_S", "CaseOrigin", "attach_counters", "builtin_case", "child_command", "collect_counters",
     "current_limit", "function_case", "function_origin", "target_case",
-    "CALL_MARK", "BenchResult", "Case", "Expired", "KernelStat", "Measurement", "Method", "Samples", "Settle",
-    "StoppingRule", "TimeLimit", "Timed", "as_case", "as_cases", "builtin_suite", "call_with", "capture_env",
-    "check_writable", "clock_note", "clone_inputs", "gpu_state", "graph_floor_note", "guard", "iter_tensors",
-    "load_object", "load_target", "measure_case", "record_trace", "settled", "stability_notes", "trend_note",
-    "user_error",
+    "CALL_MARK", "BenchResult", "Case", "Expired", "KernelStat", "Measurement", "Method", "ProcessExit",
+    "Samples", "Settle", "StoppingRule", "TimeLimit", "Timed", "as_case", "as_cases", "builtin_suite", "call_with",
+    "capture_env", "check_writable", "clock_note", "clone_inputs", "exits_raise", "gpu_state", "graph_floor_note",
+    "guard", "iter_tensors", "load_object", "load_target", "measure_case", "record_trace", "settled",
+    "stability_notes", "target_file", "trend_note", "user_error", "user_failure",
 ]

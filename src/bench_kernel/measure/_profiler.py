@@ -20,8 +20,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from bench_kernel.atomic import replacing
-from bench_kernel.errors import InputError, UsageError
+from bench_kernel.atomic import is_stream, replacing
+from bench_kernel.errors import InputError, OutputError, UsageError
 from bench_kernel.measure._runner import guard
 
 __all__ = ["record_trace", "check_writable"]
@@ -35,6 +35,11 @@ def check_writable(path: Path) -> Path:
     path = Path(path)
     if path.is_dir():
         raise InputError(f"-o {path}: is a directory; give a file name such as {path / 'trace.json.gz'}")
+    try:
+        if is_stream(path):  # /dev/null, a FIFO, /dev/stdout: written as a stream, never replaced
+            return path
+    except OSError as e:  # a block device, a socket: never written
+        raise InputError(f"-o {path}: {e.strerror}") from None
     parent = path.resolve().parent
     if not parent.is_dir():
         raise InputError(f"-o {path}: folder {parent} does not exist")
@@ -80,7 +85,8 @@ def record_trace(call: Callable[[], Any], path: str | Path, *, steps: int, warmu
     ops and, when a GPU is present, its kernels; shapes, Python stacks and module markers.
     ``path`` ending in ``.gz`` is gzipped. The file appears whole or not at all: the trace is
     written to a temporary file beside it and renamed, so a failure never destroys an existing
-    file. A raising ``call`` becomes a MeasurementError naming ``label``.
+    file; a device or a pipe (``/dev/null``, a FIFO) is written to as a stream, never replaced. A
+    raising ``call`` becomes a MeasurementError naming ``label``.
     """
     if steps < 1:
         raise UsageError(f"--steps {steps}: record at least one step")
@@ -115,8 +121,13 @@ def record_trace(call: Callable[[], Any], path: str | Path, *, steps: int, warmu
                         torch.cuda.synchronize()
                     prof.step()
 
-    with replacing(path, suffix) as tmp, _without_kineto_chatter():
-        guard(label, "profiling", run)
-        if not exported:
-            raise InputError(f"the profiler wrote no trace for {label!r}")
+    # Whole or not at all, and a device or a pipe is written to, never renamed over (atomic.py).
+    try:
+        with replacing(path, suffix) as tmp, _without_kineto_chatter():
+            guard(label, "profiling", run)  # the user's own OSErrors become MeasurementErrors here
+            if not exported:
+                raise InputError(f"the profiler wrote no trace for {label!r}")
+    except OSError as e:  # writing the trace: a full disk, /dev/full, a reader that closed the FIFO
+        kept = " (the old file was left as it was)" if path.is_file() else ""
+        raise OutputError(f"cannot write {path}: {e.strerror or e}{kept}") from None
     return path

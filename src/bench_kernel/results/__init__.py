@@ -36,7 +36,9 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
     ``best_per_point(points) -> list[Best]`` (fastest, runner-up, margin, significant).
     ``load_results_file(path)`` reads ``run --json`` / ``sweep --json`` output
     (``points_from_output(data, where)`` the same output already parsed);
-    ``resolve_ref("12" | "latest" | "file.json" | "12:torch", open_db) -> PointSet`` names a side.
+    ``resolve_ref("12" | "latest" | "file.json" | "12:torch", open_db) -> PointSet`` names a side;
+    ``ref_file(ref)`` the results file it reads (None for a stored run).
+    ``store_files(db_path)``: the database file (``--db``, else the default) and SQLite's files beside it.
 ``params_text(params)`` names a point (``M=128 N=4096``); ``PointResult.label`` prefixes its provider.
 ``clock_spread(points) -> ClockSpread | None``: the points' median SM clocks, and which ran more
     than 10% below the run's highest (``median_clock_mhz``, ``point_clock_mhz`` read them).
@@ -58,10 +60,10 @@ from bench_kernel.results._match import (
     best_per_point,
     compare_points,
 )
-from bench_kernel.results._paths import DB_ENV, default_db_path, resolve_db_path
+from bench_kernel.results._paths import DB_ENV, default_db_path, resolve_db_path, store_files
 from bench_kernel.results._provenance import Provenance, file_sha256, provenance
 from bench_kernel.results._recorder import Recorder
-from bench_kernel.results._refs import PointSet, resolve_ref
+from bench_kernel.results._refs import PointSet, ref_file, resolve_ref
 from bench_kernel.results._records import POINT_STATUSES, PointResult, RunInfo, params_key, params_text, point_label, status_of
 from bench_kernel.results._serve import SERVE_TABLE, save_serve_run, serve_points, serve_side
 from bench_kernel.results._schema import SCHEMA, SCHEMA_V1, SCHEMA_VERSION
@@ -73,6 +75,6 @@ __all__ = [
     "ResultsComparison", "RunInfo",
     "Store", "Unmatched", "best_per_point", "check_threshold", "clock_explains", "clock_spread", "compare", "compare_points",
     "default_db_path", "median_clock_mhz", "point_clock_mhz",
-    "file_sha256", "load_results_file", "open_store", "params_key", "params_text", "point_label", "points_from_output", "provenance", "resolve_db_path", "resolve_ref",
-    "status_of", "SERVE_TABLE", "save_serve_run", "serve_points", "serve_side",
+    "file_sha256", "load_results_file", "open_store", "params_key", "params_text", "point_label", "points_from_output", "provenance", "ref_file", "resolve_db_path", "resolve_ref",
+    "status_of", "store_files", "SERVE_TABLE", "save_serve_run", "serve_points", "serve_side",
 ]
