@@ -63,12 +63,19 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
                         by_provider=side_a.provider is None, a_label=side_a.label, b_label=side_b.label,
                         strict_clocks=strict_clocks)
     emit(output, data={"schema_version": SCHEMA_VERSION, **rc.to_dict()}, tables=comparison_table(rc))
-    slower = rc.regressions
+    slower, invalid = rc.regressions, rc.invalid
+    said = []
     if slower:
         worst = max(slower, key=lambda r: r.comparison.ratio)
         where = params_text(worst.params)
-        print_error(f"{len(slower)} significant regression(s) of {side_b.label} against {side_a.label}; worst: "
+        said.append(f"{len(slower)} significant regression(s) of {side_b.label} against {side_a.label}; worst: "
                     f"{worst.b_provider} {where}: {worst.comparison.describe()}")
+    if invalid:  # a damaged input is never passed over as "same": exit 1, one line with the rest
+        first = invalid[0]
+        name = " ".join(x for x in (first.provider, params_text(first.params)) if x)
+        said.append(f"{len(invalid)} point(s) not compared; first: {name}: {first.reason}")
+    if said:
+        print_error("; and ".join(said))
         return 1
     return 0
 

@@ -50,7 +50,8 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
 """
 
 from bench_kernel.results._clocks import CLOCK_SPREAD, ClockSpread, clock_spread, median_clock_mhz, point_clock_mhz
-from bench_kernel.results._compare import DEFAULT_THRESHOLD, Comparison, check_threshold, clock_explains, compare
+from bench_kernel.results._compare import (DEFAULT_THRESHOLD, Comparison, check_threshold, clock_explains, compare,
+                                          samples_problem)
 from bench_kernel.results._files import load_results_file, points_from_output
 from bench_kernel.results._match import (
     Best,
@@ -74,7 +75,7 @@ __all__ = [
     "Best", "ClockSpread", "Comparison", "MatchedPoint", "PointResult", "PointSet", "Provenance", "Recorder",
     "ResultsComparison", "RunInfo",
     "Store", "Unmatched", "best_per_point", "check_threshold", "clock_explains", "clock_spread", "compare", "compare_points",
-    "default_db_path", "median_clock_mhz", "point_clock_mhz",
+    "default_db_path", "median_clock_mhz", "point_clock_mhz", "samples_problem",
     "file_sha256", "load_results_file", "open_store", "params_key", "params_text", "point_label", "points_from_output", "provenance", "ref_file", "resolve_db_path", "resolve_ref",
     "status_of", "store_files", "SERVE_TABLE", "save_serve_run", "serve_points", "serve_side",
 ]

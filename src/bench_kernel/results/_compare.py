@@ -49,11 +49,11 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from bench_kernel.errors import UsageError
+from bench_kernel.errors import InputError, UsageError
 from bench_kernel.measure import Samples
 from bench_kernel.results._clocks import median_clock_mhz
 
-__all__ = ["Comparison", "check_threshold", "compare", "clock_explains", "DEFAULT_THRESHOLD", "RESAMPLES", "VERDICTS"]
+__all__ = ["Comparison", "check_threshold", "compare", "samples_problem", "clock_explains", "DEFAULT_THRESHOLD", "RESAMPLES", "VERDICTS"]
 
 #: A ratio within this fraction of 1 is "same" even when significant (run-to-run drift). 4%: two
 #: pairs of identical --steady GEMM sweeps on the project's H200 differed by up to 3.1% at a point
@@ -145,6 +145,25 @@ def _values(x: Samples | Sequence[float]) -> Any:
     return np.asarray(vals, dtype=np.float64)
 
 
+def samples_problem(samples: Samples | Sequence[float]) -> str | None:
+    """Why ``samples`` cannot be compared as per-call times, or None when they can.
+
+    Every sample must be a finite number of microseconds above 0. bench-kernel never measures
+    anything else, but a results file or a database edited by hand (or damaged) can hold anything:
+    a B median of ``inf`` compared as "same", ``inf`` samples gave a CI of "nan", and a NaN, 0 or
+    negative median an internal error (issue 24). Says what is wrong: ``"5 inf of 50 samples"``.
+    """
+    import numpy as np
+
+    v = _values(samples)
+    if len(v) == 0:
+        return "no samples"
+    nan, inf = np.isnan(v), np.isinf(v)
+    kinds = (("NaN", nan), ("inf", inf), ("<= 0", ~nan & ~inf & (v <= 0)))
+    found = [f"{int(mask.sum())} {name}" for name, mask in kinds if mask.any()]
+    return f"{', '.join(found)} of {len(v)} samples" if found else None
+
+
 def _bootstrap_medians(values: Any, resamples: int, rng: Any) -> Any:
     import numpy as np
 
@@ -175,17 +194,19 @@ def compare(a: Samples | Sequence[float], b: Samples | Sequence[float], threshol
     a_clocks_mhz, b_clocks_mhz: the SM clock readings (MHz) taken while each side sampled
         (``Measurement.sm_clock_mhz``); with both, a verdict the clock explains is ``clock_limited``.
     resamples, seed: the bootstrap's size and its fixed seed (results are reproducible).
-    See the module docstring for the method and the verdict rules.
+    See the module docstring for the method and the verdict rules. InputError when a side holds
+    no samples or samples that are not times (:func:`samples_problem`).
     """
     import numpy as np
 
     check_threshold(threshold, "threshold")
+    for side, values in (("A", a), ("B", b)):
+        problem = samples_problem(values)
+        if problem:
+            raise InputError(f"cannot compare: {side} holds {problem}; a per-call time is a finite number of "
+                             f"microseconds above 0")
     av, bv = _values(a), _values(b)
-    if len(av) == 0 or len(bv) == 0:
-        raise ValueError("compare needs at least one sample on each side")
     am, bm = float(np.median(av)), float(np.median(bv))
-    if not (am > 0 and bm > 0):
-        raise ValueError(f"medians must be positive times, got A {am!r} us and B {bm!r} us")
     ratio = bm / am
     clocks = {"clock_a_mhz": median_clock_mhz(a_clocks_mhz), "clock_b_mhz": median_clock_mhz(b_clocks_mhz)}
     if len(av) < MIN_SAMPLES or len(bv) < MIN_SAMPLES:
