@@ -81,16 +81,17 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
                 write(so_far.results)
             except (BenchKernelError, OSError) as e:
                 print_error(e)
-            print_error(f"case {limit.label!r} timed out after {limit.seconds:g} s in code that cannot be "
-                        f"interrupted (a C call or a GPU wait); stopped the run after {len(so_far.results)} "
-                        f"finished case(s), their results written")
+            done = (f"stopped the run after {len(so_far.results)} finished case(s), their results written"
+                    if so_far.results or so_far.errors else "nothing was measured")
+            print_error(f"{limit.subject} timed out after {limit.seconds:g} s in code that cannot be "
+                        f"interrupted (a C call or a GPU wait); {done}")
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(1)
 
         runner.on_stuck = stuck
         runner.progress = lambda done, total, msg: status.update(Text(printable(f"[{done + 1}/{total}] {msg}")))
-        outcome = runner.run_all(_load(target, err))
+        outcome = runner.run_all(_load(runner, target, err))
     for e in outcome.errors:
         print_error(e.message if e.message.startswith(f"case {e.label!r}") else f"case {e.label!r}: {e.message}")
     for r in outcome.wrong:
@@ -112,13 +113,14 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
     return 1 if outcome.errors or outcome.wrong else 0
 
 
-def _load(target: str | None, err: Any) -> list[Any]:
-    """The target's cases, or the built-in suite (small CPU versions without a GPU)."""
+def _load(runner: Any, target: str | None, err: Any) -> list[Any]:
+    """The target's cases (loaded within --timeout), or the built-in suite (small CPU versions
+    without a GPU)."""
     from bench_kernel.gpu import has_gpu, import_torch
-    from bench_kernel.measure import builtin_suite, load_target
+    from bench_kernel.measure import builtin_suite
 
     if target:
-        return load_target(target)
+        return runner.load(target)
     import_torch("the built-in suite times torch ops")
     if not has_gpu():
         err.print("no GPU found: running small CPU versions of the suite with the host method")

@@ -15,7 +15,7 @@ from bench_kernel.measure._kernel import CALL_MARK
 from bench_kernel.measure._limit import Expired, TimeLimit, current_limit
 from bench_kernel.measure._measure import as_case, clone_inputs, measure_case
 from bench_kernel.measure._method import Method, Timed
-from bench_kernel.measure._profiler import check_writable, record_trace
+from bench_kernel.measure._profiler import MAX_STEPS, check_steps, check_writable, record_trace
 from bench_kernel.measure._records import BenchResult, KernelStat, Measurement
 from bench_kernel.measure._runner import guard, user_error
 from bench_kernel.measure._stats import Samples
@@ -28,7 +28,7 @@ __all__ = [
     "current_limit", "function_case", "function_origin", "target_case",
     "CALL_MARK", "BenchResult", "Case", "Expired", "KernelStat", "Measurement", "Method", "ProcessExit",
     "Samples", "Settle", "StoppingRule", "TimeLimit", "Timed", "as_case", "as_cases", "builtin_suite", "call_with",
-    "capture_env", "check_writable", "clock_note", "clone_inputs", "exits_raise", "gpu_state", "graph_floor_note",
+    "capture_env", "check_steps", "check_writable", "MAX_STEPS", "clock_note", "clone_inputs", "exits_raise", "gpu_state", "graph_floor_note",
     "guard", "iter_tensors", "load_object", "load_target", "measure_case", "record_trace", "settled",
     "stability_notes", "target_file", "trend_note", "user_error", "user_failure",
 ]

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from bench_kernel.errors import InputError, TargetError, UsageError
 from bench_kernel.measure._exits import ProcessExit, exit_call, exits_raise
+from bench_kernel.measure._limit import Expired
 
 __all__ = ["Case", "CaseOrigin", "load_target", "load_object", "as_cases", "target_case", "function_case",
            "target_file", "user_failure"]
@@ -153,7 +154,7 @@ def _import_file(path: Path) -> Any:
     try:
         with exits_raise():
             spec.loader.exec_module(module)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Expired):  # Ctrl-C, and a time limit's stop: not the user's error
         raise
     except BaseException as e:  # noqa: BLE001 - the user's module may raise (or exit) anything on import
         sys.modules.pop(mod_name, None)
@@ -169,7 +170,7 @@ def _import_module(name: str) -> Any:
             return importlib.import_module(name)
     except ModuleNotFoundError as e:
         raise TargetError(f"cannot import module {name!r}: {e}") from e
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Expired):  # Ctrl-C, and a time limit's stop: not the user's error
         raise
     except BaseException as e:  # noqa: BLE001 - sys.exit() on import, a BaseException subclass, ...
         raise user_failure(f"importing module {name!r}", e) from None
@@ -247,7 +248,7 @@ def load_target(target: str) -> list[Case]:
     try:
         with exits_raise():
             value = func()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Expired):  # Ctrl-C, and a time limit's stop: not the user's error
         raise
     except BaseException as e:  # noqa: BLE001 - the factory is user code too
         raise user_failure(f"{target}()", e) from None

@@ -45,7 +45,7 @@ def current_limit() -> "TimeLimit | None":
 
 
 def _warn_stuck(limit: "TimeLimit") -> None:
-    sys.stderr.write(f"bench-kernel: case {limit.label!r} is past its {limit.seconds:g} s time limit in code "
+    sys.stderr.write(f"bench-kernel: {limit.subject} is past its {limit.seconds:g} s time limit in code "
                      f"that cannot be interrupted (a C call or a GPU wait); waiting for it to return\n")
     sys.stderr.flush()
 
@@ -57,12 +57,14 @@ class TimeLimit:
     on_stuck: called (from the watchdog thread, with this limit) when the block has not stopped
         ``grace_s`` after expiry; default: one line on stderr.
     grace_s: default ``min(30, max(2, seconds / 10))``.
+    subject: how messages name what runs (default ``case 'label'``; ``loading 'x.py:cases'``).
     """
 
     def __init__(self, seconds: float | None, label: str, *, on_stuck: Callable[["TimeLimit"], Any] | None = None,
-                 grace_s: float | None = None) -> None:
+                 grace_s: float | None = None, subject: str | None = None) -> None:
         self.seconds = seconds
         self.label = label
+        self.subject = subject or f"case {label!r}"
         self.on_stuck = on_stuck or _warn_stuck
         on = self.enabled
         self.grace_s = grace_s if grace_s is not None else (min(30.0, max(2.0, seconds / 10)) if on else 0.0)
@@ -143,5 +145,5 @@ class TimeLimit:
         # it would close needs the block to end within the few bytecodes after expiry.
         if exc_type is not None and issubclass(exc_type, Expired):
             # It landed outside guard() (in bench-kernel's own code between two user calls).
-            raise TimeLimitError(f"case {self.label!r} timed out after {self.seconds:g} s") from None
+            raise TimeLimitError(f"{self.subject} timed out after {self.seconds:g} s") from None
         return None

@@ -13,7 +13,7 @@ from typing import Any
 
 from bench_kernel.atomic import replacing
 from bench_kernel.errors import OutputError, UsageError
-from bench_kernel.measure import Case, call_with, check_writable, guard, record_trace
+from bench_kernel.measure import Case, call_with, check_steps, check_writable, guard, record_trace
 
 __all__ = ["profile", "profile_and_summarize", "check_profile_options", "ProfileSummary", "summarize_profile",
            "DEFAULT_STEPS"]
@@ -23,10 +23,7 @@ DEFAULT_STEPS = 5
 
 def check_profile_options(*, steps: int, warmup: int, output: str | Path) -> Path:
     """The options of :func:`profile`, checked before anything is loaded or run; returns ``output``."""
-    if steps < 1:
-        raise UsageError(f"--steps {steps}: record at least one step")
-    if warmup < 0:
-        raise UsageError(f"--warmup {warmup}: cannot be negative")
+    check_steps(steps, warmup)
     return check_writable(Path(output))
 
 
