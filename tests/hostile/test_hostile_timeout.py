@@ -215,3 +215,50 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path):
     out, err = p.communicate(timeout=60)
     assert p.returncode == 130
     assert err == "bench-kernel: error: interrupted\n" and out == ""
+
+
+# --- the target itself hangs before returning its cases (issue 24) -----------------------------------
+# Before: `run T --timeout 3` waited forever when T's function (or its import) never returned.
+
+LOADING = """
+import signal, time
+def spin():
+    while True:
+        pass
+def sleep():
+    time.sleep(600)
+def stuck():
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("func", ["spin", "sleep"])
+def test_a_target_that_never_returns_its_cases_times_out(run_cli, tmp_path, func):
+    target = tmp_path / "loading.py"
+    target.write_text(textwrap.dedent(LOADING))
+    t0 = time.perf_counter()
+    r = run_cli("run", f"{target}:{func}", "--timeout", "0.5", "-m", "host")
+    assert r.exit_code == 1
+    assert r.stderr == (f"bench-kernel: error: loading '{target}:{func}' timed out after 0.5 s (--timeout): its "
+                        f"function did not return its cases\n")
+    assert time.perf_counter() - t0 < 30  # bounded, not the 600 s the function would take
+
+
+def test_an_import_that_never_ends_times_out(run_cli, tmp_path):
+    target = tmp_path / "slow_import.py"
+    target.write_text("import time\ntime.sleep(600)\ndef cases():\n    return lambda: None\n")
+    r = run_cli("run", f"{target}:cases", "--timeout", "0.5", "-m", "host")
+    assert (r.exit_code, r.stderr) == (1, f"bench-kernel: error: loading '{target}:cases' timed out after 0.5 s "
+                                          f"(--timeout): its function did not return its cases\n")
+
+
+def test_a_target_stuck_in_c_while_loading_exits_1_with_one_line(tmp_path):
+    target = tmp_path / "loading.py"
+    target.write_text(textwrap.dedent(LOADING))
+    r = subprocess.run([sys.executable, "-m", "bench_kernel", "run", f"{target}:stuck", "--timeout", "0.5",
+                        "-m", "host", "--json"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1
+    assert r.stderr == (f"bench-kernel: error: loading '{target}:stuck' timed out after 0.5 s in code that cannot "
+                        f"be interrupted (a C call or a GPU wait); nothing was measured\n")
+    assert json.loads(r.stdout) == {"results": []}
