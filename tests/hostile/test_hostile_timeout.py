@@ -261,4 +261,4 @@ def test_a_target_stuck_in_c_while_loading_exits_1_with_one_line(tmp_path):
     assert r.returncode == 1
     assert r.stderr == (f"bench-kernel: error: loading '{target}:stuck' timed out after 0.5 s in code that cannot "
                         f"be interrupted (a C call or a GPU wait); nothing was measured\n")
-    assert json.loads(r.stdout) == {"results": []}
+    assert json.loads(r.stdout) == {"results": [], "errors": []}

@@ -23,6 +23,10 @@ __all__ = ["command", "SCHEMA_VERSION"]
 #: name, type or meaning; a new field documented there does not need it.
 SCHEMA_VERSION = 1
 
+#: Failed cases named one line each on stderr; the rest are counted in one more line (issue 24: one
+#: failure among 10,000 cases printed a 69 KB line, and 5,000 failures 5,000 lines).
+SHOWN_ERRORS = 3
+
 
 @click.command("run")
 @click.argument("target", required=False)
@@ -66,11 +70,14 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
         runner.store = open_store(db_path)
         click.get_current_context().call_on_close(runner.store.close)
 
-    def write(results: list[Any]) -> None:
+    def write(so_far: Any) -> None:
+        results = so_far.results
         triples = counted(results)  # run --counters: the model against the counts, per case and per kernel
         tables = [results_table(results)]
         tables += [counters_table(triples), counter_kernels_table(triples)] if triples else []
-        emit(output, data={"schema_version": SCHEMA_VERSION, "results": [r.to_dict() for r in results]}, tables=tables)
+        errors = [{"name": e.label, "params": e.params, "error": e.message} for e in so_far.errors]
+        emit(output, data={"schema_version": SCHEMA_VERSION, "results": [r.to_dict() for r in results],
+                           "errors": errors}, tables=tables)
 
     with UserOutputToStderr() as user_io, err.status("") as status:
         def stuck(so_far: Any, limit: Any) -> None:
@@ -78,7 +85,7 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
             status.stop()
             user_io.restore()
             try:
-                write(so_far.results)
+                write(so_far)
             except (BenchKernelError, OSError) as e:
                 print_error(e)
             done = (f"stopped the run after {len(so_far.results)} finished case(s), their results written"
@@ -92,13 +99,22 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
         runner.on_stuck = stuck
         runner.progress = lambda done, total, msg: status.update(Text(printable(f"[{done + 1}/{total}] {msg}")))
         outcome = runner.run_all(_load(runner, target, err))
-    for e in outcome.errors:
-        print_error(e.message if e.message.startswith(f"case {e.label!r}") else f"case {e.label!r}: {e.message}")
-    for r in outcome.wrong:
-        print_error(f"case {r.name!r}: {r.notes[-1]}")
-    write(outcome.results)
-    if outcome.run is not None and runner.store is not None:
-        err.print(Text(f"stored as run {outcome.run.id} in {printable(runner.store.path)}"), soft_wrap=True)
+    failed = [e.message if e.message.startswith(f"case {e.label!r}") else f"case {e.label!r}: {e.message}"
+              for e in outcome.errors] + [f"case {r.name!r}: {r.notes[-1]}" for r in outcome.wrong]
+    write(outcome)
+    stored = (f"run {outcome.run.id} in {runner.store.path}" if outcome.run is not None and runner.store is not None
+              else None)
+    if not failed and stored:
+        err.print(Text(f"stored as {printable(stored)}"), soft_wrap=True)
+    for line in failed[:SHOWN_ERRORS]:
+        print_error(line if stored is None or len(failed) > 1 else f"{line} (the run is stored as {stored})")
+    if len(failed) > SHOWN_ERRORS:
+        where = [f"{output.path} lists each under 'errors'" if output.fmt == "json" and output.path else
+                 "--json lists each under 'errors'"] + ([f"they are stored in {stored}"] if stored else [])
+        print_error(f"... and {len(failed) - SHOWN_ERRORS} more failed case(s), {len(failed)} in all; "
+                    f"{'; '.join(where)}")
+    elif len(failed) > 1 and stored:
+        print_error(f"{len(failed)} case(s) failed; the run is stored as {stored}")
     # The plot comes last: a plot that cannot be drawn must not cost the results just written.
     if plot_path and outcome.results:
         try:
