@@ -141,12 +141,23 @@ def test_ctrl_c_keeps_what_was_measured(spec, tmp_path, run_cli, monkeypatch):
     (["--plot", "p.png"], 2, "--plot FILE and --x AXIS go together"),
     (["--plot", "p.png", "--x", "Q"], 2, "--x 'Q' is not an axis of {spec}:sweep; its axes: M, kind"),
     (["--workers", "0"], 2, "--workers must be >= 1, got 0"),
-    (["--workers", "2", "--gpus", "0"], 2, "--gpus 0: no CUDA/HIP GPU is visible here; use --workers N for host workers"),
+    (["--workers", "2", "--gpus", "0"], 2, "choose one of --workers, --gpus and --backend ray"),
     (["--workers", "2", "-m", "graph"], 2, "--workers runs host processes with the host method; use --gpus for GPU methods"),
     (["--address", "x:1"], 2, "--address is for --backend ray"),
 ])
 def test_bad_sweep_options(spec, tmp_path, run_cli, args, code, message):
     _one_line(run_cli("sweep", str(spec), "--db", str(tmp_path / "r.db"), *args), code, message.format(spec=spec))
+
+
+def test_gpus_without_a_gpu_is_the_machine_not_the_command_line(spec, tmp_path, run_cli):
+    # Every "needs a GPU" exits 1 (DeviceError): the same command line is right on a GPU machine.
+    # It is said before the spec is imported, and after what is wrong on any machine (exit 2).
+    from bench_kernel.gpu import has_gpu
+
+    if has_gpu():
+        pytest.skip("the no-GPU message")
+    _one_line(run_cli("sweep", str(tmp_path / "not_imported.py"), "--gpus", "0"), 1,
+              "--gpus 0: no CUDA/HIP GPU is visible here; use --workers N for host workers")
 
 
 def test_ray_backend_without_ray(spec, tmp_path, run_cli, monkeypatch):
