@@ -246,3 +246,64 @@ def test_reading_commands_leave_no_database_behind(run_cli, tmp_path, args):
     else:
         assert r.exit_code == 1 and r.stderr == (f"bench-kernel: error: no run 1 in {str(db)!r} (it holds no runs; "
                                                  "see 'bench-kernel history')\n")
+
+
+# --- readers never write (issue 24) --------------------------------------------------------------------
+# Before: history could not read a database its user may not write ("unable to open database file"
+# on a read-only mount), and a reader upgraded an older file in place.
+
+def _v1_database(path):
+    from _results_helpers import result
+    from bench_kernel.results import SCHEMA_V1
+    from bench_kernel.results._schema import APP_ID
+
+    point = result("torch", {"M": 16}, [10.0, 11.0, 12.0, 13.0, 14.0])
+    with sqlite3.connect(path) as c:
+        c.executescript(SCHEMA_V1)
+        c.execute(f"PRAGMA application_id = {APP_ID}")
+        c.execute("PRAGMA user_version = 1")
+        c.execute("INSERT INTO runs (kind, name, status, created_at, command, config, env)"
+                  " VALUES ('sweep', 'old.py:sweep', 'done', '2026-01-01T00:00:00Z', '[]', '{}', '{}')")
+        c.execute("INSERT INTO points (run_id, provider, params_key, status, finished_at, result)"
+                  " VALUES (1, 'torch', '{\"M\":16}', 'ok', '2026-01-01T00:00:01Z', ?)", (json.dumps(point.to_dict()),))
+
+
+def test_a_reader_upgrades_an_older_file_in_memory_not_on_disk(tmp_path, run_cli):
+    db = tmp_path / "old.db"
+    _v1_database(db)
+    before = db.read_bytes()
+    r = run_cli("history", "--db", str(db), "--name", "torch", "--json")
+    assert r.exit_code == 0, r.stderr
+    points = json.loads(r.stdout)["points"]
+    assert [p["point"]["result"]["measurements"]["host"]["median_us"] for p in points] == [12.0]
+    assert db.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["old.db"]
+    with sqlite3.connect(db) as c:
+        assert c.execute("PRAGMA user_version").fetchone()[0] == 1
+
+
+def test_readers_work_on_a_read_only_mount(spec, tmp_path, run_cli):
+    # A bind mount remounted read-only in a mount namespace of its own: even root cannot write there.
+    import shutil
+    import subprocess
+
+    if shutil.which("unshare") is None or subprocess.run(["unshare", "-m", "true"]).returncode != 0:
+        pytest.skip("needs unshare -m (root, or a user namespace)")
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    db = folder / "r.db"
+    for _ in range(2):
+        assert run_cli("sweep", str(spec), "--db", str(db), *FAST, "--provider", "add").exit_code == 0
+    before = sorted(p.name for p in folder.iterdir())
+    assert before == ["r.db"]  # as a finished writer leaves it: WAL mode, no -wal or -shm file beside it
+    bk = f"{sys.executable} -m bench_kernel"
+    script = (f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder} && "
+              f"{{ touch {folder}/probe 2>/dev/null && exit 9; "
+              f"{bk} history --db {db} --json && {bk} compare 1 1 --db {db} --json > /dev/null && "
+              f"{bk} report 1 2 --db {db} -o {tmp_path}/r.html; }}")
+    r = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=300)
+    if r.returncode == 32 or "mount:" in r.stderr:
+        pytest.skip(f"cannot remount read-only here: {r.stderr.strip()[:200]}")
+    assert r.returncode == 0, r.stderr  # 9: the mount was writable, the test proves nothing
+    assert [run["id"] for run in json.loads(r.stdout.split("\n}\n")[0] + "\n}")["runs"]] == [2, 1]
+    assert (tmp_path / "r.html").stat().st_size > 0
+    assert sorted(p.name for p in folder.iterdir()) == before
