@@ -181,3 +181,23 @@ def test_the_calibration_cache_never_replaces_a_node(tmp_path):
     cal = make_calibration()
     node = _node(calibration_path(cal.device, cal.driver, tmp_path), "chr", NULL)
     assert save_calibration(cal, tmp_path) == node and _is(node, "chr")
+
+
+@pytest.mark.parametrize("dash", ["-", "/dev/stdout"])
+def test_profile_to_stdout_writes_the_trace_there_and_the_summary_to_stderr(tmp_path, dash):
+    # Before: -o - made a file named '-'; -o /dev/stdout sent the trace to stderr (fd 1 points there
+    # while the target runs, so that what it prints cannot mix with the output).
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    target = tmp_path / "m.py"
+    target.write_text(PLAIN.replace("def one():", "def one():\n    print('target output')"))
+    r = subprocess.run([sys.executable, "-m", "bench_kernel", "profile", f"{target}:one", "--steps", "2", "-o", dash],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    steps = [e["name"] for e in json.loads(r.stdout)["traceEvents"] if e.get("name", "").startswith("ProfilerStep#")]
+    assert sorted(steps) == ["ProfilerStep#1", "ProfilerStep#2"]
+    assert r.stderr.splitlines()[:2] == ["target output", "stdout: 2 steps, 0 kernels and 0.0 us of device time per step"]
+    assert all(line.startswith("note: ") for line in r.stderr.splitlines()[2:])  # no GPU, no kernels: said there
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "__pycache__") == ["m.py"]

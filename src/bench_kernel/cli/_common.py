@@ -21,7 +21,8 @@ from bench_kernel.errors import OutputError, UsageError
 from bench_kernel.report import Table, dumps, json_default, printable, render_body, render_console
 
 __all__ = ["Output", "output_options", "emit", "json_default", "dumps", "print_error", "remember_argv",
-           "command_line", "db_option", "write_output", "check_output_path", "to_stdout", "FORMATS"]
+           "command_line", "db_option", "write_output", "check_output_path", "to_stdout", "to_stdout_bytes",
+           "FORMATS"]
 
 #: -o FILE's extension -> format. No extension means the table as printed (like .txt). A new format
 #: adds its extension here and its renderer in _render_body.
@@ -193,6 +194,24 @@ def write_output(path: Path, body: str | bytes) -> None:
         # A device or a pipe is written in place: there is no old file to keep or lose.
         kept = "" if stream else f" ({path} was left as it was)" if existed else " (nothing was written)"
         raise OutputError(f"cannot write {path}: {_describe(e)}{kept}") from None
+
+
+def to_stdout_bytes(body: bytes) -> None:
+    """:func:`to_stdout` for bytes (a trace written to ``-o -``)."""
+    out = sys.stdout
+    if out is None:
+        raise OutputError("cannot write to stdout: it is closed")
+    try:
+        out.flush()
+        if hasattr(out, "buffer"):
+            out.buffer.write(body)
+        else:  # a text-only stdout (a test's capture): the trace is UTF-8 JSON
+            out.write(body.decode("utf-8"))
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise OutputError(f"cannot write to stdout: {_describe(e)}") from None
 
 
 def to_stdout(body: str) -> None:
