@@ -59,6 +59,7 @@ def _snapshot(w):
     (("sweep", "{target}", "--db", "{db}", "--json", "-o", "{target}"), "{target}", "{target}"),
     (("sweep", "{target}:sweep", "--db", "{db}", "--json", "-o", "{target}"), "{target}", "{target}"),
     (("report", "{html}", "-o", "{html}"), "{html}", "{html}"),
+    (("serve", "--url", "http://127.0.0.1:9", "--save", "--db", "{db}", "--json", "-o", "{db}"), "{db}", "{db}"),
     (("report", "1", "--db", "{db}", "-o", "{html}"), None, None),  # a stored run: its database is the input
 ])
 def test_an_output_that_is_an_input_is_refused_before_any_work(world, run_cli, argv, out, inp):
