@@ -85,9 +85,12 @@ def test_run_records_every_exit_as_its_cases_error_and_goes_on(run_cli, target):
         "bench-kernel: error: case 'os_exit' called os._exit(0) during warm-up",
         "bench-kernel: error: case 'sys_exit' called sys.exit(4) during warm-up",
         "bench-kernel: error: case 'inputs_exit' called os._exit(0) during make_inputs",
-        "bench-kernel: error: case 'reference_exit' called os._exit(5) during the correctness check",
+        "bench-kernel: error: ... and 1 more failed case(s), 4 in all; --json lists each under 'errors'",
     ]
-    assert [x["name"] for x in json.loads(r.stdout)["results"]] == ["fine", "after"]
+    data = json.loads(r.stdout)
+    assert [x["name"] for x in data["results"]] == ["fine", "after"]
+    assert data["errors"][-1] == {"name": "reference_exit", "params": {},
+                                  "error": "case 'reference_exit' called os._exit(5) during the correctness check"}
 
 
 def test_an_exit_while_loading_the_target_is_one_line(run_cli, target, tmp_path):

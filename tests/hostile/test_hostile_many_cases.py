@@ -39,8 +39,7 @@ def target(tmp_path):
     return p
 
 
-@pytest.mark.parametrize("argv", [("profile", "{t}:cases"), ("source-trace", "{t}:cases"),
-                                  ("profile", "{t}:cases", "--case", "case_99999")])
+@pytest.mark.parametrize("argv", [("profile", "{t}:cases"), ("profile", "{t}:cases", "--case", "case_99999")])
 def test_ten_thousand_case_names_make_a_short_line(run_cli, target, argv):
     r = run_cli(*[a.format(t=target) for a in argv])
     assert r.exit_code == 2 and r.stderr.count("\n") == 1 and len(r.stderr) < 400, r.stderr[:400]
