@@ -220,23 +220,9 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path):
 # --- the target itself hangs before returning its cases (issue 24) -----------------------------------
 # Before: `run T --timeout 3` waited forever when T's function (or its import) never returned.
 
-LOADING = """
-import signal, time
-def spin():
-    while True:
-        pass
-def sleep():
-    time.sleep(600)
-def stuck():
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
-    time.sleep(600)
-"""
-
-
 @pytest.mark.parametrize("func", ["spin", "sleep"])
-def test_a_target_that_never_returns_its_cases_times_out(run_cli, tmp_path, func):
-    target = tmp_path / "loading.py"
-    target.write_text(textwrap.dedent(LOADING))
+def test_a_target_that_never_returns_its_cases_times_out(run_cli, hanging, func):
+    target = hanging  # its spin() and sleep() never return: as the TARGET's function they hang the load
     t0 = time.perf_counter()
     r = run_cli("run", f"{target}:{func}", "--timeout", "0.5", "-m", "host")
     assert r.exit_code == 1
@@ -253,9 +239,8 @@ def test_an_import_that_never_ends_times_out(run_cli, tmp_path):
                                           f"(--timeout): its function did not return its cases\n")
 
 
-def test_a_target_stuck_in_c_while_loading_exits_1_with_one_line(tmp_path):
-    target = tmp_path / "loading.py"
-    target.write_text(textwrap.dedent(LOADING))
+def test_a_target_stuck_in_c_while_loading_exits_1_with_one_line(hanging):
+    target = hanging
     r = subprocess.run([sys.executable, "-m", "bench_kernel", "run", f"{target}:stuck", "--timeout", "0.5",
                         "-m", "host", "--json"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 1

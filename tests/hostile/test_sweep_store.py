@@ -252,25 +252,11 @@ def test_reading_commands_leave_no_database_behind(run_cli, tmp_path, args):
 # Before: history could not read a database its user may not write ("unable to open database file"
 # on a read-only mount), and a reader upgraded an older file in place.
 
-def _v1_database(path):
-    from _results_helpers import result
-    from bench_kernel.results import SCHEMA_V1
-    from bench_kernel.results._schema import APP_ID
-
-    point = result("torch", {"M": 16}, [10.0, 11.0, 12.0, 13.0, 14.0])
-    with sqlite3.connect(path) as c:
-        c.executescript(SCHEMA_V1)
-        c.execute(f"PRAGMA application_id = {APP_ID}")
-        c.execute("PRAGMA user_version = 1")
-        c.execute("INSERT INTO runs (kind, name, status, created_at, command, config, env)"
-                  " VALUES ('sweep', 'old.py:sweep', 'done', '2026-01-01T00:00:00Z', '[]', '{}', '{}')")
-        c.execute("INSERT INTO points (run_id, provider, params_key, status, finished_at, result)"
-                  " VALUES (1, 'torch', '{\"M\":16}', 'ok', '2026-01-01T00:00:01Z', ?)", (json.dumps(point.to_dict()),))
-
-
 def test_a_reader_upgrades_an_older_file_in_memory_not_on_disk(tmp_path, run_cli):
+    from _results_helpers import result, v1_database
+
     db = tmp_path / "old.db"
-    _v1_database(db)
+    v1_database(db, result("torch", {"M": 16}, [10.0, 11.0, 12.0, 13.0, 14.0]))
     before = db.read_bytes()
     r = run_cli("history", "--db", str(db), "--name", "torch", "--json")
     assert r.exit_code == 0, r.stderr
