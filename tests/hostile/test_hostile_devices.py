@@ -157,7 +157,7 @@ def test_profile_into_devices_and_a_fifo(run_cli, tmp_path):
     assert sorted(n for n in names if n.startswith("ProfilerStep#")) == ["ProfilerStep#1", "ProfilerStep#2",
                                                                             "ProfilerStep#3"]
     assert _is(full, "chr") and _is(null, "chr") and _is(fifo, "fifo")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "full", "m.py", "null"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "__pycache__") == ["fifo", "full", "m.py", "null"]
 
 
 def test_report_plot_and_source_trace_into_device_nodes(run_cli, tmp_path):

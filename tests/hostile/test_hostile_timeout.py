@@ -120,22 +120,17 @@ def test_a_limit_outside_the_main_thread_stops_pure_python():
     assert [type(e) for e in got] == [TimeLimitError] and str(got[0]) == "case 'bg' timed out after 0.3 s"
 
 
-def _watchdog(label: str) -> threading.Thread:
-    [t] = [t for t in threading.enumerate() if t.name == f"bench-kernel limit {label}"]
-    return t
-
-
 def test_a_finished_block_is_never_interrupted_later():
-    # Deterministic: once the block is over its watchdog must end without acting. The watchdog is
-    # joined (it cannot fire after that), and a SIGALRM handler of ours stands in the place a late
-    # signal would reach, so a late fire fails here instead of killing the process (SIG_DFL).
+    # Deterministic: once the block is over the watchdog must drop its deadline without acting. The
+    # limit is waited on until the watchdog retires it (it cannot fire after that), and a SIGALRM
+    # handler of ours stands in the place a late signal would reach, so a late fire fails here
+    # instead of killing the process (SIG_DFL).
     fired: list[int] = []
     old = signal.signal(signal.SIGALRM, lambda signum, frame: fired.append(signum))
     try:
         with TimeLimit(0.2, "quick") as limit:
-            watchdog = _watchdog("quick")
-        watchdog.join(30)  # at the latest when its 0.2 s are up, finding the block finished
-        assert not watchdog.is_alive()
+            pass
+        assert limit.retired.wait(30)  # at the latest when its 0.2 s are up, finding the block finished
         assert (fired, limit.expired) == ([], False)
         assert signal.getsignal(signal.SIGALRM) is not signal.SIG_DFL  # ours again, restored by the limit
     finally:
@@ -150,9 +145,9 @@ def test_a_finished_block_off_the_main_thread_is_never_interrupted_later():
 
     def worker() -> None:
         try:
-            with TimeLimit(0.2, "quick-bg"):
-                watchdog = _watchdog("quick-bg")
-            watchdog.join(30)  # past its deadline: now it could only have fired late
+            with TimeLimit(0.2, "quick-bg") as limit:
+                pass
+            assert limit.retired.wait(30)  # past its deadline: now it could only have fired late
             for _ in range(100_000):  # bytecodes, where a pending async exception would land
                 pass
         except BaseException as e:  # noqa: BLE001 - the test records what arrived
@@ -246,4 +241,4 @@ def test_a_target_stuck_in_c_while_loading_exits_1_with_one_line(hanging):
     assert r.returncode == 1
     assert r.stderr == (f"bench-kernel: error: loading '{target}:stuck' timed out after 0.5 s in code that cannot "
                         f"be interrupted (a C call or a GPU wait); nothing was measured\n")
-    assert json.loads(r.stdout) == {"results": [], "errors": []}
+    assert json.loads(r.stdout) == {"schema_version": 1, "results": [], "errors": []}

@@ -78,6 +78,8 @@ class TimeLimit:
         self._active = False
         self._sent = False
         self._finished = False
+        #: set once the watchdog is done with this limit: it will never act on it again (tests wait on it)
+        self.retired = threading.Event()
         self._lock = threading.Lock()
         self._old_handler: Any = None
         self._uses_signal = False
@@ -178,7 +180,11 @@ class _Watchdog:
         with self._cond:
             order = next(self._order)
             if order % self._PRUNE == self._PRUNE - 1:
-                self._heap = [e for e in self._heap if e[2]._still_running()]
+                kept = [e for e in self._heap if e[2]._still_running()]
+                for e in self._heap:
+                    if not e[2]._still_running():
+                        e[2].retired.set()
+                self._heap = kept
                 heapq.heapify(self._heap)
             earliest = self._heap[0][0] if self._heap else None
             heapq.heappush(self._heap, (when, order, limit, phase))
@@ -192,7 +198,7 @@ class _Watchdog:
         with self._cond:
             while True:
                 while self._heap and not self._heap[0][2]._still_running():
-                    heapq.heappop(self._heap)
+                    heapq.heappop(self._heap)[2].retired.set()
                 if not self._heap:
                     self._cond.wait()
                     continue
@@ -201,13 +207,14 @@ class _Watchdog:
                     self._cond.wait(wait)
                     continue
                 _, _, limit, phase = heapq.heappop(self._heap)
-                if phase == "expire":
-                    if limit._expire():
-                        heapq.heappush(self._heap, (time.monotonic() + limit.grace_s, next(self._order), limit,
-                                                    "stuck"))
-                elif limit._still_running():
+                if phase == "expire" and limit._expire():
+                    heapq.heappush(self._heap, (time.monotonic() + limit.grace_s, next(self._order), limit,
+                                                "stuck"))
+                    continue
+                if phase == "stuck" and limit._still_running():
                     threading.Thread(target=limit.on_stuck, args=(limit,), name="bench-kernel stuck case",
                                      daemon=True).start()
+                limit.retired.set()
 
 
 _WATCHDOG = _Watchdog()
