@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import textwrap
@@ -115,8 +116,10 @@ def test_a_recording_that_would_not_fit_stops_before_it_starts(tmp_path):
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
+    # No GPU in the child: a CUDA context alone reserves more address space than the cap.
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "HIP_VISIBLE_DEVICES": ""}
     r = subprocess.run([sys.executable, "-m", "bench_kernel", "profile", f"{target}:one", "--steps", "50000",
-                        "-o", str(out)], capture_output=True, text=True, preexec_fn=limit, timeout=300)
+                        "-o", str(out)], capture_output=True, text=True, preexec_fn=limit, timeout=300, env=env)
     assert r.returncode == 1, r.stderr
     assert re.fullmatch(r"bench-kernel: error: recording 50000 steps would take about [\d.]+ GiB of memory "
                         r"\(\d+ KiB per step, measured on two short recordings\), more than half of the [\d.]+ "
