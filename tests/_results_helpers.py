@@ -66,3 +66,28 @@ def rounds_point(provider: str, params: dict, m) -> "PointResult":
     r = BenchResult(name=provider, params=dict(params), measurements={m.method: m},
                     env={"device": "synthetic", "git_commit": "abc"})
     return PointResult(provider, dict(params), "ok", r)
+
+
+def v1_database(path, point: BenchResult, source_hash: str | None = "ab12", git_commit: str | None = "c0ffee",
+                env: str = '{"device": "H100"}') -> None:
+    """A results file laid out exactly as schema version 1 wrote it, holding run 1 with ``point``."""
+    import json
+    import sqlite3
+
+    from bench_kernel.results import SCHEMA_V1
+    from bench_kernel.results._schema import APP_ID
+
+    c = sqlite3.connect(path)
+    try:
+        c.executescript(SCHEMA_V1)
+        c.execute(f"PRAGMA application_id = {APP_ID}")
+        c.execute("PRAGMA user_version = 1")
+        c.execute("INSERT INTO runs (kind, name, status, created_at, source_hash, git_commit, command, config, env)"
+                  " VALUES ('sweep', 'old.py:sweep', 'done', '2026-01-01T00:00:00Z', ?, ?, '[]', '{}', ?)",
+                  (source_hash, git_commit, env))
+        c.execute("INSERT INTO points (run_id, provider, params_key, status, finished_at, result)"
+                  " VALUES (1, ?, ?, 'ok', '2026-01-01T00:00:01Z', ?)",
+                  (point.name, json.dumps(point.params, separators=(",", ":")), json.dumps(point.to_dict())))
+        c.commit()
+    finally:
+        c.close()

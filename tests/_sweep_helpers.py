@@ -4,13 +4,14 @@ Environment hooks make one spec serve every scenario: ``SWEEP_TEST_LOG`` (a file
 factory call of a non-baseline provider appends "provider M"), ``SWEEP_TEST_HANG_AT`` (at that M,
 ``wrong``'s factory creates the file ``SWEEP_TEST_READY`` and then sleeps until the process is
 killed), ``SWEEP_TEST_STOP_AT`` (Ctrl-C at that M), ``SWEEP_TEST_DIE_AT`` ("M:how", the process dies
-there: ``exit`` or ``kill``).
+there: ``exit``, C's ``_exit(3)`` as a C extension would call it, which no Python code can intercept
+(``os._exit`` is the point's error: measure/_exits.py), or ``kill``).
 """
 
 from __future__ import annotations
 
 SPEC = '''
-import os, signal, sys, time
+import ctypes, os, signal, sys, time
 from bench_kernel import Unsupported
 
 def _log(tag):
@@ -31,7 +32,7 @@ def _hooks(p):
         sys.stderr.flush()
         if die.endswith("kill"):
             os.kill(os.getpid(), signal.SIGKILL)
-        os._exit(3)
+        ctypes.CDLL(None)._exit(3)
 
 def add(p):
     n = p["M"]

@@ -49,3 +49,22 @@ def test_source_trace_of_the_recorded_step(recorded):
     doc = document_trace(recorded, step=0, root=ROOT)
     assert [s.category for s in doc.sites] == ["gemm", "activation"]
     assert doc.subject == "linear_silu" and doc.sites[0].launches_per_call == 1
+
+
+def test_the_memory_probe_records_no_kernel_into_the_trace(tmp_path):
+    # Above 16 steps, two dropped recordings (2 and 6 steps) measure what a step costs (issue 24):
+    # with CUDA activities on, none of their kernels may reach the trace, and each step holds one add.
+    import gzip
+    import json
+
+    from bench_kernel.cli import main
+
+    target = tmp_path / "add.py"
+    target.write_text("import torch\na = torch.ones(1 << 20, device='cuda')\n"
+                      "def one():\n    return lambda: a.add_(1)\n")
+    out = tmp_path / "t.json.gz"
+    assert main(["profile", f"{target}:one", "--steps", "20", "--warmup", "0", "-o", str(out)]) == 0
+    events = json.loads(gzip.decompress(out.read_bytes()))["traceEvents"]
+    steps = [e for e in events if e.get("name", "").startswith("ProfilerStep#")]
+    kernels = [e for e in events if e.get("cat") == "kernel"]
+    assert len(steps) == 20 and len(kernels) == 20

@@ -155,6 +155,21 @@ def test_new(kernel_bench):
     result.stdout.fnmatch_lines(["*test_k.py::test_sum*97.* ms*faster*", "*new (test_k.py::test_new)*not in base.json*"])
 
 
+def test_a_baseline_whose_samples_are_not_times_fails_the_test(pytester):
+    # A hand-edited baseline holding inf (issue 24): a gate must not pass on what it cannot read.
+    import json
+
+    pytester.makepyfile(test_k=HOST_TEST)
+    base = pytester.path / "base.json"
+    data = json.loads(open(_baseline_file(base, median_us=10.0)).read())
+    data["results"][0]["measurements"]["host"]["samples_us"][:3] = [float("inf")] * 3
+    base.write_text(json.dumps(data))
+    result = pytester.runpytest("--kernel-bench-baseline", str(base))
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*kernel_bench: test_k.py::test_sum: cannot compare with the baseline base.json: "
+                                 "A's host samples hold 3 inf of 60 samples: not times*"])
+
+
 def test_save_then_compare_round_trips_through_the_store(pytester):
     pytester.makepyfile(test_k=HOST_TEST)
     db = str(pytester.path / "results.db")

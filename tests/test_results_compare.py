@@ -143,13 +143,16 @@ def test_a_significant_difference_below_the_threshold_is_same():
     assert compare(a, b, threshold=0.01).verdict == "slower"
 
 
-@pytest.mark.parametrize("a,b,kw,match", [
-    ([], [1.0], {}, "at least one sample on each side"),
-    ([0.0], [1.0], {}, "medians must be positive"),
+@pytest.mark.parametrize("a,b,kw,message", [
+    ([], [1.0], {}, "cannot compare: A holds no samples"),
+    ([0.0], [1.0], {}, "cannot compare: A holds 1 <= 0 of 1 samples"),
 ])
-def test_bad_inputs(a, b, kw, match):
-    with pytest.raises(ValueError, match=match):
+def test_bad_inputs(a, b, kw, message):
+    from bench_kernel.errors import InputError
+
+    with pytest.raises(InputError) as e:
         compare(a, b, **kw)
+    assert str(e.value) == f"{message}; a per-call time is a finite number of microseconds above 0"
 
 
 def test_a_threshold_outside_0_1_is_a_usage_error_from_the_one_check():

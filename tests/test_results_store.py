@@ -11,11 +11,10 @@ import time
 
 import pytest
 
-from _results_helpers import gpu_like_samples, result
+from _results_helpers import gpu_like_samples, result, v1_database
 from bench_kernel.errors import StoreError
 from bench_kernel.measure import BenchResult
 from bench_kernel.results import (
-    SCHEMA_V1,
     SCHEMA_VERSION,
     PointResult,
     RunInfo,
@@ -92,16 +91,7 @@ def test_file_is_wal_versioned_and_marked(db):
 
 def test_a_real_v1_file_is_migrated_in_place(db, tmp_path):
     # A file laid out exactly as version 1 wrote it, with a run and a point in it.
-    point = result("torch", {"M": 16}, [10.0, 11.0, 12.0, 13.0, 14.0])
-    with sqlite3.connect(db) as c:
-        c.executescript(SCHEMA_V1)
-        c.execute(f"PRAGMA application_id = {APP_ID}")
-        c.execute("PRAGMA user_version = 1")
-        c.execute("INSERT INTO runs (kind, name, status, created_at, source_hash, git_commit, command, config, env)"
-                  " VALUES ('sweep', 'old.py:sweep', 'done', '2026-01-01T00:00:00Z', 'ab12', 'c0ffee', '[]', '{}',"
-                  " '{\"device\": \"H100\"}')")
-        c.execute("INSERT INTO points (run_id, provider, params_key, status, finished_at, result)"
-                  " VALUES (1, 'torch', '{\"M\":16}', 'ok', '2026-01-01T00:00:01Z', ?)", (json.dumps(point.to_dict()),))
+    v1_database(db, result("torch", {"M": 16}, [10.0, 11.0, 12.0, 13.0, 14.0]))
     with open_store(db) as store:
         run = store.run(1)
         (p,) = store.points(run)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from _sweep_helpers import FAST, write_spec
-from bench_kernel.errors import TargetError, UsageError
+from bench_kernel.errors import DeviceError, TargetError, UsageError
 from bench_kernel.sweeps import load_spec, parse_gpus, run_sweep
 from bench_kernel.sweeps._local import gpu_slots
 from bench_kernel.gpu import has_gpu
@@ -88,5 +88,5 @@ def test_gpu_slots_pin_one_physical_gpu_each(monkeypatch):
 
 @pytest.mark.skipif(has_gpu(), reason="the no-GPU message")
 def test_gpus_without_a_gpu():
-    with pytest.raises(UsageError, match="--gpus all: no CUDA/HIP GPU is visible here; use --workers N"):
+    with pytest.raises(DeviceError, match="--gpus all: no CUDA/HIP GPU is visible here; use --workers N"):
         parse_gpus("all")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import re
+import sys
 import textwrap
 
 import pytest
@@ -78,3 +81,65 @@ def test_an_existing_output_survives_a_failure(run_cli, target, tmp_path, args, 
     assert out.read_bytes() == b"precious bytes"
     # no temporary file left behind (the target's own bytecode cache is Python's, not ours)
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "__pycache__") == ["keep.json.gz", "raises.py"]
+
+
+# --- the size of the request (issue 24) -----------------------------------------------------------------
+# Before: --steps 99999999999999999999 grew to the 5.7 GB address-space cap and died with SIGABRT after
+# 72 s, saying nothing.
+
+PLAIN = "import torch\na, b = torch.ones(64), torch.ones(64)\ndef one():\n    return lambda: torch.add(a, b)\n"
+
+
+def test_an_absurd_step_count_is_refused_before_the_target_loads(run_cli, tmp_path):
+    target = tmp_path / "never.py"
+    target.write_text("raise SystemExit('imported')\n")
+    out = tmp_path / "t.json.gz"
+    _one_line(run_cli("profile", f"{target}:one", "--steps", "99999999999999999999", "-o", str(out)), 2,
+              "--steps 99999999999999999999: one trace records at most 1,000,000 steps (each stays in memory "
+              "until the trace is written); record fewer")
+    assert not out.exists()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS and mallinfo2 are Linux's and glibc's")
+def test_a_recording_that_would_not_fit_stops_before_it_starts(tmp_path):
+    # 50,000 one-op steps need ~4 GiB once the profiler stops (~80 KiB each, measured); in an
+    # address space capped at 2.5 GiB that must be one line, not a SIGABRT after a minute.
+    import resource
+    import subprocess
+
+    target = tmp_path / "plain.py"
+    target.write_text(PLAIN)
+    out = tmp_path / "t.json.gz"
+    out.write_bytes(b"precious")
+    cap = 2_500 * 2**20
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+    # No GPU in the child: a CUDA context alone reserves more address space than the cap.
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "HIP_VISIBLE_DEVICES": ""}
+    r = subprocess.run([sys.executable, "-m", "bench_kernel", "profile", f"{target}:one", "--steps", "50000",
+                        "-o", str(out)], capture_output=True, text=True, preexec_fn=limit, timeout=300, env=env)
+    assert r.returncode == 1, r.stderr
+    assert re.fullmatch(r"bench-kernel: error: recording 50000 steps would take about [\d.]+ GiB of memory "
+                        r"\(\d+ KiB per step, measured on two short recordings\), more than half of the [\d.]+ "
+                        r"(GiB|MiB) left \(its address space \(RLIMIT_AS\)\); at most about \d+ steps fit here: "
+                        r"record fewer --steps\n", r.stderr), r.stderr
+    assert out.read_bytes() == b"precious"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "__pycache__") == ["plain.py", "t.json.gz"]
+
+
+def test_the_probe_leaves_no_trace_in_the_recording(run_cli, tmp_path):
+    # Above 16 steps the memory probe records 9 calls first: none of them may appear in the trace.
+    import gzip
+    import json
+
+    target = tmp_path / "plain.py"
+    target.write_text(PLAIN)
+    out = tmp_path / "t.json.gz"
+    r = run_cli("profile", f"{target}:one", "--steps", "20", "--warmup", "0", "-o", str(out), "--json")
+    assert r.exit_code == 0, r.stderr
+    events = json.loads(gzip.decompress(out.read_bytes()))["traceEvents"]
+    steps = [e["name"] for e in events if e.get("name", "").startswith("ProfilerStep#")]
+    adds = [e for e in events if e.get("name") == "aten::add"]
+    assert len(steps) == 20 and len(adds) == 20 and json.loads(r.stdout)["steps"] == 20

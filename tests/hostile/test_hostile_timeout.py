@@ -120,22 +120,17 @@ def test_a_limit_outside_the_main_thread_stops_pure_python():
     assert [type(e) for e in got] == [TimeLimitError] and str(got[0]) == "case 'bg' timed out after 0.3 s"
 
 
-def _watchdog(label: str) -> threading.Thread:
-    [t] = [t for t in threading.enumerate() if t.name == f"bench-kernel limit {label}"]
-    return t
-
-
 def test_a_finished_block_is_never_interrupted_later():
-    # Deterministic: once the block is over its watchdog must end without acting. The watchdog is
-    # joined (it cannot fire after that), and a SIGALRM handler of ours stands in the place a late
-    # signal would reach, so a late fire fails here instead of killing the process (SIG_DFL).
+    # Deterministic: once the block is over the watchdog must drop its deadline without acting. The
+    # limit is waited on until the watchdog retires it (it cannot fire after that), and a SIGALRM
+    # handler of ours stands in the place a late signal would reach, so a late fire fails here
+    # instead of killing the process (SIG_DFL).
     fired: list[int] = []
     old = signal.signal(signal.SIGALRM, lambda signum, frame: fired.append(signum))
     try:
         with TimeLimit(0.2, "quick") as limit:
-            watchdog = _watchdog("quick")
-        watchdog.join(30)  # at the latest when its 0.2 s are up, finding the block finished
-        assert not watchdog.is_alive()
+            pass
+        assert limit.retired.wait(30)  # at the latest when its 0.2 s are up, finding the block finished
         assert (fired, limit.expired) == ([], False)
         assert signal.getsignal(signal.SIGALRM) is not signal.SIG_DFL  # ours again, restored by the limit
     finally:
@@ -150,9 +145,9 @@ def test_a_finished_block_off_the_main_thread_is_never_interrupted_later():
 
     def worker() -> None:
         try:
-            with TimeLimit(0.2, "quick-bg"):
-                watchdog = _watchdog("quick-bg")
-            watchdog.join(30)  # past its deadline: now it could only have fired late
+            with TimeLimit(0.2, "quick-bg") as limit:
+                pass
+            assert limit.retired.wait(30)  # past its deadline: now it could only have fired late
             for _ in range(100_000):  # bytecodes, where a pending async exception would land
                 pass
         except BaseException as e:  # noqa: BLE001 - the test records what arrived
@@ -215,3 +210,35 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path):
     out, err = p.communicate(timeout=60)
     assert p.returncode == 130
     assert err == "bench-kernel: error: interrupted\n" and out == ""
+
+
+# --- the target itself hangs before returning its cases (issue 24) -----------------------------------
+# Before: `run T --timeout 3` waited forever when T's function (or its import) never returned.
+
+@pytest.mark.parametrize("func", ["spin", "sleep"])
+def test_a_target_that_never_returns_its_cases_times_out(run_cli, hanging, func):
+    target = hanging  # its spin() and sleep() never return: as the TARGET's function they hang the load
+    t0 = time.perf_counter()
+    r = run_cli("run", f"{target}:{func}", "--timeout", "0.5", "-m", "host")
+    assert r.exit_code == 1
+    assert r.stderr == (f"bench-kernel: error: loading '{target}:{func}' timed out after 0.5 s (--timeout): its "
+                        f"function did not return its cases\n")
+    assert time.perf_counter() - t0 < 30  # bounded, not the 600 s the function would take
+
+
+def test_an_import_that_never_ends_times_out(run_cli, tmp_path):
+    target = tmp_path / "slow_import.py"
+    target.write_text("import time\ntime.sleep(600)\ndef cases():\n    return lambda: None\n")
+    r = run_cli("run", f"{target}:cases", "--timeout", "0.5", "-m", "host")
+    assert (r.exit_code, r.stderr) == (1, f"bench-kernel: error: loading '{target}:cases' timed out after 0.5 s "
+                                          f"(--timeout): its function did not return its cases\n")
+
+
+def test_a_target_stuck_in_c_while_loading_exits_1_with_one_line(hanging):
+    target = hanging
+    r = subprocess.run([sys.executable, "-m", "bench_kernel", "run", f"{target}:stuck", "--timeout", "0.5",
+                        "-m", "host", "--json"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1
+    assert r.stderr == (f"bench-kernel: error: loading '{target}:stuck' timed out after 0.5 s in code that cannot "
+                        f"be interrupted (a C call or a GPU wait); nothing was measured\n")
+    assert json.loads(r.stdout) == {"schema_version": 1, "results": [], "errors": []}

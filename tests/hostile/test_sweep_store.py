@@ -141,12 +141,23 @@ def test_ctrl_c_keeps_what_was_measured(spec, tmp_path, run_cli, monkeypatch):
     (["--plot", "p.png"], 2, "--plot FILE and --x AXIS go together"),
     (["--plot", "p.png", "--x", "Q"], 2, "--x 'Q' is not an axis of {spec}:sweep; its axes: M, kind"),
     (["--workers", "0"], 2, "--workers must be >= 1, got 0"),
-    (["--workers", "2", "--gpus", "0"], 2, "--gpus 0: no CUDA/HIP GPU is visible here; use --workers N for host workers"),
+    (["--workers", "2", "--gpus", "0"], 2, "choose one of --workers, --gpus and --backend ray"),
     (["--workers", "2", "-m", "graph"], 2, "--workers runs host processes with the host method; use --gpus for GPU methods"),
     (["--address", "x:1"], 2, "--address is for --backend ray"),
 ])
 def test_bad_sweep_options(spec, tmp_path, run_cli, args, code, message):
     _one_line(run_cli("sweep", str(spec), "--db", str(tmp_path / "r.db"), *args), code, message.format(spec=spec))
+
+
+def test_gpus_without_a_gpu_is_the_machine_not_the_command_line(spec, tmp_path, run_cli):
+    # Every "needs a GPU" exits 1 (DeviceError): the same command line is right on a GPU machine.
+    # It is said before the spec is imported, and after what is wrong on any machine (exit 2).
+    from bench_kernel.gpu import has_gpu
+
+    if has_gpu():
+        pytest.skip("the no-GPU message")
+    _one_line(run_cli("sweep", str(tmp_path / "not_imported.py"), "--gpus", "0"), 1,
+              "--gpus 0: no CUDA/HIP GPU is visible here; use --workers N for host workers")
 
 
 def test_ray_backend_without_ray(spec, tmp_path, run_cli, monkeypatch):
@@ -235,3 +246,50 @@ def test_reading_commands_leave_no_database_behind(run_cli, tmp_path, args):
     else:
         assert r.exit_code == 1 and r.stderr == (f"bench-kernel: error: no run 1 in {str(db)!r} (it holds no runs; "
                                                  "see 'bench-kernel history')\n")
+
+
+# --- readers never write (issue 24) --------------------------------------------------------------------
+# Before: history could not read a database its user may not write ("unable to open database file"
+# on a read-only mount), and a reader upgraded an older file in place.
+
+def test_a_reader_upgrades_an_older_file_in_memory_not_on_disk(tmp_path, run_cli):
+    from _results_helpers import result, v1_database
+
+    db = tmp_path / "old.db"
+    v1_database(db, result("torch", {"M": 16}, [10.0, 11.0, 12.0, 13.0, 14.0]))
+    before = db.read_bytes()
+    r = run_cli("history", "--db", str(db), "--name", "torch", "--json")
+    assert r.exit_code == 0, r.stderr
+    points = json.loads(r.stdout)["points"]
+    assert [p["point"]["result"]["measurements"]["host"]["median_us"] for p in points] == [12.0]
+    assert db.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["old.db"]
+    with sqlite3.connect(db) as c:
+        assert c.execute("PRAGMA user_version").fetchone()[0] == 1
+
+
+def test_readers_work_on_a_read_only_mount(spec, tmp_path, run_cli):
+    # A bind mount remounted read-only in a mount namespace of its own: even root cannot write there.
+    import shutil
+    import subprocess
+
+    if shutil.which("unshare") is None or subprocess.run(["unshare", "-m", "true"]).returncode != 0:
+        pytest.skip("needs unshare -m (root, or a user namespace)")
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    db = folder / "r.db"
+    for _ in range(2):
+        assert run_cli("sweep", str(spec), "--db", str(db), *FAST, "--provider", "add").exit_code == 0
+    before = sorted(p.name for p in folder.iterdir())
+    assert before == ["r.db"]  # as a finished writer leaves it: WAL mode, no -wal or -shm file beside it
+    bk = f"{sys.executable} -m bench_kernel"
+    script = (f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder} && "
+              f"{{ touch {folder}/probe 2>/dev/null && exit 9; "
+              f"{bk} history --db {db} --json && {bk} compare 1 1 --db {db} --json > /dev/null && "
+              f"{bk} report 1 2 --db {db} -o {tmp_path}/r.html; }}")
+    r = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=300)
+    if r.returncode == 32 or "mount:" in r.stderr:
+        pytest.skip(f"cannot remount read-only here: {r.stderr.strip()[:200]}")
+    assert r.returncode == 0, r.stderr  # 9: the mount was writable, the test proves nothing
+    assert [run["id"] for run in json.loads(r.stdout.split("\n}\n")[0] + "\n}")["runs"]] == [2, 1]
+    assert (tmp_path / "r.html").stat().st_size > 0
+    assert sorted(p.name for p in folder.iterdir()) == before

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import errno
 import os
-import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 import click
 
@@ -22,7 +21,8 @@ from bench_kernel.errors import OutputError, UsageError
 from bench_kernel.report import Table, dumps, json_default, printable, render_body, render_console
 
 __all__ = ["Output", "output_options", "emit", "json_default", "dumps", "print_error", "remember_argv",
-           "command_line", "db_option", "write_output", "check_output_path", "to_stdout", "FORMATS"]
+           "command_line", "db_option", "write_output", "check_output_path", "to_stdout", "to_stdout_bytes",
+           "FORMATS"]
 
 #: -o FILE's extension -> format. No extension means the table as printed (like .txt). A new format
 #: adds its extension here and its renderer in _render_body.
@@ -86,11 +86,23 @@ def _same_file(a: Path, b: Path) -> bool:
 def check_output_path(path: Path | None, inputs: Iterable[Path] = (), option: str = "-o") -> None:
     """Refuse, before any work, an output that would destroy an input or cannot be created.
 
-    UsageError when ``path`` is one of ``inputs`` (compared after resolving links; a folder input
-    covers the trace files in it) or a folder; OutputError when its folder does not exist.
+    UsageError when ``path`` is one of ``inputs`` (the same file: symlinks and hard links included;
+    a folder input covers the trace files in it) or a folder; OutputError when its folder does not
+    exist or it is something never written (a block device, a socket). A character device or a
+    pipe (``/dev/null``, ``/dev/stdout`` on a terminal) is written as a stream and replaces nothing,
+    so it may also be an input (``/dev/stdin`` on the same terminal).
     """
     if path is None:
         return
+    if path.is_dir():
+        raise UsageError(f"{option} {path} is a directory: give a file name")
+    from bench_kernel.atomic import is_stream
+
+    try:
+        if is_stream(path) and not path.is_file():
+            return
+    except OSError as e:
+        raise OutputError(f"cannot write {path}: {_describe(e)}") from None
     for inp in inputs:
         clash = _same_file(path, inp) or (
             inp.is_dir() and path.is_file() and Path(os.path.realpath(path)).parent == Path(os.path.realpath(inp))
@@ -98,21 +110,23 @@ def check_output_path(path: Path | None, inputs: Iterable[Path] = (), option: st
         if clash:
             raise UsageError(f"{option} {path} is also an input ({inp}): it would be overwritten; "
                              f"write the output somewhere else")
-    if path.is_dir():
-        raise UsageError(f"{option} {path} is a directory: give a file name")
     parent = path.parent
     if not parent.is_dir():
         raise OutputError(f"cannot write {path}: folder {parent} does not exist")
 
 
-def output_options(csv: bool = True, md: bool = True, outputs: tuple[str, ...] = (),
-                   inputs: Callable[[dict[str, Any]], list[Path]] | None = None) -> Callable:
+def output_options(csv: bool = True, md: bool = True, outputs: Mapping[str, str] | None = None,
+                   inputs: Callable[[dict[str, Any]], Iterable[Path | None]] | None = None) -> Callable:
     """Add ``--json`` [``--csv``] [``--md``] and ``-o/--output FILE``; pass ``output: Output``.
 
-    Every other ``Path`` argument of the command is an input that ``-o`` may not overwrite,
-    except the ones named in ``outputs`` (e.g. ``plot_path``); ``inputs(kwargs)`` names more
-    (the file of a ``path.py:func`` TARGET).
+    Every other ``Path`` argument of the command is an input that ``-o`` may not overwrite;
+    ``inputs(kwargs)`` names the rest, which are not paths to click (a TARGET's or a spec's file,
+    the results database ``--db`` or its default, a results file named as a run): each is compared
+    with ``-o`` by identity (links and hard links included) before any work. ``outputs`` names
+    the command's other written files by parameter and flag (``{"plot_path": "--plot"}``): each is
+    checked the same way, and against ``-o``.
     """
+    others = dict(outputs or {})
 
     def deco(f: Callable) -> Callable:
         opts = [
@@ -135,9 +149,15 @@ def output_options(csv: bool = True, md: bool = True, outputs: tuple[str, ...] =
                 raise UsageError(f"choose one output format, got --{' --'.join(chosen)}")
             if output_path is not None and str(output_path) == "-":
                 output_path = None
-            given = [p for k, v in kwargs.items() if k not in outputs
+            given = [p for k, v in kwargs.items() if k not in others
                      for p in (v if isinstance(v, (tuple, list)) else (v,)) if isinstance(p, Path)]
-            check_output_path(output_path, given + (inputs(kwargs) if inputs else []))
+            named = [Path(p) for p in (inputs(kwargs) if inputs else ()) if p is not None]
+            check_output_path(output_path, given + named)
+            written = [output_path] if output_path is not None else []
+            for name, flag in others.items():
+                if kwargs.get(name) is not None:
+                    check_output_path(Path(kwargs[name]), given + named + written, flag)
+                    written.append(Path(kwargs[name]))
             fmt = chosen[0] if chosen else None
             if fmt is None and output_path is not None:
                 fmt = _format_for(output_path)
@@ -158,23 +178,40 @@ def _describe(e: OSError) -> str:
 
 def write_output(path: Path, body: str | bytes) -> None:
     """Write ``body`` to ``path`` so that a failure never leaves a half-written or emptied file
-    (``bench_kernel.atomic.write_atomic``: a temporary file renamed over ``path``; a device or a
-    pipe written directly). Any OSError becomes one OutputError line."""
-    from bench_kernel.atomic import write_atomic
+    (``bench_kernel.atomic.write_atomic``: a temporary file renamed over a regular ``path``; a
+    character device or a pipe written as a stream, never replaced). Any OSError becomes one
+    OutputError line."""
+    from bench_kernel.atomic import is_stream, write_atomic
 
     try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        st = None
-    except OSError as e:
+        stream = is_stream(path)
+    except OSError as e:  # a block device, a directory, a socket: never written
         raise OutputError(f"cannot write {path}: {_describe(e)}") from None
+    existed = path.exists()
     try:
         write_atomic(path, body)
     except OSError as e:
         # A device or a pipe is written in place: there is no old file to keep or lose.
-        kept = ("" if st is not None and not stat.S_ISREG(st.st_mode) else
-                f" ({path} was left as it was)" if st is not None else " (nothing was written)")
+        kept = "" if stream else f" ({path} was left as it was)" if existed else " (nothing was written)"
         raise OutputError(f"cannot write {path}: {_describe(e)}{kept}") from None
+
+
+def to_stdout_bytes(body: bytes) -> None:
+    """:func:`to_stdout` for bytes (a trace written to ``-o -``)."""
+    out = sys.stdout
+    if out is None:
+        raise OutputError("cannot write to stdout: it is closed")
+    try:
+        out.flush()
+        if hasattr(out, "buffer"):
+            out.buffer.write(body)
+        else:  # a text-only stdout (a test's capture): the trace is UTF-8 JSON
+            out.write(body.decode("utf-8"))
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise OutputError(f"cannot write to stdout: {_describe(e)}") from None
 
 
 def to_stdout(body: str) -> None:

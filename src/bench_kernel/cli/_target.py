@@ -10,9 +10,12 @@ __all__ = ["one_case", "target_files"]
 
 
 def target_files(target: str | None) -> list[Path]:
-    """The file of a ``path/to/file.py:func`` TARGET, as an input that no output may overwrite."""
-    where = (target or "").rpartition(":")[0]
-    return [Path(where)] if where.endswith(".py") or "/" in where or "\\" in where else []
+    """The file of a ``path/to/file.py:func`` or ``package.module:func`` TARGET (found without
+    importing it), as an input that no output may overwrite."""
+    from bench_kernel.measure import target_file
+
+    found = target_file(target) if target else None
+    return [found] if found is not None else []
 
 
 def one_case(target: str, case_name: str | None):  # -> bench_kernel.measure.Case
@@ -23,9 +26,24 @@ def one_case(target: str, case_name: str | None):  # -> bench_kernel.measure.Cas
     if case_name is not None:
         picked = [c for c in cases if c.label == case_name]
         if not picked:
-            raise UsageError(f"no case named {case_name!r}; cases: {', '.join(c.label for c in cases)}")
+            import difflib
+
+            close = difflib.get_close_matches(case_name, [c.label for c in cases], n=3)
+            hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+            raise UsageError(f"no case named {case_name!r} among the {_names(cases)}{hint}")
         return picked[0]
     if len(cases) > 1:
-        raise UsageError(f"{target} gives {len(cases)} cases ({', '.join(c.label for c in cases)}): "
-                         "pick one with --case NAME")
+        raise UsageError(f"{target} gives {_names(cases)}: pick one with --case NAME")
     return cases[0]
+
+
+#: Case names shown in a message; the rest are counted (10,000 names made a 69 KB line: issue 24).
+SHOWN_NAMES = 8
+
+
+def _names(cases) -> str:
+    """``3 cases (a, b, c)``, or ``10000 cases (a, b, c, d, e, f, g, h, and 9992 more)``."""
+    names = [c.label for c in cases]
+    more = len(names) - SHOWN_NAMES
+    shown = ", ".join(names[:SHOWN_NAMES]) + (f", and {more} more" if more > 0 else "")
+    return f"{len(names)} cases ({shown})"

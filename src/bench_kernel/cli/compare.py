@@ -7,7 +7,7 @@ import click
 from bench_kernel.cli._common import Output, db_option, emit, output_options, print_error
 from bench_kernel.errors import UsageError
 from bench_kernel.options import METHODS
-from bench_kernel.results import DEFAULT_THRESHOLD, check_threshold
+from bench_kernel.results import DEFAULT_THRESHOLD, check_threshold, ref_file, store_files
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
@@ -26,7 +26,7 @@ SCHEMA_VERSION = 2  # 2: verdicts across rounds (a_us/b_us, ci/confidence, noise
               help="Compare this method's samples (default: A's primary method at each point).")
 @click.option("--strict-clocks", is_flag=True,
               help="Count a slowdown that B's lower SM clock can explain ('slower (clock)') as a regression too.")
-@output_options()
+@output_options(inputs=lambda kw: [ref_file(kw["a"]), ref_file(kw["b"]), *store_files(kw["db_path"])])
 def command(a: str, b: str, db_path: str | None, threshold: float, method: str | None, strict_clocks: bool,
             output: Output) -> int:
     """Compare B against A: stored runs (12, latest, latest~1), --json result files, or one
@@ -66,12 +66,19 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
         for s in opened:
             s.close()
     emit(output, data={"schema_version": SCHEMA_VERSION, **rc.to_dict()}, tables=comparison_table(rc))
-    slower = rc.regressions
+    slower, invalid = rc.regressions, rc.invalid
+    said = []
     if slower:
         worst = max(slower, key=lambda r: r.comparison.ratio)
         where = params_text(worst.params)
-        print_error(f"{len(slower)} significant regression(s) of {side_b.label} against {side_a.label}; worst: "
+        said.append(f"{len(slower)} significant regression(s) of {side_b.label} against {side_a.label}; worst: "
                     f"{worst.b_provider} {where}: {worst.comparison.describe()}")
+    if invalid:  # a damaged input is never passed over as "same": exit 1, one line with the rest
+        first = invalid[0]
+        name = " ".join(x for x in (first.provider, params_text(first.params)) if x)
+        said.append(f"{len(invalid)} point(s) not compared; first: {name}: {first.reason}")
+    if said:
+        print_error("; and ".join(said))
         return 1
     return 0
 

@@ -8,7 +8,7 @@ import click
 
 from bench_kernel.cli._common import check_output_path, db_option, dumps, write_output
 from bench_kernel.errors import UsageError
-from bench_kernel.results import DEFAULT_THRESHOLD, check_threshold
+from bench_kernel.results import DEFAULT_THRESHOLD, check_threshold, ref_file, store_files
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
@@ -48,11 +48,14 @@ def command(inputs: tuple[str, ...], output_path: Path, title: str | None, top: 
                          f"{' or '.join(REPORT_FORMATS)} (got {output_path.suffix or 'no extension'!r}); "
                          f"for a PDF, open the HTML in a browser and print it")
     check_threshold(threshold)
-    check_output_path(output_path, [Path(i) for i in inputs if Path(i).exists()])
+    # Every input (a results file or a trace, by its path or as FILE:PROVIDER; a trace folder; the
+    # database of a stored run) is refused as the output before anything is read.
+    named = [Path(i) for i in inputs if Path(i).exists()] + [f for f in map(ref_file, inputs) if f is not None]
+    check_output_path(output_path, named + store_files(db_path))
     model = load_report(inputs, top=top, db_path=db_path, threshold=threshold)
     loaded = model.inputs
     html = render_report(model, title=title)
-    write_output(output_path, html)
+    write_output(output_path, html)  # whole or not at all
     if as_json:
         click.echo(dumps({"schema_version": SCHEMA_VERSION, "output": str(output_path), "bytes": len(html.encode("utf-8")),
                           "inputs": [{"label": i.label, "source": i.source, "kind": "trace" if isinstance(i, TraceInput) else "results"}

@@ -57,7 +57,7 @@ def _table(result: Any, plot: Path | None) -> Table:
               help="Check the model against hardware counts: an ncu CSV (--csv, --page raw or --import) or a "
                    "rocprofv3 counter_collection.csv of the same call; all its launches are summed.")
 @click.option("--nvtx-range", default=None, help="With --counters: only the launches in this NVTX push/pop range.")
-@output_options(inputs=lambda kw: [kw["counters_path"]] if kw.get("counters_path") else [])
+@output_options(outputs={"plot_path": "--plot"}, inputs=lambda kw: [kw["counters_path"]] if kw.get("counters_path") else [])
 def command(flops: float, n_bytes: float, time_us: float, device: str | None, dtype: str, name: str | None,
             launch_us: float | None, events_us: float | None, graph_us: float | None, timed_with: str,
             no_measured: bool, plot_path: Path | None, counters_path: Path | None, nvtx_range: str | None,

@@ -9,18 +9,23 @@ from typing import Any
 
 import click
 
-from bench_kernel.cli._common import Output, check_output_path, command_line, db_option, emit, output_options
+from bench_kernel.cli._common import Output, command_line, db_option, emit, output_options
 from bench_kernel.cli._common import print_error
 from bench_kernel.cli._options import measure_options
 from bench_kernel.cli._target import target_files
 from bench_kernel.cli._user_io import UserOutputToStderr
 from bench_kernel.errors import BenchKernelError, OutputError, UsageError
+from bench_kernel.results import store_files
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
 #: The version of this command's --json document (docs/json.md): raise it when a field changes its
 #: name, type or meaning; a new field documented there does not need it.
 SCHEMA_VERSION = 1
+
+#: Failed cases named one line each on stderr; the rest are counted in one more line (issue 24: one
+#: failure among 10,000 cases printed a 69 KB line, and 5,000 failures 5,000 lines).
+SHOWN_ERRORS = 3
 
 
 @click.command("run")
@@ -31,7 +36,8 @@ SCHEMA_VERSION = 1
 @click.option("--save", is_flag=True,
               help="Store the results as a run in the results database (see 'bench-kernel history').")
 @db_option
-@output_options(inputs=lambda kwargs: target_files(kwargs.get("target")))
+@output_options(outputs={"plot_path": "--plot"},
+                inputs=lambda kw: target_files(kw["target"]) + (store_files(kw["db_path"]) if kw["save"] else []))
 def command(target: str | None, options_given: dict[str, Any], plot_path: str | None, save: bool,
             db_path: str | None, output: Output) -> int:
     """Benchmark TARGET (path/to/file.py:func or package.module:func).
@@ -52,7 +58,6 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
     # Wrong options fail before any case is loaded or timed, with nothing else printed.
     options = Options.build(**{**options_given, **({"roofline": True} if plot_path else {})})
     if plot_path is not None:
-        check_output_path(Path(plot_path), target_files(target) + ([output.path] if output.path else []), "--plot")
         if Path(plot_path).suffix.lower() not in (".png", ".svg"):
             raise UsageError(f"--plot {plot_path} must end in .png or .svg")
     if db_path and not save:
@@ -65,11 +70,14 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
         runner.store = open_store(db_path)
         click.get_current_context().call_on_close(runner.store.close)
 
-    def write(results: list[Any]) -> None:
+    def write(so_far: Any) -> None:
+        results = so_far.results
         triples = counted(results)  # run --counters: the model against the counts, per case and per kernel
         tables = [results_table(results)]
         tables += [counters_table(triples), counter_kernels_table(triples)] if triples else []
-        emit(output, data={"schema_version": SCHEMA_VERSION, "results": [r.to_dict() for r in results]}, tables=tables)
+        errors = [{"name": e.label, "params": e.params, "error": e.message} for e in so_far.errors]
+        emit(output, data={"schema_version": SCHEMA_VERSION, "results": [r.to_dict() for r in results],
+                           "errors": errors}, tables=tables)
 
     with UserOutputToStderr() as user_io, err.status("") as status:
         def stuck(so_far: Any, limit: Any) -> None:
@@ -77,26 +85,36 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
             status.stop()
             user_io.restore()
             try:
-                write(so_far.results)
+                write(so_far)
             except (BenchKernelError, OSError) as e:
                 print_error(e)
-            print_error(f"case {limit.label!r} timed out after {limit.seconds:g} s in code that cannot be "
-                        f"interrupted (a C call or a GPU wait); stopped the run after {len(so_far.results)} "
-                        f"finished case(s), their results written")
+            done = (f"stopped the run after {len(so_far.results)} finished case(s), their results written"
+                    if so_far.results or so_far.errors else "nothing was measured")
+            print_error(f"{limit.subject} timed out after {limit.seconds:g} s in code that cannot be "
+                        f"interrupted (a C call or a GPU wait); {done}")
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(1)
 
         runner.on_stuck = stuck
         runner.progress = lambda done, total, msg: status.update(Text(printable(f"[{done + 1}/{total}] {msg}")))
-        outcome = runner.run_all(_load(target, err))
-    for e in outcome.errors:
-        print_error(e.message if e.message.startswith(f"case {e.label!r}") else f"case {e.label!r}: {e.message}")
-    for r in outcome.wrong:
-        print_error(f"case {r.name!r}: {r.notes[-1]}")
-    write(outcome.results)
-    if outcome.run is not None and runner.store is not None:
-        err.print(Text(f"stored as run {outcome.run.id} in {printable(runner.store.path)}"), soft_wrap=True)
+        outcome = runner.run_all(_load(runner, target, err))
+    failed = [e.message if e.message.startswith(f"case {e.label!r}") else f"case {e.label!r}: {e.message}"
+              for e in outcome.errors] + [f"case {r.name!r}: {r.notes[-1]}" for r in outcome.wrong]
+    write(outcome)
+    stored = (f"run {outcome.run.id} in {runner.store.path}" if outcome.run is not None and runner.store is not None
+              else None)
+    if not failed and stored:
+        err.print(Text(f"stored as {printable(stored)}"), soft_wrap=True)
+    for line in failed[:SHOWN_ERRORS]:
+        print_error(line if stored is None or len(failed) > 1 else f"{line} (the run is stored as {stored})")
+    if len(failed) > SHOWN_ERRORS:
+        where = [f"{output.path} lists each under 'errors'" if output.fmt == "json" and output.path else
+                 "--json lists each under 'errors'"] + ([f"they are stored in {stored}"] if stored else [])
+        print_error(f"... and {len(failed) - SHOWN_ERRORS} more failed case(s), {len(failed)} in all; "
+                    f"{'; '.join(where)}")
+    elif len(failed) > 1 and stored:
+        print_error(f"{len(failed)} case(s) failed; the run is stored as {stored}")
     # The plot comes last: a plot that cannot be drawn must not cost the results just written.
     if plot_path and outcome.results:
         try:
@@ -111,13 +129,14 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
     return 1 if outcome.errors or outcome.wrong else 0
 
 
-def _load(target: str | None, err: Any) -> list[Any]:
-    """The target's cases, or the built-in suite (small CPU versions without a GPU)."""
+def _load(runner: Any, target: str | None, err: Any) -> list[Any]:
+    """The target's cases (loaded within --timeout), or the built-in suite (small CPU versions
+    without a GPU)."""
     from bench_kernel.gpu import has_gpu, import_torch
-    from bench_kernel.measure import builtin_suite, load_target
+    from bench_kernel.measure import builtin_suite
 
     if target:
-        return load_target(target)
+        return runner.load(target)
     import_torch("the built-in suite times torch ops")
     if not has_gpu():
         err.print("no GPU found: running small CPU versions of the suite with the host method")

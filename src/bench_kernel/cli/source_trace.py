@@ -54,7 +54,7 @@ def command(target: str | None, trace_path: Path | None, kernel: str | None, mod
     (pick a step with --step). A model's document folds repeated layers into one "× N" entry.
     """
     from bench_kernel.report import printable
-    from bench_kernel.source_trace import document_call, document_trace, strings
+    from bench_kernel.source_trace import check_call, document_call, document_trace, strings
 
     strings(lang)
     if (target is None) == (trace_path is None):
@@ -69,6 +69,7 @@ def command(target: str | None, trace_path: Path | None, kernel: str | None, mod
     else:
         if step is not None or rank is not None:
             raise UsageError("--step and --rank go with --trace, not with TARGET")
+        check_call(kernel=kernel, link_style=link_style)  # usage (2), then a GPU (1), before the target loads
         with UserOutputToStderr():  # what the target prints goes to stderr: stdout is the document
             case = one_case(target, case_name)
             doc = document_call(case.fn, make_inputs=case.make_inputs, name=case.label, **options)

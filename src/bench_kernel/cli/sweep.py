@@ -18,6 +18,14 @@ __all__ = ["command", "SCHEMA_VERSION"]
 SCHEMA_VERSION = 1
 
 
+def _inputs(kw: dict[str, Any]) -> list[Path | None]:
+    """What ``-o`` and ``--plot`` may not overwrite: the spec's file and the results database."""
+    from bench_kernel.results import store_files
+    from bench_kernel.sweeps import spec_file
+
+    return [spec_file(kw["spec"]), *store_files(kw["db_path"])]
+
+
 @click.command("sweep")
 @click.argument("spec")
 @db_option
@@ -39,7 +47,8 @@ SCHEMA_VERSION = 1
 @click.option("--plot", "plot_path", default=None, type=click.Path(dir_okay=False),
               help="Write a plot of time over --x AXIS, one line per provider (.png or .svg).")
 @click.option("--x", "x_axis", default=None, metavar="AXIS", help="The axis of --plot's horizontal axis.")
-@output_options()
+@output_options(outputs={"plot_path": "--plot"},
+                inputs=_inputs)
 def command(spec: str, db_path: str | None, resume: str | None, providers: tuple[str, ...],
             workers: int | None, gpus: str | None, backend: str, address: str | None,
             options_given: dict[str, Any], show_best: bool, plot_path: str | None, x_axis: str | None,
@@ -53,21 +62,23 @@ def command(spec: str, db_path: str | None, resume: str | None, providers: tuple
     """
     from rich.console import Console
 
-    from bench_kernel.sweeps import load_spec, parse_gpus, run_sweep
+    from bench_kernel.sweeps import check_sharding, load_spec, parse_gpus, run_sweep
     from bench_kernel.report import PLOT_FORMATS, ProgressBar, best_table, plot_sweep, sweep_table
     from bench_kernel.results import open_store
 
-    # Every option is checked before anything is imported or measured.
+    # Every option is checked before anything is imported or measured: what is wrong on any machine
+    # first (exit 2), then what this machine lacks (a GPU: exit 1), then the spec is imported.
     if (plot_path is None) != (x_axis is None):
         raise UsageError("--plot FILE and --x AXIS go together")
     if plot_path and Path(plot_path).suffix.lower() not in PLOT_FORMATS:
         raise UsageError(f"--plot {plot_path!r}: the format comes from the extension: {', '.join(PLOT_FORMATS)}")
     if address and backend != "ray":
         raise UsageError("--address is for --backend ray")
+    check_sharding(workers, gpus, backend)
+    gpu_list = parse_gpus(gpus) if gpus is not None else None
     loaded = load_spec(spec)
     if x_axis is not None and x_axis not in loaded.axes:
         raise UsageError(f"--x {x_axis!r} is not an axis of {loaded.target}; its axes: {', '.join(loaded.axes)}")
-    gpu_list = parse_gpus(gpus) if gpus is not None else None
     err = Console(stderr=True)
     with open_store(db_path) as store, ProgressBar(err) as bar:
         result = run_sweep(loaded, options=options_given, store=store, resume=resume, providers=providers or None,

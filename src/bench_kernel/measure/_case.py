@@ -18,9 +18,11 @@ from typing import Any, Callable
 
 from bench_kernel.errors import InputError, TargetError, UsageError
 from bench_kernel.measure._check import check_tolerances
-from bench_kernel.measure._runner import exit_call
+from bench_kernel.measure._exits import ProcessExit, exit_call, exits_raise
+from bench_kernel.measure._limit import Expired
 
-__all__ = ["Case", "CaseOrigin", "load_target", "load_object", "as_cases", "target_case", "function_case"]
+__all__ = ["Case", "CaseOrigin", "load_target", "load_object", "as_cases", "target_case", "function_case",
+           "target_file", "user_failure"]
 
 
 @dataclass(frozen=True)
@@ -155,12 +157,13 @@ def _import_file(path: Path) -> Any:
     sys.path.insert(0, str(path.resolve().parent))
     sys.modules[mod_name] = module
     try:
-        spec.loader.exec_module(module)
-    except KeyboardInterrupt:
+        with exits_raise():
+            spec.loader.exec_module(module)
+    except (KeyboardInterrupt, Expired):  # Ctrl-C, and a time limit's stop: not the user's error
         raise
     except BaseException as e:  # noqa: BLE001 - the user's module may raise (or exit) anything on import
         sys.modules.pop(mod_name, None)
-        raise _user_failure(f"importing {str(path)!r}", e) from None
+        raise user_failure(f"importing {str(path)!r}", e) from None
     finally:
         sys.path.remove(str(path.resolve().parent))
     return module
@@ -168,22 +171,58 @@ def _import_file(path: Path) -> Any:
 
 def _import_module(name: str) -> Any:
     try:
-        return importlib.import_module(name)
+        with exits_raise():
+            return importlib.import_module(name)
     except ModuleNotFoundError as e:
         raise TargetError(f"cannot import module {name!r}: {e}") from e
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Expired):  # Ctrl-C, and a time limit's stop: not the user's error
         raise
     except BaseException as e:  # noqa: BLE001 - sys.exit() on import, a BaseException subclass, ...
-        raise _user_failure(f"importing module {name!r}", e) from None
+        raise user_failure(f"importing module {name!r}", e) from None
 
 
-def _user_failure(doing: str, e: BaseException) -> TargetError:
-    """One TargetError for anything user code raised or exited with while ``doing``."""
-    if isinstance(e, SystemExit):
-        return TargetError(f"{doing} called {exit_call(e.code)}")
+def user_failure(doing: str, e: BaseException) -> TargetError:
+    """One TargetError for anything user code raised or exited with while ``doing``
+    (``sys.exit``, and ``os._exit`` inside :func:`~bench_kernel.measure.exits_raise`, included)."""
+    if isinstance(e, (SystemExit, ProcessExit)):
+        return TargetError(f"{doing} called {exit_call(e)}")
     kind = type(e).__name__ if isinstance(e, Exception) else f"{type(e).__name__} (a BaseException)"
     text = " ".join(str(e).split())
     return TargetError(f"{doing} raised {kind}" + (f": {text}" if text else ""))
+
+
+def _is_path(where: str) -> bool:
+    """``path/to/file.py`` rather than ``package.module``: how :func:`load_object` tells them apart."""
+    return where.endswith(".py") or "/" in where or "\\" in where
+
+
+def _module_file(dotted: str) -> Path | None:
+    """The file ``import dotted`` would run, found on ``sys.path`` WITHOUT importing anything
+    (a package's ``__init__`` is user code: it must not run before ``-o`` is checked)."""
+    from importlib.machinery import PathFinder
+
+    search, spec = None, None
+    parts = dotted.split(".")
+    for i in range(len(parts)):
+        if i and search is None:  # a parent that is a module, not a package
+            return None
+        try:
+            spec = PathFinder.find_spec(".".join(parts[:i + 1]), search)
+        except (ImportError, ValueError):
+            return None
+        if spec is None:
+            return None
+        search = spec.submodule_search_locations
+    return Path(spec.origin) if spec is not None and spec.has_location and spec.origin else None
+
+
+def target_file(target: str) -> Path | None:
+    """The source file ``path/to/file.py:func`` or ``package.module:func`` names (None when there is
+    none to find), without importing it: an input that no output may overwrite."""
+    where = target.rpartition(":")[0]
+    if not where:
+        return None
+    return Path(where) if _is_path(where) else _module_file(where)
 
 
 def load_object(target: str, what: str = "TARGET", attr: str = "func") -> Any:
@@ -192,7 +231,7 @@ def load_object(target: str, what: str = "TARGET", attr: str = "func") -> Any:
     where, sep, func_name = target.rpartition(":")
     if not sep or not where or not func_name:
         raise UsageError(f"{what} {target!r} must be 'path/to/file.py:{attr}' or 'package.module:{attr}'")
-    if where.endswith(".py") or "/" in where or "\\" in where:
+    if _is_path(where):
         module = _import_file(Path(where))
     else:
         module = _import_module(where)
@@ -212,11 +251,12 @@ def load_target(target: str) -> list[Case]:
     if not callable(func):
         raise TargetError(f"{target} is a {type(func).__name__}, not a function")
     try:
-        value = func()
-    except KeyboardInterrupt:
+        with exits_raise():
+            value = func()
+    except (KeyboardInterrupt, Expired):  # Ctrl-C, and a time limit's stop: not the user's error
         raise
     except BaseException as e:  # noqa: BLE001 - the factory is user code too
-        raise _user_failure(f"{target}()", e) from None
+        raise user_failure(f"{target}()", e) from None
     cases = as_cases(value, where=f"{target}()", default_name=func_name)
     return [replace(c, origin=CaseOrigin("bench_kernel.measure:target_case",
                                          {"target": target, "index": i, "label": c.label}))

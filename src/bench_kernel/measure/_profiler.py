@@ -20,11 +20,35 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from bench_kernel.atomic import replacing
-from bench_kernel.errors import InputError, UsageError
+from bench_kernel.atomic import is_stream, replacing
+from bench_kernel.errors import InputError, OutputError, UsageError
+from bench_kernel.measure._memory import check_fits, heap_bytes
 from bench_kernel.measure._runner import guard
 
-__all__ = ["record_trace", "check_writable"]
+__all__ = ["record_trace", "check_writable", "check_steps", "MAX_STEPS"]
+
+#: The most steps one trace records. Each recorded step stays in memory until the trace is written
+#: (about 0.1 MB for a one-op step with Python stacks on the CPU, measured; a model step holds
+#: thousands of kernels), so a request beyond this is refused before anything runs; below it, the
+#: recording watches its own memory (``_memory.MemoryWatch``).
+MAX_STEPS = 1_000_000
+#: A recording of more steps than this is first probed: recordings of PROBE_STEPS steps, stopped and
+#: dropped, measure what one step costs in memory (``_memory``: the cost appears once the profiler stops).
+PROBE_ABOVE = 16
+PROBE_STEPS = (2, 6)
+
+
+def check_steps(steps: int, warmup: int) -> None:
+    """``--steps`` and ``--warmup`` as a recording takes them (UsageError otherwise)."""
+    if steps < 1:
+        raise UsageError(f"--steps {steps}: record at least one step")
+    if steps > MAX_STEPS:
+        raise UsageError(f"--steps {steps}: one trace records at most {MAX_STEPS:,} steps (each stays in memory "
+                         f"until the trace is written); record fewer")
+    if warmup < 0:
+        raise UsageError(f"--warmup {warmup}: cannot be negative")
+    if warmup > MAX_STEPS:
+        raise UsageError(f"--warmup {warmup}: at most {MAX_STEPS:,} warm-up calls")
 
 
 def check_writable(path: Path) -> Path:
@@ -35,6 +59,11 @@ def check_writable(path: Path) -> Path:
     path = Path(path)
     if path.is_dir():
         raise InputError(f"-o {path}: is a directory; give a file name such as {path / 'trace.json.gz'}")
+    try:
+        if is_stream(path):  # /dev/null, a FIFO, /dev/stdout: written as a stream, never replaced
+            return path
+    except OSError as e:  # a block device, a socket: never written
+        raise InputError(f"-o {path}: {e.strerror}") from None
     parent = path.resolve().parent
     if not parent.is_dir():
         raise InputError(f"-o {path}: folder {parent} does not exist")
@@ -80,12 +109,13 @@ def record_trace(call: Callable[[], Any], path: str | Path, *, steps: int, warmu
     ops and, when a GPU is present, its kernels; shapes, Python stacks and module markers.
     ``path`` ending in ``.gz`` is gzipped. The file appears whole or not at all: the trace is
     written to a temporary file beside it and renamed, so a failure never destroys an existing
-    file. A raising ``call`` becomes a MeasurementError naming ``label``.
+    file; a device or a pipe (``/dev/null``, a FIFO) is written to as a stream, never replaced. A
+    raising ``call`` becomes a MeasurementError naming ``label``; so does a recording that would not
+    fit in the memory left: above ``PROBE_ABOVE`` steps, 9 more calls are recorded (and dropped)
+    first to measure what a step costs, and a request that would not fit is refused before the real
+    recording starts (``_memory.check_fits``).
     """
-    if steps < 1:
-        raise UsageError(f"--steps {steps}: record at least one step")
-    if warmup < 0:
-        raise UsageError(f"--warmup {warmup}: cannot be negative")
+    check_steps(steps, warmup)
     from bench_kernel.gpu import has_gpu, import_torch
 
     torch = import_torch("recording a trace runs the PyTorch profiler")
@@ -102,21 +132,47 @@ def record_trace(call: Callable[[], Any], path: str | Path, *, steps: int, warmu
         prof.export_chrome_trace(str(tmp))
         exported.append(True)
 
-    def run() -> None:
+    def session(active: int, warm: int, ready: Callable[[Any], None]) -> None:
         with warnings.catch_warnings():
             # torch warns when a schedule's warm-up steps see no activity: expected on the CPU
             warnings.simplefilter("ignore", UserWarning)
             with profile(activities=activities, record_shapes=True, with_stack=True, with_modules=True,
-                         schedule=schedule(wait=0, warmup=warmup, active=steps, repeat=1),
-                         on_trace_ready=export) as prof:
-                for _ in range(warmup + steps):
-                    call()
-                    if gpu:
-                        torch.cuda.synchronize()
-                    prof.step()
+                         schedule=schedule(wait=0, warmup=warm, active=active, repeat=1),
+                         on_trace_ready=ready) as prof:
+                try:
+                    for _ in range(warm + active):
+                        call()
+                        if gpu:
+                            torch.cuda.synchronize()
+                        prof.step()
+                except BaseException:
+                    prof.on_trace_ready = None  # a failed recording is not written
+                    raise
 
-    with replacing(path, suffix) as tmp, _without_kineto_chatter():
-        guard(label, "profiling", run)
-        if not exported:
-            raise InputError(f"the profiler wrote no trace for {label!r}")
+    def grown(n: int) -> int:  # heap bytes a recording of n steps holds once stopped, as it peaks
+        before, after = heap_bytes() or 0, []
+        session(n, 0, lambda prof: after.append(heap_bytes() or 0))
+        return after[0] - before if after else 0
+
+    def bytes_per_step() -> float:
+        if heap_bytes() is None:
+            return 0.0  # nothing to measure with: not checked
+        session(1, 0, lambda prof: None)  # the profiler's one-time start-up is no step's cost
+        few, more = (grown(n) for n in PROBE_STEPS)
+        return max(0.0, (more - few) / (PROBE_STEPS[1] - PROBE_STEPS[0]))
+
+    def run() -> None:
+        if steps > PROBE_ABOVE:
+            check_fits(bytes_per_step(), steps, fix="record fewer --steps")
+        session(steps, warmup, export)
+
+    # Whole or not at all, and a device or a pipe is written to, never renamed over (atomic.py).
+    try:
+        with replacing(path, suffix) as tmp, _without_kineto_chatter():
+            guard(label, "profiling", run)  # the user's own OSErrors become MeasurementErrors here
+            if not exported:
+                raise InputError(f"the profiler wrote no trace for {label!r}")
+    except OSError as e:  # writing the trace: a full disk, /dev/full, a reader that closed the FIFO
+        kept = " (the old file was left as it was)" if path.is_file() else ""
+        raise OutputError(f"cannot write {path}: {e.strerror or e}{kept}") from None
     return path

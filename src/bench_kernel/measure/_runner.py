@@ -8,10 +8,11 @@ from typing import Any, Callable, Sequence
 
 from bench_kernel.errors import MeasurementError, TimeLimitError
 from bench_kernel.measure._budget import calls_to_fill
+from bench_kernel.measure._exits import ProcessExit, exit_call, exits_raise
 from bench_kernel.measure._inputs import call_with
 from bench_kernel.measure._limit import Expired, current_limit
 
-__all__ = ["Runner", "guard", "user_error", "exit_call"]
+__all__ = ["Runner", "guard", "user_error"]
 
 #: Warm-up ends when two consecutive batches agree within this fraction ...
 STABLE_FRACTION = 0.05
@@ -27,15 +28,11 @@ def _first_line(e: BaseException) -> str:
     return f": {text.splitlines()[0]}" if text else ""
 
 
-def exit_call(code: object) -> str:
-    """How a ``SystemExit`` reads in a message: ``sys.exit(0)``, ``sys.exit()``, ``sys.exit('msg')``."""
-    return "sys.exit()" if code is None else f"sys.exit({code!r})"
-
-
 def user_error(name: str, what: str, e: BaseException) -> BaseException:
     """What to raise for ``e``, raised by case ``name``'s code during ``what``: ONE MeasurementError.
 
-    ``sys.exit()`` and BaseException subclasses too: user code must not end or crash the run.
+    ``sys.exit()``, ``os._exit()`` (inside :func:`guard`) and BaseException subclasses too: user
+    code must not end or crash the run.
     KeyboardInterrupt (Ctrl-C interrupts) and our own MeasurementErrors are returned unchanged; a
     time limit's :class:`Expired` becomes a TimeLimitError that says what the case was doing.
     """
@@ -45,8 +42,8 @@ def user_error(name: str, what: str, e: BaseException) -> BaseException:
         limit = current_limit()
         after = f" after {limit.seconds:g} s" if limit is not None else ""
         return TimeLimitError(f"case {name!r} timed out{after} during {what}")
-    if isinstance(e, SystemExit):
-        return MeasurementError(f"case {name!r} called {exit_call(e.code)} during {what}")
+    if isinstance(e, (SystemExit, ProcessExit)):
+        return MeasurementError(f"case {name!r} called {exit_call(e)} during {what}")
     kind = type(e).__name__ if isinstance(e, Exception) else f"{type(e).__name__} (a BaseException)"
     err = MeasurementError(f"case {name!r} raised {kind} during {what}{_first_line(e)}")
     err.__cause__ = e
@@ -57,7 +54,8 @@ def guard(name: str, what: str, action: Callable[[], Any]) -> Any:
     """Run ``action`` (user code); whatever it raises becomes ONE MeasurementError naming the case
     (see :func:`user_error`)."""
     try:
-        return action()
+        with exits_raise():
+            return action()
     except BaseException as e:  # noqa: BLE001 - the user's code may raise (or exit) anything
         err = user_error(name, what, e)
         if err is e:

@@ -13,11 +13,12 @@ from bench_kernel.orchestrate._cases import CaseError, CaseRunner, CasesRun, Pro
 from bench_kernel.orchestrate._count import CaseWork, count_work, infer_dtype
 from bench_kernel.orchestrate._counters import add_counters
 from bench_kernel.orchestrate._profile import (DEFAULT_STEPS, ProfileSummary, check_profile_options, profile,
-                                             summarize_profile)
+                                             profile_and_summarize, summarize_profile)
 from bench_kernel.orchestrate._roofline import place, plot_results, resolve_device
 
 __all__ = [
     "DEFAULT_STEPS", "add_counters", "CaseError", "CaseRunner", "CaseWork", "CasesRun", "ProfileSummary", "Progress", "bench",
     "bench_case", "check_profile_options", "count_work", "infer_dtype", "place", "plot_results", "profile",
+    "profile_and_summarize",
     "resolve_device", "run_cases", "run_env", "summarize_profile",
 ]

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from bench_kernel.errors import BenchKernelError, DeviceError, UsageError
+from bench_kernel.errors import BenchKernelError, DeviceError, TimeLimitError, UsageError
 from bench_kernel.gpu import has_gpu
-from bench_kernel.measure import BenchResult, Case
+from bench_kernel.measure import BenchResult, Case, Expired, TimeLimit, capture_env, load_target
 from bench_kernel.options import Options
 from bench_kernel.orchestrate._bench import bench_case, run_env
 from bench_kernel.orchestrate._roofline import resolve_device
@@ -82,6 +82,20 @@ class CaseRunner:
         self.env: dict[str, Any] | None = None
         self._recorder: Recorder | None = None
         self._finished = False
+
+    def load(self, target: str) -> list[Case]:
+        """``load_target(target)`` within ``options.timeout_s``, as a case is bounded: a target whose
+        import or function never returns (a download, a deadlock, a busy loop) is a TimeLimitError
+        instead of a run that waits forever (issue 24), or ``on_stuck`` in code that cannot be
+        interrupted."""
+        subject = f"loading {target!r}"
+        with TimeLimit(self.options.timeout_s, target, subject=subject,
+                       on_stuck=self._stuck if self.on_stuck else None):
+            try:
+                return load_target(target)
+            except Expired:
+                raise TimeLimitError(f"{subject} timed out after {self.options.timeout_s:g} s (--timeout): its "
+                                     f"function did not return its cases") from None
 
     def start(self) -> dict[str, Any]:
         """Capture the machine's state (once) and open the stored run; the env."""

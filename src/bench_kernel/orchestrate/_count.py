@@ -107,7 +107,8 @@ def count_work(case: Case, inputs: Any) -> CaseWork:
             flops, flops_source = float(counts.flops), "counted"
         elif counts.flops and not (1 / DISAGREE_FACTOR <= flops / counts.flops <= DISAGREE_FACTOR):
             notes.append(f"the case states {flops:.4g} FLOPs; its ops count {counts.flops:.4g}")
-        if nbytes is None:
+        if nbytes is None and counts.bytes:  # 0 counted (a view, plain Python) stays None: ``place`` says so
+            # (a case that STATES 0 bytes is refused; a count of 0 must not be blamed on the user: issue 24)
             nbytes, bytes_source = float(counts.bytes), "counted"
             notes.append(f"bytes counted as each distinct tensor read once and written once: {counts.bytes:.4g}"
                          + (" (partly estimated: Triton launches)" if counts.triton_kernels else ""))

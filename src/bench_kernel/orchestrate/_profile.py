@@ -7,24 +7,23 @@ case's inputs, then reads the written trace back with the trace package for the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from bench_kernel.errors import UsageError
-from bench_kernel.measure import Case, call_with, check_writable, guard, record_trace
+from bench_kernel.atomic import replacing
+from bench_kernel.errors import OutputError, UsageError
+from bench_kernel.measure import Case, call_with, check_steps, check_writable, guard, record_trace
 
-__all__ = ["profile", "check_profile_options", "ProfileSummary", "summarize_profile", "DEFAULT_STEPS"]
+__all__ = ["profile", "profile_and_summarize", "check_profile_options", "ProfileSummary", "summarize_profile",
+           "DEFAULT_STEPS"]
 
 DEFAULT_STEPS = 5
 
 
 def check_profile_options(*, steps: int, warmup: int, output: str | Path) -> Path:
     """The options of :func:`profile`, checked before anything is loaded or run; returns ``output``."""
-    if steps < 1:
-        raise UsageError(f"--steps {steps}: record at least one step")
-    if warmup < 0:
-        raise UsageError(f"--warmup {warmup}: cannot be negative")
+    check_steps(steps, warmup)
     return check_writable(Path(output))
 
 
@@ -82,3 +81,19 @@ def summarize_profile(path: str | Path, *, top: int = 10) -> ProfileSummary:
         kernels_per_step=float(inv.kernel_count) if inv else 0.0,
         device_us_per_step=float(inv.total_kernel_us) if inv else 0.0, top=inv,
         diagnosis=_diagnosis(trace) if trace.kernel_count else None)
+
+
+def profile_and_summarize(case: Case, *, steps: int = DEFAULT_STEPS, warmup: int = 1,
+                          output: str | Path = "trace.json.gz", top: int = 10) -> ProfileSummary:
+    """:func:`profile` then :func:`summarize_profile`, the summary read from the trace BEFORE it
+    replaces ``output``: a FIFO or ``/dev/stdout`` cannot be read back (a FIFO would block), and a
+    trace that cannot be summarised leaves an existing ``output`` as it was."""
+    out = check_profile_options(steps=steps, warmup=warmup, output=output)
+    suffix = ".json.gz" if out.name.endswith(".gz") else ".json"
+    try:
+        with replacing(out, suffix) as tmp:
+            profile(case, steps=steps, warmup=warmup, output=tmp)
+            summary = summarize_profile(tmp, top=top)
+    except OSError as e:  # streaming into a device or a FIFO, or the final rename
+        raise OutputError(f"cannot write {out}: {e.strerror or e}") from None
+    return replace(summary, path=str(out))

@@ -38,7 +38,10 @@ def place(result: BenchResult, spec: Any, work: CaseWork, *, warm_cache: bool = 
 
     t = result.time_us
     if t is None or not result.bytes:
-        return replace(result, notes=result.notes + ("roofline: no time or no bytes to place",))
+        why = "no time to place" if t is None else "no bytes to place"
+        if t is not None and work.counts is not None and not work.counts.bytes:
+            why += ": one call read and wrote no tensor data (0 bytes counted)"
+        return replace(result, notes=result.notes + (f"roofline: {why}",))
     method = result.primary_method
     # The launch floor needs the same call timed both ways; with one of the two methods only, none.
     ev, gr = result.median_us("events"), result.median_us("graph")

@@ -127,6 +127,11 @@ class SessionState:
                    if self.history_store is not None else None)
         rc = compare_points(base, [this], threshold=self.threshold, a_label=self.baseline.label, b_label="this run",
                             history=history)
+        if rc.invalid:  # a damaged baseline fails the test: a gate must not pass on what it cannot read
+            import pytest
+
+            pytest.fail(f"kernel_bench: {name}: cannot compare with the baseline {self.baseline.label}: "
+                        f"{rc.invalid[0].reason}", pytrace=False)
         if rc.rows:
             return rc.rows[0].comparison, None
         return None, rc.unmatched[0].reason

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
+from bench_kernel.atomic import replacing
 from bench_kernel.errors import MissingExtraError, UsageError
 from bench_kernel.report._table import Column, Table
 
@@ -88,5 +89,6 @@ def plot_history(pairs: Sequence[tuple[RunInfo, PointResult]], pattern: str, pat
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
+    with replacing(out, out.suffix) as tmp:  # a failed write keeps the old plot
+        fig.savefig(tmp, dpi=120)
     return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
+from bench_kernel.atomic import replacing
 from bench_kernel.errors import MissingExtraError, UsageError
 from bench_kernel.report._table import Column, Table
 
@@ -302,5 +303,6 @@ def plot_sweep(run: RunInfo, points: Sequence[PointResult], x_axis: str, path: s
         raise UsageError(f"--plot {str(out)!r}: the format comes from the extension: {', '.join(PLOT_FORMATS)}")
     fig = sweep_figure(run, points, x_axis)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
+    with replacing(out, out.suffix) as tmp:  # a failed write keeps the old plot
+        fig.savefig(tmp, dpi=120)
     return out

@@ -25,7 +25,8 @@ __all__ = ["ResultsInput", "TraceInput", "load_inputs", "results_from_output", "
 TOP_KERNELS = 25
 #: First keys of what ``run --json`` / ``sweep --json`` write.
 _RESULT_KEYS = ("results", "points", "run")
-_FIRST_KEY = re.compile(rb'^\s*\{\s*"([^"]{1,64})"')
+#: (Every command's --json now opens with its "schema_version": the key after it tells the kind.)
+_FIRST_KEY = re.compile(rb'^\s*\{\s*(?:"schema_version"\s*:\s*\d+\s*,\s*)?"([^"]{1,64})"')
 #: A stored run as an input: an id, latest, latest~N, each optionally with :PROVIDER.
 _RUN_REF = re.compile(r"(\d+|latest(~\d+)?)(:.+)?")
 _PEEK_BYTES = 1 << 16

@@ -44,6 +44,8 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
     ``resolve_ref("12" | "latest" | "file.json" | "12:torch", open_db) -> PointSet`` names a side;
     ``store_history(store, a, b)`` is the ``history`` that gives one-round points the noise of
     their stored earlier runs (``Store.round_times``).
+    ``ref_file(ref)`` the results file it reads (None for a stored run).
+    ``store_files(db_path)``: the database file (``--db``, else the default) and SQLite's files beside it.
 ``params_text(params)`` names a point (``M=128 N=4096``); ``PointResult.label`` prefixes its provider.
 ``clock_spread(points) -> ClockSpread | None``: the points' median SM clocks, and which ran more
     than 10% below the run's highest (``median_clock_mhz``, ``point_clock_mhz`` read them).
@@ -57,7 +59,7 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
 from bench_kernel.results._bootstrap import compare_samples
 from bench_kernel.results._clocks import CLOCK_SPREAD, ClockSpread, clock_spread, median_clock_mhz, point_clock_mhz
 from bench_kernel.results._compare import (DEFAULT_THRESHOLD, UNKNOWN_NOTE, VERDICTS, Comparison, check_threshold,
-                                            clock_explains, compare)
+                                           clock_explains, compare, samples_problem)
 from bench_kernel.results._files import load_results_file, points_from_output
 from bench_kernel.results._match import (
     Best,
@@ -68,11 +70,11 @@ from bench_kernel.results._match import (
     best_per_point,
     compare_points,
 )
-from bench_kernel.results._paths import DB_ENV, default_db_path, resolve_db_path
+from bench_kernel.results._paths import DB_ENV, default_db_path, resolve_db_path, store_files
 from bench_kernel.results._provenance import Provenance, file_sha256, provenance
 from bench_kernel.results._recorder import Recorder
 from bench_kernel.results._noise import CONFIDENCE, MIN_HISTORY, Noise, noise_from_history, noise_from_rounds, t_quantile
-from bench_kernel.results._refs import PointSet, resolve_ref, store_history
+from bench_kernel.results._refs import PointSet, ref_file, resolve_ref, store_history
 from bench_kernel.results._records import (POINT_STATUSES, PointResult, RunInfo, merge_rounds, params_key, params_text,
                                            point_label, status_of)
 from bench_kernel.results._serve import SERVE_TABLE, save_serve_run, serve_points, serve_side
@@ -84,9 +86,10 @@ __all__ = [
     "SCHEMA_VERSION", "UNKNOWN_NOTE", "VERDICTS",
     "Best", "ClockSpread", "Comparison", "History", "MatchedPoint", "Noise", "PointResult", "PointSet", "Provenance",
     "Recorder", "ResultsComparison", "RunInfo",
-    "Store", "Unmatched", "best_per_point", "check_threshold", "clock_explains", "clock_spread", "compare", "compare_points", "compare_samples",
-    "default_db_path", "median_clock_mhz", "merge_rounds", "noise_from_history", "noise_from_rounds", "point_clock_mhz",
+    "Store", "Unmatched", "best_per_point", "check_threshold", "clock_explains", "clock_spread", "compare", "compare_points",
+    "compare_samples", "default_db_path", "median_clock_mhz", "merge_rounds", "noise_from_history", "noise_from_rounds",
+    "point_clock_mhz", "samples_problem",
     "file_sha256", "load_results_file", "open_store", "params_key", "params_text", "point_label", "points_from_output",
-    "provenance", "resolve_db_path", "resolve_ref",
-    "status_of", "store_history", "t_quantile", "SERVE_TABLE", "save_serve_run", "serve_points", "serve_side",
+    "provenance", "ref_file", "resolve_db_path", "resolve_ref",
+    "status_of", "store_files", "store_history", "t_quantile", "SERVE_TABLE", "save_serve_run", "serve_points", "serve_side",
 ]

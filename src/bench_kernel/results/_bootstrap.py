@@ -18,7 +18,8 @@ import math
 from typing import Any, Sequence
 
 from bench_kernel.measure import Samples
-from bench_kernel.results._compare import DEFAULT_THRESHOLD, Comparison, check_threshold
+from bench_kernel.errors import InputError
+from bench_kernel.results._compare import DEFAULT_THRESHOLD, Comparison, check_threshold, samples_problem
 
 __all__ = ["compare_samples", "RESAMPLES", "MIN_SAMPLES"]
 
@@ -55,9 +56,11 @@ def compare_samples(a: Samples | Sequence[float], b: Samples | Sequence[float], 
     import numpy as np
 
     check_threshold(threshold, "threshold")
+    for side, values in (("A", a), ("B", b)):
+        problem = samples_problem(values)
+        if problem:
+            raise InputError(f"cannot compare: {side} holds {problem}; a sample is a finite number above 0")
     av, bv = _values(a), _values(b)
-    if len(av) == 0 or len(bv) == 0:
-        raise ValueError("compare needs at least one sample on each side")
     am, bm = float(np.median(av)), float(np.median(bv))
     if not (am > 0 and bm > 0):
         raise ValueError(f"medians must be positive times, got A {am!r} and B {bm!r}")

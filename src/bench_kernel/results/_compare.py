@@ -50,12 +50,13 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from bench_kernel.errors import UsageError
+from bench_kernel.errors import InputError, UsageError
 from bench_kernel.measure import Measurement, Samples
 from bench_kernel.results._clocks import median_clock_mhz
 from bench_kernel.results._noise import CONFIDENCE, Noise, noise_from_rounds, round_test
 
-__all__ = ["Comparison", "check_threshold", "compare", "clock_explains", "DEFAULT_THRESHOLD", "VERDICTS", "UNKNOWN_NOTE"]
+__all__ = ["Comparison", "check_threshold", "compare", "samples_problem", "clock_explains", "DEFAULT_THRESHOLD",
+           "VERDICTS", "UNKNOWN_NOTE"]
 
 #: A ratio within this fraction of 1 is "same" even when significant. 4%: two pairs of identical
 #: --steady GEMM sweeps on the project's H200 differed by up to 3.1% at a point
@@ -182,6 +183,25 @@ def _verdict(ratio: float, lo: float, hi: float, threshold: float) -> str:
     return "same"
 
 
+def samples_problem(samples: Samples | Sequence[float]) -> str | None:
+    """Why ``samples`` cannot be compared as per-call times, or None when they can.
+
+    Every sample must be a finite number of microseconds above 0. bench-kernel never measures
+    anything else, but a results file or a database edited by hand (or damaged) can hold anything:
+    a B median of ``inf`` compared as "same", ``inf`` samples gave a CI of "nan", and a NaN, 0 or
+    negative median an internal error (issue 24). Says what is wrong: ``"5 inf of 50 samples"``.
+    """
+    import numpy as np
+
+    v = np.asarray(samples.values_us if isinstance(samples, Samples) else samples, dtype=np.float64)
+    if len(v) == 0:
+        return "no samples"
+    nan, inf = np.isnan(v), np.isinf(v)
+    kinds = (("NaN", nan), ("inf", inf), ("<= 0", ~nan & ~inf & (v <= 0)))
+    found = [f"{int(mask.sum())} {name}" for name, mask in kinds if mask.any()]
+    return f"{', '.join(found)} of {len(v)} samples" if found else None
+
+
 def check_threshold(threshold: float, option: str = "--threshold") -> float:
     """``threshold`` when it is a fraction in [0, 1): the one range check of every threshold
     (``compare``, ``report``, the pytest plugin, this module). UsageError naming ``option``."""
@@ -202,12 +222,16 @@ def compare(a: Measurement | Samples | Sequence[float], b: Measurement | Samples
     history: the point's run-to-run noise from stored earlier runs (``noise_from_history``), used
         only when the rounds give none (one round a side).
     confidence: the interval's level (default 0.99; ``_noise`` says why).
-    See the module docstring for the verdict rules.
+    See the module docstring for the verdict rules. InputError when a side holds no samples or
+    samples that are not times (:func:`samples_problem`).
     """
     check_threshold(threshold, "threshold")
     ma, mb = _measurement(a, a_clocks_mhz), _measurement(b, b_clocks_mhz)
-    if ma.samples.n == 0 or mb.samples.n == 0:
-        raise ValueError("compare needs at least one sample on each side")
+    for side, m in (("A", ma), ("B", mb)):
+        problem = samples_problem(m.samples)
+        if problem:
+            raise InputError(f"cannot compare: {side} holds {problem}; a per-call time is a finite number of "
+                             f"microseconds above 0")
     ra, rb = ma.round_times_us, mb.round_times_us
     am, bm = statistics.median(ra), statistics.median(rb)
     if not (am > 0 and bm > 0):

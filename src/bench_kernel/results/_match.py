@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from bench_kernel.results._compare import DEFAULT_THRESHOLD, VERDICTS, Comparison, compare
+from bench_kernel.results._compare import DEFAULT_THRESHOLD, VERDICTS, Comparison, compare, samples_problem
 from bench_kernel.results._noise import Noise
 from bench_kernel.results._records import PointResult, params_key
 
@@ -36,14 +36,19 @@ class MatchedPoint:
 
 @dataclass(frozen=True)
 class Unmatched:
-    """A point that is not compared, and why (only on one side, not measured, other method)."""
+    """A point that is not compared, and why (only on one side, not measured, other method,
+    samples that are not times)."""
 
     provider: str
     params: dict[str, Any]
     reason: str
+    #: measured on both sides, but a side's samples are not times (``samples_problem``): the input
+    #: is damaged, and ``compare`` fails on it rather than pass it over
+    invalid: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"provider": self.provider, "params": dict(self.params), "reason": self.reason}
+        return {"provider": self.provider, "params": dict(self.params), "reason": self.reason,
+                "invalid": self.invalid}
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,11 @@ class ResultsComparison:
     def regressions(self) -> list[MatchedPoint]:
         """Significant slowdowns; clock-limited ones only with ``strict_clocks``."""
         return [r for r in self.rows if r.comparison.is_regression(self.strict_clocks)]
+
+    @property
+    def invalid(self) -> list[Unmatched]:
+        """Points measured on both sides whose samples are not times (NaN, inf, <= 0)."""
+        return [u for u in self.unmatched if u.invalid]
 
     @property
     def clock_limited(self) -> list[MatchedPoint]:
@@ -98,20 +108,27 @@ def _why_not(p: PointResult, side: str) -> str | None:
 
 
 def _pair(a: PointResult, b: PointResult, method: str | None, threshold: float,
-          history: History | None) -> MatchedPoint | str:
+          history: History | None) -> MatchedPoint | Unmatched:
+    def unmatched(reason: str, invalid: bool = False) -> Unmatched:
+        return Unmatched(a.provider, dict(a.params), reason, invalid)
+
     if a.status == b.status != "ok" and a.error == b.error:
-        return f"{a.status} in A and B" + (f": {a.error}" if a.error else "")
+        return unmatched(f"{a.status} in A and B" + (f": {a.error}" if a.error else ""))
     reason = _why_not(a, "A") or _why_not(b, "B")
     if reason:
-        return reason
+        return unmatched(reason)
     m = method or a.result.primary_method
     missing = [side for side, p in (("A", a), ("B", b)) if p.result.median_us(m) is None]
     if missing:
         have = {side: ", ".join(k for k, v in p.result.measurements.items() if v.ok) or "none"
                 for side, p in (("A", a), ("B", b))}
-        return (f"no {m} measurement on {' and '.join(missing)} "
-                f"(A has {have['A']}; B has {have['B']}); choose one with --method")
+        return unmatched(f"no {m} measurement on {' and '.join(missing)} "
+                         f"(A has {have['A']}; B has {have['B']}); choose one with --method")
     ma, mb = a.result.measurements[m], b.result.measurements[m]
+    bad = [f"{side}'s {m} samples hold {problem}" for side, x in (("A", ma), ("B", mb))
+           if (problem := samples_problem(x.samples))]
+    if bad:
+        return unmatched(f"{'; '.join(bad)}: not times (a per-call time is finite and above 0)", invalid=True)
     noise = history(a, b, m) if history is not None and ma.rounds + mb.rounds <= 2 else None
     return MatchedPoint(a.provider, b.provider, dict(a.params), m, compare(ma, mb, threshold, history=noise))
 
@@ -144,10 +161,7 @@ def compare_points(a: Sequence[PointResult], b: Sequence[PointResult], *, thresh
             unmatched.append(Unmatched(pa.provider, dict(pa.params), f"only in A ({a_label})"))
             continue
         got = _pair(pa, pb, method, threshold, history)
-        if isinstance(got, str):
-            unmatched.append(Unmatched(pa.provider, dict(pa.params), got))
-        else:
-            rows.append(got)
+        (unmatched if isinstance(got, Unmatched) else rows).append(got)
     unmatched += [Unmatched(p.provider, dict(p.params), f"only in B ({b_label})")
                   for p in b if key(p) not in a_keys]
     return ResultsComparison(a_label, b_label, threshold, tuple(rows), tuple(unmatched), strict_clocks)
@@ -183,11 +197,13 @@ class Best:
 
 
 def best_per_point(points: Sequence[PointResult]) -> list[Best]:
-    """Per point (in first-seen order), the measured provider with the lowest median."""
+    """Per point (in first-seen order), the measured provider with the lowest median; a provider
+    whose samples are not times (``samples_problem``: a damaged file) is not ranked."""
     groups: dict[str, list[PointResult]] = {}
     for p in points:
         groups.setdefault(params_key(p.params), [])
-        if p.status == "ok":
+        primary = p.result.measurements.get(p.result.primary_method or "")
+        if p.status == "ok" and primary is not None and samples_problem(primary.samples) is None:
             groups[params_key(p.params)].append(p)
     out = []
     for measured in groups.values():

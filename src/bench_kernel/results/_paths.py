@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["DB_ENV", "default_db_path", "resolve_db_path"]
+__all__ = ["DB_ENV", "default_db_path", "resolve_db_path", "store_files"]
 
 #: Environment variable that overrides the default database path.
 DB_ENV = "BENCH_KERNEL_DB"
@@ -32,3 +32,10 @@ def default_db_path() -> Path:
 def resolve_db_path(path: str | os.PathLike[str] | None) -> Path:
     """The database path for a ``--db`` value (None: :func:`default_db_path`)."""
     return Path(path).expanduser() if path else default_db_path()
+
+
+def store_files(path: str | os.PathLike[str] | None) -> list[Path]:
+    """The database a ``--db`` value names and SQLite's files beside it (``-wal``, ``-shm``,
+    ``-journal``): inputs that no output may overwrite."""
+    db = resolve_db_path(path)
+    return [db] + [db.with_name(db.name + s) for s in ("-wal", "-shm", "-journal")]

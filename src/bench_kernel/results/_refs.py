@@ -15,7 +15,7 @@ from bench_kernel.results._noise import Noise, noise_from_history
 from bench_kernel.results._records import PointResult, RunInfo
 from bench_kernel.results._store import Store
 
-__all__ = ["PointSet", "resolve_ref", "store_history"]
+__all__ = ["PointSet", "resolve_ref", "ref_file", "store_history"]
 
 _RUN = re.compile(r"\d+|latest(?:~\d+)?")
 
@@ -40,14 +40,30 @@ def _pick(label: str, run: RunInfo | None, points: list[PointResult], provider: 
     return PointSet(f"{label}:{provider}", run, tuple(p for p in points if p.provider == provider), provider)
 
 
-def resolve_ref(ref: str, open_db: Callable[[], Store]) -> PointSet:
-    """Resolve ``ref``: an existing file (optionally ``:PROVIDER``), else ``RUN[:PROVIDER]`` where
-    RUN is an id, ``latest`` or ``latest~N`` in the store ``open_db()`` opens."""
+def _file_and_provider(ref: str) -> tuple[str, str | None] | None:
     head, sep, tail = ref.rpartition(":")
     for path, provider in ((ref, None), (head, tail) if sep else (None, None)):
         if path and Path(path).is_file():
-            run, points = load_results_file(path)
-            return _pick(Path(path).name, run, points, provider)
+            return path, provider
+    return None
+
+
+def ref_file(ref: str) -> Path | None:
+    """The results file ``ref`` names (``FILE`` or ``FILE:PROVIDER``), or None for a stored run:
+    an input that no output may overwrite."""
+    found = _file_and_provider(ref)
+    return Path(found[0]) if found else None
+
+
+def resolve_ref(ref: str, open_db: Callable[[], Store]) -> PointSet:
+    """Resolve ``ref``: an existing file (optionally ``:PROVIDER``), else ``RUN[:PROVIDER]`` where
+    RUN is an id, ``latest`` or ``latest~N`` in the store ``open_db()`` opens."""
+    found = _file_and_provider(ref)
+    if found is not None:
+        path, provider = found
+        run, points = load_results_file(path)
+        return _pick(Path(path).name, run, points, provider)
+    head, sep, tail = ref.rpartition(":")
     run_ref, provider = (head, tail) if sep and _RUN.fullmatch(head) else (ref, None)
     if not _RUN.fullmatch(run_ref):
         raise InputError(f"{ref!r} is neither a results file nor a stored run (an id, 'latest' or "

@@ -351,6 +351,26 @@ def _open_connection(path: Path, timeout_s: float) -> sqlite3.Connection:
     return conn
 
 
+def _open_read_only(path: Path, timeout_s: float) -> sqlite3.Connection:
+    """A connection that cannot write (``mode=ro``): readers must work on a database the user may
+    not write (issue 24: ``history`` failed with "unable to open database file" on a read-only
+    mount). A WAL database needs its ``-shm`` index, which a read-only folder cannot get: there the
+    file is opened ``immutable``, safe because nothing can write beside it either (a writer needs
+    its ``-wal`` file in that same folder)."""
+    uri = path.resolve().as_uri()
+    try:
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=timeout_s, isolation_level=None)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opening is lazy: open it here
+        return conn
+    except sqlite3.OperationalError:
+        if os.access(path.parent, os.W_OK):
+            raise
+    try:
+        return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, timeout=timeout_s, isolation_level=None)
+    except sqlite3.Error as e:
+        raise StoreError(f"cannot open results database {str(path)!r}: {e}") from None
+
+
 def open_store(path: str | os.PathLike[str] | None = None, *, timeout_s: float | None = None,
                create: bool = True) -> Store:
     """Open (creating or migrating as needed) the results database at ``path``.
@@ -358,8 +378,10 @@ def open_store(path: str | os.PathLike[str] | None = None, *, timeout_s: float |
     path: a file; None means ``$BENCH_KERNEL_DB``, else ``<user data dir>/bench-kernel/results.db``.
     timeout_s: how long a locked database is waited for, seconds (default 10, or
         ``$BENCH_KERNEL_DB_TIMEOUT``).
-    create: False for commands that only read (history, compare, report, a pytest baseline): a
-        database that does not exist yet is then an empty store in memory, and no file is left behind.
+    create: False for commands that only read (history, compare, report, a pytest baseline): the
+        file is opened read-only (it may belong to someone else, or sit on a read-only mount), one
+        of an older schema is upgraded in a copy in memory, and a database that does not exist yet
+        is an empty store in memory: no file is written or left behind.
     Raises StoreError, with the reason in one line, for a directory, a file that is not SQLite,
     another program's database, a newer schema, a corrupted file or a lock held too long.
     """
@@ -375,17 +397,23 @@ def open_store(path: str | os.PathLike[str] | None = None, *, timeout_s: float |
         db.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise StoreError(f"cannot create the folder of results database {str(db)!r}: {e.strerror}") from None
-    conn = _open_connection(db, wait)
+    if not create:
+        try:
+            conn = _open_read_only(db, wait)
+        except sqlite3.Error as e:
+            raise StoreError(f"cannot open results database {str(db)!r} to read it: {e}") from None
+    else:
+        conn = _open_connection(db, wait)
     store = Store(conn, db, wait)
     try:
-        _prepare(store, conn, db)
+        _prepare(store, conn, db, read_only=not create)
     except BaseException:
-        conn.close()
+        store.close()
         raise
     return store
 
 
-def _prepare(store: Store, conn: sqlite3.Connection, db: Path) -> None:
+def _prepare(store: Store, conn: sqlite3.Connection, db: Path, read_only: bool = False) -> None:
     try:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -399,6 +427,18 @@ def _prepare(store: Store, conn: sqlite3.Connection, db: Path) -> None:
     if version > SCHEMA_VERSION:
         raise StoreError(f"results database {str(db)!r} has schema version {version}, newer than this "
                          f"bench-kernel reads ({SCHEMA_VERSION}): upgrade bench-kernel")
+    if read_only:
+        if version < SCHEMA_VERSION:  # upgraded in a copy: a reader writes nothing
+            memory = sqlite3.connect(":memory:", isolation_level=None)
+            try:
+                conn.backup(memory)
+                migrate(memory, version if app_id == APP_ID else 0)
+            except sqlite3.Error as e:
+                memory.close()
+                raise store._fail(e, f"reading it (schema version {version}, upgraded in memory)") from None
+            conn.close()
+            store._conn = memory
+        return
     try:
         # WAL: readers (history, report) never block a sweep that writes, nor the reverse.
         # FULL: a committed point survives even a power cut, not only a killed process.

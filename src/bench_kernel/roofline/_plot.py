@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from bench_kernel.atomic import replacing
 from bench_kernel.dtypes import peak_class
 from bench_kernel.errors import MissingExtraError, UsageError
 from bench_kernel.hardware import Calibration, DeviceSpec, get_device
@@ -112,8 +113,8 @@ def plot_roofline(points: Iterable[RooflineResult] | Mapping[str, RooflineResult
     from matplotlib import rc_context
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    with rc_context({"svg.fonttype": "none"}):
-        fig.savefig(out, dpi=150, bbox_inches="tight")
+    with rc_context({"svg.fonttype": "none"}), replacing(out, out.suffix) as tmp:
+        fig.savefig(tmp, dpi=150, bbox_inches="tight")
     return out
 
 

@@ -5,9 +5,9 @@ kernel=..., step=...)`` reads a recorded trace. Both return a :class:`SourceTrac
 ``to_markdown(lang="en"|"zh")`` is the document.
 """
 
-from bench_kernel.source_trace._entry import document_call, document_trace
+from bench_kernel.source_trace._entry import check_call, document_call, document_trace
 from bench_kernel.source_trace._model import KernelSite, PathGroup, SourceFrame, SourceTrace
 from bench_kernel.source_trace._text import LANGS, strings
 
-__all__ = ["LANGS", "KernelSite", "PathGroup", "SourceFrame", "SourceTrace", "document_call", "document_trace",
+__all__ = ["LANGS", "KernelSite", "PathGroup", "SourceFrame", "SourceTrace", "check_call", "document_call", "document_trace",
            "strings"]

@@ -165,6 +165,16 @@ def _input_labels(fn: Callable[..., Any], inputs: Any) -> tuple[tuple[str, str],
     return tuple((names[i] if i < len(names) else f"arg{i}", _describe(a)) for i, a in enumerate(args))
 
 
+def check_call(*, kernel: str | None = None, link_style: str = "path") -> Any:
+    """What :func:`document_call` needs before anything runs, checked in the order the CLI promises:
+    the options (UsageError, exit 2: wrong on any machine), then a GPU (DeviceError, exit 1: the
+    command is right, this machine is not). ``source-trace TARGET`` calls it before it imports the
+    target, so neither answer waits for a model to load. Returns ``torch``."""
+    check_link_style(link_style)
+    _kernel_rx(kernel)
+    return require_gpu("source-trace of a callable", "use --trace for a recorded trace")
+
+
 def document_call(fn: Callable[..., Any], *, make_inputs: Callable[[], Any] | None = None,
                   name: str | None = None, root: str | Path | None = None,
                   doc_path: str | Path | None = None, calls: int = 3, keep_all_frames: bool = False,
@@ -179,9 +189,8 @@ def document_call(fn: Callable[..., Any], *, make_inputs: Callable[[], Any] | No
     """
     from bench_kernel.trace import find_steps, kernel_steps, load_trace
 
-    check_link_style(link_style)
+    torch = check_call(kernel=kernel, link_style=link_style)
     rx = _kernel_rx(kernel)
-    torch = require_gpu("source-trace of a callable", "use --trace for a recorded trace")
     label = name or getattr(fn, "__name__", "call")
     inputs = guard(label, "make_inputs", make_inputs) if make_inputs else None
     out = guard(label, "warm-up", lambda: call_with(fn, inputs))

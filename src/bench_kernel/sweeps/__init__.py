@@ -13,11 +13,11 @@ the points run.
 """
 
 from bench_kernel.errors import Unsupported
-from bench_kernel.sweeps._driver import Progress, SweepResult, parse_gpus, run_sweep, sweep
-from bench_kernel.sweeps._spec import DEFAULT_SPEC_NAME, SweepSpec, load_spec
+from bench_kernel.sweeps._driver import Progress, SweepResult, check_sharding, parse_gpus, run_sweep, sweep
+from bench_kernel.sweeps._spec import DEFAULT_SPEC_NAME, SweepSpec, load_spec, spec_file
 from bench_kernel.sweeps._unit import point_case, run_unit
 
 __all__ = [
-    "DEFAULT_SPEC_NAME", "Progress", "SweepResult", "SweepSpec", "Unsupported", "load_spec",
-    "parse_gpus", "point_case", "run_sweep", "run_unit", "sweep",
+    "DEFAULT_SPEC_NAME", "Progress", "SweepResult", "SweepSpec", "Unsupported", "check_sharding", "load_spec",
+    "parse_gpus", "point_case", "run_sweep", "run_unit", "spec_file", "sweep",
 ]

@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from dataclasses import replace
 
-from bench_kernel.errors import Interrupted, StoreError, UsageError
+from bench_kernel.errors import DeviceError, Interrupted, StoreError, UsageError
 from bench_kernel.gpu import has_gpu
 from bench_kernel.measure import gpu_state
 from bench_kernel.options import Options
@@ -35,7 +35,7 @@ from bench_kernel.sweeps._local import Unit
 from bench_kernel.sweeps._rounds import fresh_processes, make_backend, run_rounds
 from bench_kernel.sweeps._spec import DEFAULT_SPEC_NAME, SweepSpec
 
-__all__ = ["SweepResult", "sweep", "run_sweep", "parse_gpus", "Progress"]
+__all__ = ["SweepResult", "sweep", "run_sweep", "parse_gpus", "check_sharding", "Progress"]
 
 #: ``progress(done, total, current)``: points finished (stored ones included), all points, and
 #: the label of the point just started or finished.
@@ -58,10 +58,21 @@ class SweepResult:
                 "best": [b.to_dict() for b in self.best()]}
 
 
+def check_sharding(workers: int | None, gpus: Any, backend: str) -> None:
+    """UsageError for a way of sharding that is wrong on any machine (checked before ``--gpus`` is
+    read against this machine's GPUs, and before the spec loads)."""
+    if sum(x is not None for x in (workers, gpus)) + (backend == "ray") > 1:
+        raise UsageError("choose one of --workers, --gpus and --backend ray")
+    if backend not in ("local", "ray"):
+        raise UsageError(f"backend must be 'local' or 'ray', got {backend!r}")
+    if workers is not None and workers < 1:
+        raise UsageError(f"--workers must be >= 1, got {workers}")
+
+
 def parse_gpus(text: str) -> list[int]:
     """``"all"`` or ``"0,1,3"`` -> GPU indices, checked against the GPUs torch sees."""
-    if not has_gpu():
-        raise UsageError(f"--gpus {text}: no CUDA/HIP GPU is visible here; use --workers N for host workers")
+    if not has_gpu():  # the command line is right, this machine is not: exit 1, as every "needs a GPU"
+        raise DeviceError(f"--gpus {text}: no CUDA/HIP GPU is visible here; use --workers N for host workers")
     import torch
 
     count = torch.cuda.device_count()
@@ -128,12 +139,7 @@ def run_sweep(spec: SweepSpec, *, options: Mapping[str, Any] | None = None,
     per GPU index), ``backend`` ("local" | "ray") with ``address`` (an existing Ray cluster; None
     starts a local one), ``command`` (argv to store).
     """
-    if sum(x is not None for x in (workers, gpus)) + (backend == "ray") > 1:
-        raise UsageError("choose one of --workers, --gpus and --backend ray")
-    if backend not in ("local", "ray"):
-        raise UsageError(f"backend must be 'local' or 'ray', got {backend!r}")
-    if workers is not None and workers < 1:
-        raise UsageError(f"--workers must be >= 1, got {workers}")
+    check_sharding(workers, gpus, backend)
     if (workers is not None or gpus is not None) and spec.target is None:
         raise UsageError("workers import the spec by its path: sharding needs a spec file")
     db, owned = _open(store)

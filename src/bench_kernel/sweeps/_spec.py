@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from bench_kernel.errors import TargetError
-from bench_kernel.measure import check_tolerances, load_object
+from bench_kernel.measure import check_tolerances, exits_raise, load_object, target_file, user_failure
 
-__all__ = ["SweepSpec", "load_spec", "split_spec_target", "DEFAULT_SPEC_NAME"]
+__all__ = ["SweepSpec", "load_spec", "split_spec_target", "spec_file", "DEFAULT_SPEC_NAME"]
 
 DEFAULT_SPEC_NAME = "sweep"
 _SCALARS = (str, int, float, bool)
@@ -143,6 +143,12 @@ def split_spec_target(target: str) -> tuple[str, str]:
     return target, DEFAULT_SPEC_NAME
 
 
+def spec_file(target: str) -> Path | None:
+    """The file of ``SPEC.py[:name]`` (or ``package.module:name``), found without importing it."""
+    where, name = split_spec_target(target)
+    return target_file(f"{where}:{name}")
+
+
 def load_spec(target: str) -> SweepSpec:
     """Import ``SPEC.py[:name]`` (or ``package.module:name``) and return its :class:`SweepSpec`."""
     where, name = split_spec_target(target)
@@ -150,9 +156,12 @@ def load_spec(target: str) -> SweepSpec:
     obj = load_object(full, what="SPEC", attr="name")
     if callable(obj) and not isinstance(obj, SweepSpec):
         try:
-            obj = obj()
-        except Exception as e:  # noqa: BLE001 - user code
-            raise TargetError(f"{full}() raised {type(e).__name__}: {e}") from e
+            with exits_raise():
+                obj = obj()
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:  # noqa: BLE001 - user code may raise (or exit) anything
+            raise user_failure(f"{full}()", e) from None
     path = str(Path(where).resolve()) if where.endswith(".py") or "/" in where else None
     if isinstance(obj, SweepSpec):
         data = {f.name: getattr(obj, f.name) for f in fields(SweepSpec) if f.name in _KEYS}

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from bench_kernel.errors import BenchKernelError, TargetError, Unsupported
-from bench_kernel.measure import BenchResult, Case, CaseOrigin, as_cases
+from bench_kernel.measure import BenchResult, Case, CaseOrigin, as_cases, exits_raise, user_failure
 from bench_kernel.options import Options
 from bench_kernel.orchestrate import bench_case
 from bench_kernel.results import PointResult, status_of
@@ -27,11 +27,14 @@ def case_at(spec: SweepSpec, provider: str, point: dict[str, Any]) -> Case:
     the factory raises becomes a TargetError naming the provider and the point."""
     factory = spec.providers[provider]
     try:
-        value = factory(dict(point))
-    except Unsupported:
+        with exits_raise():  # sys.exit or os._exit in a factory is this point's error, not the sweep's end
+            value = factory(dict(point))
+    except (Unsupported, KeyboardInterrupt):
         raise
     except Exception as e:  # noqa: BLE001 - user code
         raise TargetError(f"provider {provider!r} raised {type(e).__name__} at {point}: {e}") from e
+    except BaseException as e:  # noqa: BLE001 - sys.exit, os._exit, a BaseException subclass
+        raise user_failure(f"provider {provider!r} at {point}", e) from None
     cases = as_cases(value, where=f"provider {provider!r} at {point}", default_name=provider)
     if len(cases) != 1:
         raise TargetError(f"provider {provider!r} returned {len(cases)} cases at {point}; a provider "

@@ -1,0 +1,44 @@
+"""Exit codes in one order everywhere (issue 24): what is wrong on any machine first (2), then what
+this machine lacks (1), and both before a TARGET is imported.
+
+Before: ``source-trace T:cases --kernel x`` on a CPU imported T, then said "needs a GPU" with exit 1,
+where ``--kernel '('`` (wrong everywhere) said exit 2 only after the import; ``sweep --gpus 0`` on a
+CPU was a usage error (2) while ``calibrate`` and ``source-trace`` said the same thing with 1. The
+rule: a missing GPU is a DeviceError, exit 1, because the same command line works on a GPU machine.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bench_kernel.gpu import has_gpu
+
+TARGET = ("import os, pathlib\npathlib.Path(os.environ['BK_MARK']).write_text('imported')\n"
+          "def cases():\n    return [lambda: None, lambda: None]\n")
+
+
+@pytest.fixture
+def target(tmp_path, monkeypatch):
+    mark = tmp_path / "imported.mark"
+    monkeypatch.setenv("BK_MARK", str(mark))
+    p = tmp_path / "t.py"
+    p.write_text(TARGET)
+    return p, mark
+
+
+def test_a_usage_error_comes_first_and_imports_nothing(run_cli, target):
+    p, mark = target
+    r = run_cli("source-trace", f"{p}:cases", "--kernel", "(")
+    assert r.exit_code == 2 and r.stderr.startswith("bench-kernel: error: --kernel '(' is not a valid regular expression")
+    assert not mark.exists()
+
+
+@pytest.mark.skipif(has_gpu(), reason="the no-GPU answer")
+@pytest.mark.parametrize("argv", [("source-trace", "{t}:cases", "--kernel", "x"), ("source-trace", "{t}:cases"),
+                                  ("calibrate",)])
+def test_needs_a_gpu_is_exit_1_before_the_target_loads(run_cli, target, argv):
+    p, mark = target
+    r = run_cli(*[a.format(t=p) for a in argv])
+    assert r.exit_code == 1 and r.stderr.count("\n") == 1
+    assert "needs a CUDA/HIP GPU and none is visible" in r.stderr
+    assert not mark.exists()  # T gives two cases: a --case usage error would have needed the import
