@@ -8,6 +8,7 @@ or damaged, can hold anything: the files here are built that way, from real reco
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -32,9 +33,14 @@ HOSTILE = {
 
 
 def _file(path, points: dict[str, list[float]]):
-    """A ``run --json`` file of real records; json writes inf and NaN as Infinity and NaN, as a
+    """A ``run --json`` file of real records, each point's 50 samples as 5 rounds of 10 (so the good
+    points get a verdict across rounds); json writes inf and NaN as Infinity and NaN, as a
     hand-edited file may hold them."""
-    path.write_text(json.dumps({"results": [result(name, {"M": 64}, s).to_dict() for name, s in points.items()]}))
+    def rounds(r: BenchResult) -> dict:
+        m = r.measurements["host"]
+        return dataclasses.replace(r, measurements={"host": dataclasses.replace(m, round_sizes=(10,) * 5)}).to_dict()
+
+    path.write_text(json.dumps({"results": [rounds(result(name, {"M": 64}, s)) for name, s in points.items()]}))
     return path
 
 
@@ -51,7 +57,7 @@ def test_samples_that_are_not_times_are_flagged_never_same(run_cli, tmp_path, ca
     assert r.exit_code == 1
     assert r.stderr == _line("B", what)  # one line: no numpy warning, no internal error
     data = json.loads(r.stdout)
-    assert data["points"] == [] and data["counts"] == {"faster": 0, "slower": 0, "same": 0, "unmatched": 1}
+    assert data["points"] == [] and data["counts"] == {"faster": 0, "slower": 0, "same": 0, "unknown": 0, "unmatched": 1}
     assert data["unmatched"][0]["invalid"] is True and what in data["unmatched"][0]["reason"]
     # the other way round: A is the damaged side
     r = run_cli("compare", str(b), str(a))
@@ -65,7 +71,7 @@ def test_good_points_are_still_compared_beside_a_damaged_one(run_cli, tmp_path):
     assert r.exit_code == 1 and r.stderr == _line("B", "5 inf of 50 samples")
     data = json.loads(r.stdout)
     assert [(p["provider"], p["verdict"]) for p in data["points"]] == [("ok", "same")]
-    assert math.isfinite(data["points"][0]["ci95"][0]) and math.isfinite(data["points"][0]["ci95"][1])
+    assert math.isfinite(data["points"][0]["ci"][0]) and math.isfinite(data["points"][0]["ci"][1])
 
 
 def test_a_regression_and_a_damaged_point_share_one_line(run_cli, tmp_path):

@@ -158,10 +158,21 @@ def test_an_exit_no_python_code_can_intercept_leaves_the_point_claimed_for_resum
                     "def sweep():\n    return {'axes': {'n': [1, 2]}, 'providers': {'a': lambda p: "
                     "(lambda: ctypes.CDLL(None)._exit(0)) if p['n'] == 2 else (lambda: 1)}}\n")
     db = tmp_path / "r.db"
-    r = subprocess.run([sys.executable, "-m", "bench_kernel", "sweep", str(spec), "--db", str(db), *FAST],
-                       capture_output=True, text=True)
+    # One round runs inline, in the sweep's own process: the exit ends the sweep.
+    r = subprocess.run([sys.executable, "-m", "bench_kernel", "sweep", str(spec), "--db", str(db), *FAST,
+                        "--rounds", "1"], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout == ""
     with open_store(db) as store:
         assert store.run(1).status == "running"
         points = {p.params["n"]: p.status for p in store.points(1, include_running=True)}
     assert points == {1: "ok", 2: "running"}
+    # Host-method rounds (more than one) each run in fresh processes: the exit ends one worker,
+    # and the point is stored as an error naming it; the sweep goes on and exits 1.
+    db2 = tmp_path / "r2.db"
+    r = subprocess.run([sys.executable, "-m", "bench_kernel", "sweep", str(spec), "--db", str(db2), *FAST,
+                        "--rounds", "2"], capture_output=True, text=True)
+    assert r.returncode == 1 and "(a n=2: error)" in r.stderr
+    with open_store(db2) as store:
+        assert store.run(1).status == "done"
+        points = {p.params["n"]: (p.status, p.error) for p in store.points(1)}
+    assert points[1] == ("ok", None) and points[2][0] == "error" and "died (exit code 0)" in points[2][1]
