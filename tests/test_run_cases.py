@@ -100,3 +100,23 @@ def test_a_bad_option_is_refused_before_the_target_loads(tmp_path, run_cli):
     assert r.exit_code == 2 and "imported" not in r.stderr and "--precision" in r.stderr
     with pytest.raises(UsageError):
         Options(precision=0)
+
+
+def test_torch_is_imported_before_the_target_loads_under_its_time_limit(tmp_path):
+    # A target's `import torch` took 2-6 s on a cold disk and used up `--timeout 2` before any case
+    # ran (seen on the H200): bench-kernel imports torch itself, outside the loading limit.
+    import json
+    import subprocess
+    import sys
+
+    torch = pytest.importorskip("torch")
+    del torch
+    target = tmp_path / "t.py"
+    target.write_text("import sys\nBEFORE = 'torch' in sys.modules\nimport torch\n"
+                      "def cases():\n    return [{'name': f'torch_before_{BEFORE}', 'fn': lambda: None}]\n")
+    out = tmp_path / "r.json"
+    r = subprocess.run([sys.executable, "-m", "bench_kernel", "run", f"{target}:cases", "--timeout", "30",
+                        "-m", "host", "--max-time", "0.02", "--rounds", "1", "-o", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert [x["name"] for x in json.loads(out.read_text())["results"]] == ["torch_before_True"]

@@ -55,6 +55,27 @@ def test_a_sweep_from_the_api_keeps_its_rounds_in_this_process():
     assert {p.worker for p in res.points} == {"main"}
 
 
+def test_a_pool_of_kept_workers_runs_every_round(tmp_path):
+    # --gpus workers keep their processes across rounds (a CUDA context and compiled kernels cost
+    # seconds): the pool must take a second round. It did not (each worker quit when a round ran
+    # out of units, and round 2 waited forever: seen on the H200). The slot only sets
+    # CUDA_VISIBLE_DEVICES, so this runs without a GPU; a child process bounds a hang.
+    spec = tmp_path / "s.py"
+    spec.write_text("def sweep():\n    return {'axes': {'n': [1, 2, 3]}, "
+                    "'providers': {'a': lambda p: (lambda: sum(range(p['n'] * 100)))}}\n")
+    code = ("import json, os, sys\n"
+            "from bench_kernel.sweeps import load_spec, run_sweep\n"
+            f"res = run_sweep(load_spec({str(spec)!r}), store={str(tmp_path / 'r.db')!r}, gpus=[0], "
+            f"options={{**{FAST!r}, 'rounds': 3}})\n"
+            "print(json.dumps([[p.status, p.worker, p.result.measurements['host'].rounds,\n"
+            "                   sorted({r['pid'] for r in p.result.env['rounds']})] for p in res.points]))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    points = __import__("json").loads(r.stdout)
+    assert [p[:3] for p in points] == [["ok", "gpu:0", 3]] * 3
+    assert len({pid for p in points for pid in p[3]}) == 1  # one worker process served every round
+
+
 def _rows(db):
     if not db.exists():
         return {}

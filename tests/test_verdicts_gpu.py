@@ -32,7 +32,8 @@ def test_the_management_library_reads_the_device_torch_measures():
     if mon.backend == "nvml":
         import pynvml
 
-        h = (pynvml.nvmlDeviceGetHandleByPciBusId_v2(pci) if mon.lookup.startswith("pci ")
+        by_pci = getattr(pynvml, "nvmlDeviceGetHandleByPciBusId_v2", None) or pynvml.nvmlDeviceGetHandleByPciBusId
+        h = (by_pci(pci) if mon.lookup.startswith("pci ")
              else pynvml.nvmlDeviceGetHandleByUUID(mon.lookup.split()[1] if mon.lookup.split()[1].startswith("GPU-")
                                                    else "GPU-" + mon.lookup.split()[1]))
         uuid = pynvml.nvmlDeviceGetUUID(h)

@@ -6,10 +6,12 @@ the machine and ignore ``CUDA_VISIBLE_DEVICES``/``HIP_VISIBLE_DEVICES``, so unde
 index reads another GPU's clock. The device is found by what both sides know about it:
   1. its PCI address, built from torch's properties (``pci_domain_id``, ``pci_bus_id``,
      ``pci_device_id`` -> ``0000:06:00.0``, CUDA's own ``cudaDeviceGetPCIBusId`` layout) and looked
-     up with ``nvmlDeviceGetHandleByPciBusId_v2`` (amdsmi: the processor whose BDF matches);
-  2. else its UUID (torch's ``uuid`` -> ``nvmlDeviceGetHandleByUUID("GPU-...")``): on the project's
-     H200 VM torch reported ``pci_bus_id=6, pci_device_id=0`` while NVML listed the GPU at
-     ``00000000:00:06.0``, so the address alone may not match; a UUID is the same everywhere;
+     up with ``nvmlDeviceGetHandleByPciBusId_v2``, or without ``_v2`` where nvidia-ml-py lacks it
+     (the H200 image's does: the first GPU run fell back to the UUID) (amdsmi: the processor whose
+     BDF matches);
+  2. else its UUID (torch's ``uuid`` -> ``nvmlDeviceGetHandleByUUID("GPU-...")``): a UUID is the
+     same everywhere, where an address may be virtualised differently (on the project's H200 VM
+     torch's ``pci_bus_id=0, pci_device_id=6`` and NVML's ``00000000:00:06.0`` agree);
   3. else torch's index, with a note (``Monitor.lookup``) that it may be another GPU.
 A PCI match is checked against the UUID where both are known: a wrong GPU is worse than none.
 
@@ -112,7 +114,8 @@ def _nvml(index: int) -> Monitor | None:
     handle, lookup = None, None
     if pci is not None:
         try:
-            h = pynvml.nvmlDeviceGetHandleByPciBusId_v2(pci)
+            by_pci = getattr(pynvml, "nvmlDeviceGetHandleByPciBusId_v2", None) or pynvml.nvmlDeviceGetHandleByPciBusId
+            h = by_pci(pci)
             same = uuid is None or _text(pynvml.nvmlDeviceGetUUID(h)).removeprefix("GPU-") == uuid.removeprefix("GPU-")
             if same:
                 handle, lookup = h, f"pci {pci}"

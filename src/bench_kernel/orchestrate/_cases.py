@@ -11,6 +11,8 @@ to handle through ``on_stuck``, after the stored run has been marked.
 
 from __future__ import annotations
 
+import sys
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -89,6 +91,7 @@ class CaseRunner:
         instead of a run that waits forever (issue 24), or ``on_stuck`` in code that cannot be
         interrupted."""
         subject = f"loading {target!r}"
+        _import_torch()  # the tool's own import (seconds on a cold disk), not the target's time
         with TimeLimit(self.options.timeout_s, target, subject=subject,
                        on_stuck=self._stuck if self.on_stuck else None):
             try:
@@ -173,6 +176,18 @@ class CaseRunner:
             pass
         assert self.on_stuck is not None
         self.on_stuck(self.outcome, limit)
+
+
+def _import_torch() -> None:
+    """Import torch if it is installed: measuring imports it anyway, and a target's ``import torch``
+    (2-6 s on a cold disk) must not use up a ``--timeout 2`` meant for its cases."""
+    import importlib.util
+
+    if "torch" not in sys.modules and importlib.util.find_spec("torch") is not None:
+        try:
+            import torch  # noqa: F401
+        except Exception:  # noqa: BLE001 - a broken torch is the target's error to report, if it imports it
+            pass
 
 
 def run_cases(cases: Sequence[Case], options: Options, **runner: Any) -> CasesRun:

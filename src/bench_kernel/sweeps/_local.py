@@ -186,14 +186,17 @@ class _Worker(threading.Thread):
 
 
 class LocalPool:
-    """Worker processes for ``slots``: :meth:`start`, then :meth:`run` the units, then :meth:`close`."""
+    """Worker processes for ``slots``: :meth:`start`, then :meth:`run` the units (once per round:
+    the workers stay up between calls), then :meth:`close`."""
 
     def __init__(self, target: str, options: dict[str, Any], slots: list[Slot]) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="bench-kernel-workers-")
         self.events: "queue.Queue[tuple]" = queue.Queue()
         setup = {"target": target, "options": options}
         self.workers = [_Worker(s, setup, self.events, Path(self._tmp.name)) for s in slots]
-        self._ready: list[_Worker] = []
+        self._idle: list[_Worker] = []  # started and waiting for a unit
+        self._alive = len(self.workers)
+        self._last_fatal = "no reason given"
 
     def start(self) -> dict[str, dict[str, Any]]:
         """Start every worker and wait until each has imported the spec; label -> its env."""
@@ -204,18 +207,18 @@ class LocalPool:
             kind, w, payload = self.events.get()
             if kind == "ready":
                 envs[w.slot.label] = payload
-                self._ready.append(w)
+                self._idle.append(w)
             elif kind == "fatal":
                 raise TargetError(payload)
         return envs
 
     def run(self, units: list[Unit], claim: Callable[[Unit, str], bool],
             done: Callable[[Unit, PointResult], None], began: Callable[[Unit], None] | None = None) -> None:
-        """Hand out ``units`` dynamically; ``claim`` may refuse one, ``done`` gets each result."""
+        """Hand out ``units`` dynamically; ``claim`` may refuse one, ``done`` gets each result.
+        Returns when every unit is done; the workers wait, idle, for the next call (a sweep's next
+        round: a GPU worker keeps its CUDA context and compiled kernels) until :meth:`close`."""
         pending = collections.deque(units)
         busy: dict[_Worker, Unit] = {}
-        alive = len(self.workers)
-        last_fatal = "no reason given"
 
         def assign(w: _Worker) -> None:
             while pending:
@@ -226,13 +229,14 @@ class LocalPool:
                         began(u)
                     w.inbox.put(u)
                     return
-            w.inbox.put(None)
+            self._idle.append(w)
 
-        for w in self._ready:
+        idle, self._idle = self._idle, []
+        for w in idle:
             assign(w)
-        while alive:
+        while self._alive and (pending or busy):
             kind, w, payload = self.events.get()
-            if kind == "ready":
+            if kind == "ready":  # restarted after its process died
                 assign(w)
             elif kind == "result":
                 unit, data = payload
@@ -246,11 +250,11 @@ class LocalPool:
                 done(unit, PointResult(unit.provider, dict(unit.point), "error", empty, error=reason,
                                        worker=w.slot.label))
             elif kind == "fatal":
-                last_fatal = payload  # the worker retries once, then exits
+                self._last_fatal = payload  # the worker retries once, then exits
             elif kind == "exited":
-                alive -= 1
+                self._alive -= 1
         if pending:
-            raise TargetError(f"every worker stopped with {len(pending)} point(s) not run ({last_fatal}); "
+            raise TargetError(f"every worker stopped with {len(pending)} point(s) not run ({self._last_fatal}); "
                               f"what was measured is stored: resume the run to finish it")
 
     def close(self) -> None:
