@@ -2,7 +2,7 @@
 command reads it with the totals that its raw events hold.
 
 The reference figures are summed here from the gzipped JSON with the standard library, not through
-bench-kernel's loader: 454 kernels and 692.595 us of kernel time (an H200 recording, see
+bench-kernel's loader: 412 kernels and 671.581 us of kernel time (an H200 recording, see
 ``bench_kernel/trace/_sample.py``).
 """
 
@@ -25,8 +25,13 @@ def raw() -> dict:
     events = json.loads(gzip.decompress(SAMPLE.read_bytes()))["traceEvents"]
     kernels = sorted((e for e in events if e.get("cat") == "kernel"), key=lambda e: e["ts"])
     memory = [e for e in events if e.get("cat") in ("gpu_memcpy", "gpu_memset")]
+    # each ProfilerStep's span on the GPU stream (Kineto's gpu_user_annotation), in time order
+    spans = sorted((e for e in events if e.get("cat") == "gpu_user_annotation"
+                    and e.get("name", "").startswith("ProfilerStep#")), key=lambda e: e["ts"])
+    steps = [[k for k in kernels if s["ts"] <= k["ts"] < s["ts"] + s["dur"]] for s in spans]
     return {"kernels": kernels, "kernel_us": sum(e["dur"] for e in kernels),
-            "memory_us": sum(e["dur"] for e in memory), "memory_ops": len(memory)}
+            "memory_us": sum(e["dur"] for e in memory), "memory_ops": len(memory),
+            "step_kernel_us": [sum(k["dur"] for k in ks) for ks in steps], "step_kernels": [len(ks) for ks in steps]}
 
 
 def _json(run_cli, *argv: str) -> dict:
@@ -44,12 +49,13 @@ def test_the_command_prints_only_the_path(run_cli):
     r = run_cli("sample-trace")
     assert (r.exit_code, r.stderr, r.stdout) == (0, "", f"{SAMPLE}\n")  # so that $(bench-kernel sample-trace) works
     d = _json(run_cli, "sample-trace")
-    assert d["path"] == str(SAMPLE) and "454 kernels, 692.6 us" in d["about"]
+    assert d["path"] == str(SAMPLE) and "412 kernels, 671.6 us" in d["about"]
 
 
 def test_the_reference_totals(raw):
-    # What the sample's description (and the README) says it holds.
-    assert (len(raw["kernels"]), round(raw["kernel_us"], 3)) == (454, 692.595)
+    # What the sample's description (and the README) says it holds: four steps of 103 kernels.
+    assert (len(raw["kernels"]), round(raw["kernel_us"], 3)) == (412, 671.581)
+    assert raw["step_kernels"] == [103] * 4 and sum(raw["step_kernel_us"]) == pytest.approx(raw["kernel_us"])
 
 
 def test_inventory(run_cli, raw):
@@ -68,8 +74,8 @@ def test_timeline(run_cli, raw):
     assert o["memcpy_us"] == pytest.approx(raw["memory_us"])
     assert o["busy_us"] == pytest.approx(raw["kernel_us"] + raw["memory_us"])
     assert o["launches"]["kernel_launches"] == len(raw["kernels"])
-    assert o["diagnosis"].startswith("host-bound: GPU busy 3.7% of 19.63 ms")
-    assert [s["label"] for s in d["steps"]] == ["ProfilerStep#1"]
+    assert o["diagnosis"].startswith("host-bound: GPU busy 3.3% of 20.6 ms")
+    assert [s["label"] for s in d["steps"]] == ["ProfilerStep#4", "ProfilerStep#5", "ProfilerStep#6", "ProfilerStep#7"]
 
 
 def test_layers(run_cli, raw):
@@ -85,8 +91,13 @@ def test_layers(run_cli, raw):
 def test_phases(run_cli, raw):
     d = _json(run_cli, "phases", str(SAMPLE))
     assert d["total_kernel_us"] == pytest.approx(raw["kernel_us"])
-    # One ProfilerStep holds the prefill and both decode forwards: the step cannot be called either.
-    assert (d["unknown"]["steps"], d["unknown"]["kernel_count"]) == (1, len(raw["kernels"]))
+    # One forward per ProfilerStep: the prefill (32 new tokens a prompt), then three decodes (one
+    # each) that launch the same kernels as one another.
+    pre, dec = d["prefill"], d["decode"]
+    assert (pre["steps"], dec["steps"], d["unknown"]["steps"], d["mixed"]["steps"]) == (1, 3, 0, 0)
+    assert pre["kernel_count"] + dec["kernel_count"] == len(raw["kernels"]) and dec["kernel_count"] == 3 * pre["kernel_count"]
+    assert pre["kernel_us"] == pytest.approx(raw["step_kernel_us"][0])
+    assert dec["kernel_us"] == pytest.approx(sum(raw["step_kernel_us"][1:]))
     assert d["outside_steps"]["count"] == 0
 
 
@@ -100,14 +111,15 @@ def test_ops(run_cli, raw):
 
 def test_diff_against_itself_changes_nothing(run_cli, raw):
     d = _json(run_cli, "diff", str(SAMPLE), str(SAMPLE))
-    assert d["total_us_a"] == d["total_us_b"] == pytest.approx(raw["kernel_us"]) and d["delta_us"] == 0
+    # per step: the mean over the four steps
+    assert d["total_us_a"] == d["total_us_b"] == pytest.approx(raw["kernel_us"] / 4) and d["delta_us"] == 0
     assert all(c["delta_us"] == 0 for c in d["categories"])
 
 
 def test_source_trace(run_cli, raw):
     d = _json(run_cli, "source-trace", "--trace", str(SAMPLE), "--step", "0")
-    assert d["total_us"] == pytest.approx(raw["kernel_us"]) and d["device"] == "NVIDIA H200"
-    assert d["scale"] == "model" and d["subject"] == "generate"
+    assert d["total_us"] == pytest.approx(raw["step_kernel_us"][0]) and d["device"] == "NVIDIA H200"  # the prefill
+    assert d["scale"] == "model" and d["subject"] == "LlamaForCausalLM"
 
 
 def test_report(run_cli, tmp_path):
@@ -118,8 +130,8 @@ def test_report(run_cli, tmp_path):
     import re
 
     text = " ".join(html_lib.unescape(re.sub(r"<[^>]+>", " ", out.read_text())).split())  # what a reader sees
-    assert "sample_llama_generate.json.gz: 454 kernels, 692.6 us" in text  # the inventory's totals
-    assert "GPU busy 3.7% of 19.63 ms" in text  # the timeline's
+    assert "sample_llama_generate.json.gz: 412 kernels, 671.6 us" in text  # the inventory's totals
+    assert "GPU busy 3.3% of 20.6 ms" in text  # the timeline's
 
 
 def test_attribute_says_why_it_has_nothing_to_do(run_cli):
@@ -134,7 +146,7 @@ def test_the_python_api_names_it_too():
     import bench_kernel
 
     assert bench_kernel.sample_trace() == SAMPLE and isinstance(SAMPLE, Path)
-    assert bench_kernel.load_trace(SAMPLE).kernel_count == 454
+    assert bench_kernel.load_trace(SAMPLE).kernel_count == 412
 
 
 def _readme_sample_lines() -> list[str]:

@@ -18,8 +18,8 @@ SCHEMA_VERSION = 1
 def command(as_json: bool) -> None:
     """Print the path of a real H200 trace shipped with bench-kernel, to try the trace commands on.
 
-    A 2-layer random-weight Llama generating 3 tokens (454 kernels), recorded by 'bench-kernel
-    profile'. For example:
+    A 2-layer random-weight Llama, one forward per step: a prefill and three decodes (412
+    kernels), recorded by 'bench-kernel profile'. For example:
 
     \b
         T="$(bench-kernel sample-trace)"

@@ -1,11 +1,12 @@
 """The sample trace shipped with bench-kernel, so every trace command can be tried at once.
 
 A real Kineto trace recorded on an NVIDIA H200 (torch 2.11, CUDA 13) by ``bench-kernel profile
-tools/sample_trace_target.py:step --steps 1 --warmup 1``: a 2-layer random-weight Llama (hidden 256,
-bf16, eager, SDPA) generating 3 tokens for 2 prompts of 32 tokens, one ``ProfilerStep`` holding the
-prefill and two decode forwards. 454 kernels, 692.6 us of kernel time; the GPU is busy 3.7% of the
-time (host-bound: a tiny model launches faster than the GPU runs it). Recorded with input shapes,
-Python stacks and module markers; 302 KB. Its totals are checked against the raw events in
+tools/sample_trace_target.py:forwards --steps 4 --warmup 4``: a 2-layer random-weight Llama (hidden
+256, bf16, eager, SDPA) on 2 prompts of 32 tokens, one forward per ``ProfilerStep``: the prefill,
+then three decodes with the KV cache (so ``phases`` tells them apart: 1 prefill step, 3 decode
+steps of 103 kernels each). 412 kernels, 671.6 us of kernel time; the GPU is busy 3.3% of the time
+(host-bound: a tiny model launches faster than the GPU runs it). Recorded with input shapes,
+Python stacks and module markers; 153 KB. Its totals are checked against the raw events in
 ``tests/test_sample_trace.py``.
 """
 
@@ -16,8 +17,8 @@ from pathlib import Path
 __all__ = ["SAMPLE_TRACE_ABOUT", "sample_trace"]
 
 #: One line on what the sample holds, for ``bench-kernel sample-trace``.
-SAMPLE_TRACE_ABOUT = ("H200, torch 2.11: a 2-layer random-weight Llama generating 3 tokens for 2x32-token prompts "
-                      "(1 prefill + 2 decode forwards in one ProfilerStep); 454 kernels, 692.6 us of kernel time, "
+SAMPLE_TRACE_ABOUT = ("H200, torch 2.11: a 2-layer random-weight Llama on 2x32-token prompts, one forward per "
+                      "ProfilerStep (1 prefill + 3 decodes); 412 kernels, 671.6 us of kernel time, "
                       "shapes, stacks and module markers")
 
 
