@@ -109,3 +109,27 @@ def test_no_note_when_methods_agree_or_the_cause_is_shown_elsewhere():
     unexplained = {"graph": _m("graph", [100.0] * 10, wall_s=0.001), "kernel": _m("kernel", [80.0] * 10, wall_s=0.0008)}
     assert "why: no recorded clock or gap explains it" in agreement_note(unexplained)
     assert agreement_note({"host": _m("host", [5.0]), "graph": _m("graph", [1.0])}) is None  # host is not compared
+
+
+def test_a_stop_on_the_time_bound_is_judged_per_round():
+    # Joined, five rounds' samples have a narrow interval and one round's stop says nothing of it:
+    # the note once read "stopped at the 0.5 s bound at +/-0.9%, above the 1.0% precision asked for".
+    from bench_kernel.measure import Timed, merge_measurements
+    from bench_kernel.measure._measure import _method_notes
+    from bench_kernel.options import Options
+
+    def rnd(spread, stop):  # 30 samples around 100 us; `spread` sets the round's own interval
+        return Timed(_m("host", [100.0 + spread * ((i % 7) - 3) for i in range(30)], stop_reason=stop))
+
+    rounds = [rnd(0.1, "precision"), rnd(6.0, "time"), rnd(0.1, "time"), rnd(9.0, "time"), rnd(0.1, "precision")]
+    wide = [t.measurement.samples.rel_ci95 for t in rounds]
+    assert wide[1] > 0.01 and wide[3] > wide[1] and wide[2] < 0.01  # rounds 2 and 4 fell short; 3 did not
+    merged = {"host": Timed(merge_measurements([t.measurement for t in rounds]))}
+    options = Options(precision=0.01, max_time_s=0.5)
+    assert _method_notes({"host": rounds}, merged, options) == [
+        f"host: stopped at the 0.5 s bound in 2 of 5 rounds at up to +/-{wide[3]:.1%}, above the 1.0% precision "
+        f"asked for"]
+    one = {"host": rounds[1:2]}
+    assert _method_notes(one, {"host": rounds[1]}, options) == [
+        f"host: stopped at the 0.5 s bound at +/-{wide[1]:.1%}, above the 1.0% precision asked for"]
+    assert _method_notes({"host": rounds[2:3]}, {"host": rounds[2]}, options) == []  # precise enough at the bound

@@ -66,6 +66,22 @@ def test_stability_notes_skip_failed_methods():
                     "even after the steady hold"]
 
 
+
+def test_a_trend_is_looked_for_within_each_round_not_across_rounds():
+    # Three flat rounds at different levels (run-to-run noise, which the rounds measure): joined,
+    # their first and last thirds differ by 20%, which is no settling clock.
+    levels = [100.0, 110.0, 120.0]
+    flat = [x + 0.1 * (i % 3) for x in levels for i in range(30)]
+    rounds = Measurement("host", Samples.of(flat), round_sizes=(30, 30, 30))
+    assert trend_note("host", rounds.samples) is not None  # what the joined samples alone would say
+    assert stability_notes({"host": rounds}, None) == []
+    # A drift inside a round is named with that round, and how many more drifted.
+    drifting = [100.0 + 0.5 * i for i in range(30)]
+    two = Measurement("host", Samples.of(flat[:30] + drifting + drifting), round_sizes=(30, 30, 30))
+    assert stability_notes({"host": two}, None) == [
+        "host: the per-call time drifted +9.8% from the first to the last third of round 2 of 3 (and within 1 more "
+        "of the 3 rounds) (the clock settling?); steady=True (--steady) holds the load until it settles"]
+
 def test_stopping_rule_records_a_clock_per_sample_and_waits_for_min_time():
     now = [0.0]
     mhz = iter([1980.0, 1700.0])

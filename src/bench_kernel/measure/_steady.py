@@ -133,10 +133,11 @@ def clock_note(method: str, clocks_mhz: Sequence[float | None], max_clock_mhz: f
             f"the settled clock")
 
 
-def trend_note(method: str, samples: Samples, steady: bool = False) -> str | None:
+def trend_note(method: str, samples: Samples, steady: bool = False, where: str = "the samples") -> str | None:
     """A note when the median of the last third of the samples differs from the first third's by
     more than 3% and their 95% CIs do not overlap (the clock was still settling). ``steady``: the
-    load was already held until it settled, so the note does not suggest holding it."""
+    load was already held until it settled, so the note does not suggest holding it. ``where``
+    names the samples in the note ("round 2 of 5")."""
     v = samples.values_us
     if len(v) < TREND_MIN_SAMPLES:
         return None
@@ -148,10 +149,10 @@ def trend_note(method: str, samples: Samples, steady: bool = False) -> str | Non
     if abs(drift) <= TREND_FRACTION or not apart:
         return None
     if steady:
-        return (f"{method}: the per-call time drifted {drift:+.1%} from the first to the last third of the "
-                f"samples even after the steady hold")
-    return (f"{method}: the per-call time drifted {drift:+.1%} from the first to the last third of the "
-            f"samples (the clock settling?); steady=True (--steady) holds the load until it settles")
+        return (f"{method}: the per-call time drifted {drift:+.1%} from the first to the last third of "
+                f"{where} even after the steady hold")
+    return (f"{method}: the per-call time drifted {drift:+.1%} from the first to the last third of "
+            f"{where} (the clock settling?); steady=True (--steady) holds the load until it settles")
 
 
 #: Below this per-call time (us) a CUDA-graph node's own cost shows in ``graph``: 1.09-1.11 us per
@@ -171,6 +172,21 @@ def graph_floor_note(graph_us: float | None, kernel_us: float | None) -> str | N
             f"'kernel' is the device time of the kernels, 'graph' the cost of the call inside a graph")
 
 
+def _round_trend(method: str, m: Any, steady: bool) -> str | None:
+    """:func:`trend_note` within each round: the rounds' own levels differ by the run-to-run noise
+    (which the rounds are there to measure), so a trend over the joined samples would call that
+    noise a settling clock. The first round that drifted is named, with how many did."""
+    rounds = m.round_samples
+    if len(rounds) <= 1:
+        return trend_note(method, m.samples, steady)
+    drifted = [i for i, s in enumerate(rounds) if trend_note(method, s, steady)]
+    if not drifted:
+        return None
+    k, more = len(rounds), len(drifted) - 1
+    where = f"round {drifted[0] + 1} of {k}" + (f" (and within {more} more of the {k} rounds)" if more else "")
+    return trend_note(method, rounds[drifted[0]], steady, where=where)
+
+
 def stability_notes(measurements: dict[str, Any], max_clock_mhz: float | None, steady: bool = False) -> list[str]:
     """:func:`clock_note` and :func:`trend_note` for every measurement that has samples, and
     :func:`graph_floor_note` for the graph against the kernel method.
@@ -183,7 +199,7 @@ def stability_notes(measurements: dict[str, Any], max_clock_mhz: float | None, s
         if not m.ok:
             continue
         clock = None if steady else clock_note(method, m.sm_clock_mhz, max_clock_mhz)
-        notes += [n for n in (clock, trend_note(method, m.samples, steady)) if n]
+        notes += [n for n in (clock, _round_trend(method, m, steady)) if n]
     g, k = measurements.get("graph"), measurements.get("kernel")
     floor = graph_floor_note(g.median_us if g is not None and g.ok else None,
                              k.median_us if k is not None and k.ok else None)
