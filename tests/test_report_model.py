@@ -159,3 +159,18 @@ def test_the_model_holds_the_comparisons_and_the_renderer_only_reads_them(tmp_pa
     assert len(model.results[0].best) == 3  # the sweep's fastest provider per point, computed at load
     html = render_report(model, generated_at=WHEN)
     assert html.count('class="verdict verdict-same">same<') == 6 and "beyond 50%" in html
+
+
+def test_the_results_table_says_when_a_time_is_the_median_of_rounds():
+    def result(rounds):
+        values = [100.0 + i for i in range(10 * rounds)]
+        m = Measurement("host", Samples.of(values), calls_per_sample=1,
+                        round_sizes=(10,) * rounds if rounds > 1 else ())
+        return BenchResult("k", {"n": rounds}, {"host": m})
+
+    def first_note(*rounds):
+        return results_table([result(k) for k in rounds]).notes[0].split(";")[0]
+
+    assert first_note(1) == "times: median per call"
+    assert first_note(5, 5) == "times: median per call (the median of 5 rounds' medians)"
+    assert first_note(3, 5, 1) == "times: median per call (the median of 1-5 rounds' medians)"

@@ -146,8 +146,11 @@ def results_table(results: Sequence[Any], *, title: str | None = None, result_no
                  Column("bound", "bound")]
     if any(p.status != "ok" for p in points):
         cols.append(Column("status", "status"))
-    notes = ["times: median per call; L2: what the cache held as each method ran (cold: input sets rotated past "
-             "L2 or L2 flushed; warm: one input set, no make_inputs, or no GPU)"] if rows else []
+    counts = sorted({m.rounds for r in res for m in r.measurements.values() if m.ok})
+    rounds = "" if not counts or counts[-1] <= 1 else \
+        f" (the median of {counts[-1] if len(counts) == 1 else f'{counts[0]}-{counts[-1]}'} rounds' medians)"
+    notes = [f"times: median per call{rounds}; L2: what the cache held as each method ran (cold: input sets "
+             "rotated past L2 or L2 flushed; warm: one input set, no make_inputs, or no GPU)"] if rows else []
     if launch_shown:
         notes.append("launch ovh = events − graph: what launching from the host adds per call")
     if negative:
