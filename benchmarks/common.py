@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 __all__ = ["ROOT", "RESULTS", "SHARED_TRACES", "DEFAULT_SOURCE", "machine", "load_average", "trace_parser",
-           "import_examples"]
+           "import_examples", "child_env"]
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -64,3 +64,11 @@ def import_examples() -> None:
     path = str(ROOT / "examples")
     if path not in sys.path:
         sys.path.insert(0, path)
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """This process's environment for a child ``python -m bench_kernel``: the repository's ``src``
+    first on ``PYTHONPATH``, what was there kept (dependencies carried to a GPU machine live there:
+    replacing it cost a device call), and ``extra`` on top."""
+    path = os.environ.get("PYTHONPATH")
+    return {**os.environ, "PYTHONPATH": str(ROOT / "src") + (os.pathsep + path if path else ""), **extra}

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import RESULTS, ROOT, machine
+from common import RESULTS, ROOT, child_env, machine
 from verdicts_rules import judge, load, pair_verdicts
 
 SPEC = str(ROOT / "benchmarks" / "verdicts_rmsnorm.py")
@@ -41,7 +41,7 @@ def loadavg() -> list[float]:
 
 def sweep(db: str, rounds: int | None, slow: str | None = None) -> dict[str, Any]:
     """One sweep in a fresh process; its run id, wall time and the load around it."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    env = child_env()
     env.pop("VERDICTS_SLOW", None)
     if slow:
         env["VERDICTS_SLOW"] = slow

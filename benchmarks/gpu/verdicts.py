@@ -39,6 +39,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))  # the shared verdict rules, as sweep_gemm_report.py does
 
+from common import child_env  # noqa: E402
 from verdicts_rules import pair_verdicts  # noqa: E402
 
 SPEC = str(ROOT / "benchmarks" / "verdicts_rmsnorm.py")
@@ -61,7 +62,7 @@ class Budget:
 
 
 def _run(cmd: list[str], log: Path, timeout_s: float, env_extra: dict[str, str] | None = None) -> tuple[int, float]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONUNBUFFERED": "1"}
+    env = child_env(PYTHONUNBUFFERED="1")
     env.pop("VERDICTS_SLOW", None)
     env.update(env_extra or {})
     t0 = time.perf_counter()
