@@ -9,7 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import bench_kernel  # noqa: E402
-from bench_kernel.measure import Case, measure_case  # noqa: E402
+from bench_kernel.measure import measure_case  # noqa: E402
 from bench_kernel.options import Options  # noqa: E402
 
 pytestmark = pytest.mark.gpu

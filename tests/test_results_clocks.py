@@ -13,7 +13,6 @@ import dataclasses
 import json
 from dataclasses import replace
 
-import numpy as np
 import pytest
 
 from _results_helpers import clocked_point, clocks_around, rounds_measurement

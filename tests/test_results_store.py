@@ -118,7 +118,7 @@ def test_a_point_timed_in_rounds_is_one_row_per_round_and_read_back_as_one_point
     with open_store(db) as store:
         run = store.start_run(kind="sweep", name="s.py:sweep", config={}, env={"device": "cpu"})
         for r, samples in enumerate(rounds, 1):
-            assert store.claim_point(run.id, "a", {"M": 1}, worker=f"proc", round=r)
+            assert store.claim_point(run.id, "a", {"M": 1}, worker="proc", round=r)
             store.save_result(run.id, result("a", {"M": 1}, samples), worker="proc", wall_s=0.5, round=r)
         assert store.claim_point(run.id, "a", {"M": 1}, round=2) is False  # a round is measured once
         with pytest.raises(StoreError, match="already holds a at .* round 2: a point is stored once"):

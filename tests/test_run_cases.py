@@ -8,7 +8,7 @@ import pytest
 
 import bench_kernel.orchestrate._bench as bench_module
 from _sweep_helpers import FAST
-from bench_kernel.errors import MeasurementError, TimeLimitError, UsageError
+from bench_kernel.errors import MeasurementError, UsageError
 from bench_kernel.measure import Case
 from bench_kernel.options import Options
 from bench_kernel.orchestrate import CaseRunner, run_cases

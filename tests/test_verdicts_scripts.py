@@ -8,8 +8,6 @@ import sys
 from math import comb
 from pathlib import Path
 
-import pytest
-
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
 

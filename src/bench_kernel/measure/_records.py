@@ -12,7 +12,6 @@ from typing import Any, Sequence
 from bench_kernel.counters import CounterReport
 from bench_kernel.measure._check import Check
 from bench_kernel.measure._stats import Samples
-from bench_kernel.options import METHODS
 
 __all__ = ["Measurement", "KernelStat", "BenchResult", "SCHEMA_VERSION"]
 

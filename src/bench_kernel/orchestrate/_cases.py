@@ -12,14 +12,13 @@ to handle through ``on_stuck``, after the stored run has been marked.
 from __future__ import annotations
 
 import sys
-
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from bench_kernel.errors import BenchKernelError, DeviceError, TimeLimitError, UsageError
 from bench_kernel.gpu import has_gpu
-from bench_kernel.measure import BenchResult, Case, Expired, TimeLimit, capture_env, load_target
+from bench_kernel.measure import BenchResult, Case, Expired, TimeLimit, load_target
 from bench_kernel.options import Options
 from bench_kernel.orchestrate._bench import bench_case, run_env
 from bench_kernel.orchestrate._roofline import resolve_device
