@@ -8,11 +8,12 @@ import json
 import pytest
 
 import bench_kernel
-from bench_kernel.measure import BenchResult, Measurement, Samples, agreement_note, merge_measurements, merge_results
+from bench_kernel.measure import agreement_note, merge_measurements, merge_results
+from bench_kernel.records import BenchResult, Measurement, Samples, info, warning
 
 
 def _m(method, values, clocks=(), wall_s=0.1, cps=1, error=None, **kw):
-    return Measurement(method, Samples.of(values), calls_per_sample=cps, wall_s=wall_s, sm_clock_mhz=tuple(clocks),
+    return Measurement.of(method, Samples.of(values), calls_per_sample=cps, wall_s=wall_s, sm_clock_mhz=tuple(clocks),
                        error=error, **kw)
 
 
@@ -36,7 +37,8 @@ def test_a_round_that_failed_is_left_out_and_said():
     failed = Measurement.failed("graph", "capture failed: cudaErrorStreamCaptureUnsupported")
     m = merge_measurements([ok, failed, ok])
     assert m.ok and m.round_sizes == (2, 2)
-    assert m.notes[-1] == "graph: round(s) 2 of 3 did not measure (capture failed: cudaErrorStreamCaptureUnsupported)"
+    assert m.notes[-1].code == "rounds-failed" and m.notes[-1].data["rounds"] == [2]
+    assert m.notes[-1].text == "graph: round(s) 2 of 3 did not measure (capture failed: cudaErrorStreamCaptureUnsupported)"
     none = merge_measurements([failed, failed])
     assert not none.ok and none.error.startswith("capture failed")
 
@@ -51,10 +53,11 @@ def test_one_round_stays_one_round_and_older_records_read_as_one():
 
 
 def test_results_join_their_measurements_notes_and_a_wrong_round():
-    r1 = BenchResult("k", {"M": 1}, {"host": _m("host", [1.0, 2.0])}, correct=True, notes=("warm L2",), env={"d": 1})
-    r2 = BenchResult("k", {"M": 1}, {"host": _m("host", [3.0])}, notes=("warm L2", "drifted"), env={"d": 2})
+    warm, drifted = info("warm", "warm L2"), warning("drift", "drifted")
+    r1 = BenchResult("k", {"M": 1}, {"host": _m("host", [1.0, 2.0])}, correct=True, notes=(warm,), env={"d": 1})
+    r2 = BenchResult("k", {"M": 1}, {"host": _m("host", [3.0])}, notes=(warm, drifted), env={"d": 2})
     j = merge_results([r1, r2], rounds_env=[{"round": 1, "pid": 10}, {"round": 2, "pid": 11}])
-    assert j.measurements["host"].round_sizes == (2, 1) and j.correct is True and j.notes == ("warm L2", "drifted")
+    assert j.measurements["host"].round_sizes == (2, 1) and j.correct is True and j.notes == (warm, drifted)
     assert j.env == {"d": 1, "rounds": [{"round": 1, "pid": 10}, {"round": 2, "pid": 11}]}
     assert merge_results([r1, BenchResult("k", {"M": 1}, correct=False)]).correct is False
 
@@ -74,8 +77,8 @@ def test_bench_runs_its_rounds_back_to_back_and_keeps_the_checks_error():
     wrong = bench_kernel.bench(lambda t: torch.nn.functional.gelu(t, approximate="tanh"), make_inputs=lambda: (x,),
                                reference=torch.nn.functional.gelu, methods=("host",), max_time_s=0.02, rounds=1)
     assert wrong.correct is False and wrong.measurements == {} and not wrong.check.passed
-    assert f"relative error {wrong.check.rel_error:.3g} (max abs" in wrong.notes[-1]  # the error, printed
-    assert 1e-4 < wrong.check.rel_error < 3e-4 and "exceeds the fp32 tolerance rtol 0.0001" in wrong.notes[-1]
+    assert f"relative error {wrong.check.rel_error:.3g} (max abs" in wrong.notes[-1].text  # the error, printed
+    assert 1e-4 < wrong.check.rel_error < 3e-4 and "exceeds the fp32 tolerance rtol 0.0001" in wrong.notes[-1].text
 
 
 # issue 20: a power-capped 8192^3 bf16 GEMM held steady on an H200 read graph 1618-1634 us, events
@@ -88,6 +91,8 @@ GEMM = {"graph": _m("graph", [1626.0] * 40, clocks=[1515.0] * 40, wall_s=0.066, 
 
 def test_methods_that_disagree_by_more_than_5_percent_say_why_and_which_answers_what():
     note = agreement_note(GEMM)
+    assert note.code == "methods-disagree" and note.kind == "warning"
+    note = note.text
     assert note.startswith("methods disagree by 18%: graph 1626 us (1515 MHz, busy 99%), events 1500 us "
                            "(1620 MHz, busy 67%), kernel 1373 us (1755 MHz, busy 34%); why: the methods ran at "
                            "different SM clocks")
@@ -107,7 +112,7 @@ def test_no_note_when_methods_agree_or_the_cause_is_shown_elsewhere():
     node = {"graph": _m("graph", [1.03] * 10, wall_s=1.03e-5), "kernel": _m("kernel", [0.85] * 10, wall_s=0.85e-5)}
     assert agreement_note(node) is None
     unexplained = {"graph": _m("graph", [100.0] * 10, wall_s=0.001), "kernel": _m("kernel", [80.0] * 10, wall_s=0.0008)}
-    assert "why: no recorded clock or gap explains it" in agreement_note(unexplained)
+    assert "why: no recorded clock or gap explains it" in agreement_note(unexplained).text
     assert agreement_note({"host": _m("host", [5.0]), "graph": _m("graph", [1.0])}) is None  # host is not compared
 
 
@@ -126,10 +131,10 @@ def test_a_stop_on_the_time_bound_is_judged_per_round():
     assert wide[1] > 0.01 and wide[3] > wide[1] and wide[2] < 0.01  # rounds 2 and 4 fell short; 3 did not
     merged = {"host": Timed(merge_measurements([t.measurement for t in rounds]))}
     options = Options(precision=0.01, max_time_s=0.5)
-    assert _method_notes({"host": rounds}, merged, options) == [
+    assert [n.text for n in _method_notes({"host": rounds}, merged, options)] == [
         f"host: stopped at the 0.5 s bound in 2 of 5 rounds at up to +/-{wide[3]:.1%}, above the 1.0% precision "
         f"asked for"]
     one = {"host": rounds[1:2]}
-    assert _method_notes(one, {"host": rounds[1]}, options) == [
+    assert [n.text for n in _method_notes(one, {"host": rounds[1]}, options)] == [
         f"host: stopped at the 0.5 s bound at +/-{wide[1]:.1%}, above the 1.0% precision asked for"]
     assert _method_notes({"host": rounds[2:3]}, {"host": rounds[2]}, options) == []  # precise enough at the bound

@@ -9,19 +9,25 @@ from typing import Any
 
 import click
 
-from bench_kernel.cli._common import Output, command_line, db_option, emit, output_options
-from bench_kernel.cli._common import print_error
+from bench_kernel.cli._common import (
+    Output,
+    command_line,
+    db_option,
+    emit,
+    output_options,
+    print_error,
+)
 from bench_kernel.cli._options import measure_options
 from bench_kernel.cli._target import target_files
 from bench_kernel.cli._user_io import UserOutputToStderr
 from bench_kernel.errors import BenchKernelError, OutputError, UsageError
+from bench_kernel.records import RUN_SCHEMA_VERSION
 from bench_kernel.results import store_files
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
-#: The version of this command's --json document (docs/json.md): raise it when a field changes its
-#: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 1
+#: The version of this command's --json document (``bench_kernel.records.RunOutput``).
+SCHEMA_VERSION = RUN_SCHEMA_VERSION
 
 #: Failed cases named one line each on stderr; the rest are counted in one more line (issue 24: one
 #: failure among 10,000 cases printed a 69 KB line, and 5,000 failures 5,000 lines).
@@ -52,7 +58,13 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
 
     from bench_kernel.options import Options
     from bench_kernel.orchestrate import CaseRunner, plot_results
-    from bench_kernel.report import counted, counter_kernels_table, counters_table, printable, results_table
+    from bench_kernel.report import (
+        counted,
+        counter_kernels_table,
+        counters_table,
+        printable,
+        results_table,
+    )
     from bench_kernel.results import open_store
 
     # Wrong options fail before any case is loaded or timed, with nothing else printed.
@@ -75,9 +87,7 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
         triples = counted(results)  # run --counters: the model against the counts, per case and per kernel
         tables = [results_table(results)]
         tables += [counters_table(triples), counter_kernels_table(triples)] if triples else []
-        errors = [{"name": e.label, "params": e.params, "error": e.message} for e in so_far.errors]
-        emit(output, data={"schema_version": SCHEMA_VERSION, "results": [r.to_dict() for r in results],
-                           "errors": errors}, tables=tables)
+        emit(output, data=so_far.document(), tables=tables)
 
     with UserOutputToStderr() as user_io, err.status("") as status:
         def stuck(so_far: Any, limit: Any) -> None:
@@ -100,7 +110,7 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
         runner.progress = lambda done, total, msg: status.update(Text(printable(f"[{done + 1}/{total}] {msg}")))
         outcome = runner.run_all(_load(runner, target, err))
     failed = [e.message if e.message.startswith(f"case {e.label!r}") else f"case {e.label!r}: {e.message}"
-              for e in outcome.errors] + [f"case {r.name!r}: {r.notes[-1]}" for r in outcome.wrong]
+              for e in outcome.errors] + [f"case {r.name!r}: {r.notes[-1].text}" for r in outcome.wrong]
     write(outcome)
     stored = (f"run {outcome.run.id} in {runner.store.path}" if outcome.run is not None and runner.store is not None
               else None)

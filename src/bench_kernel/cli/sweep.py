@@ -7,7 +7,14 @@ from typing import Any
 
 import click
 
-from bench_kernel.cli._common import Output, command_line, db_option, emit, output_options, print_error
+from bench_kernel.cli._common import (
+    Output,
+    command_line,
+    db_option,
+    emit,
+    output_options,
+    print_error,
+)
 from bench_kernel.cli._options import measure_options
 from bench_kernel.errors import UsageError
 
@@ -15,7 +22,7 @@ __all__ = ["command", "SCHEMA_VERSION"]
 
 #: The version of this command's --json document (docs/json.md): raise it when a field changes its
 #: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: results of BenchResult schema 2 (notes are records)
 
 
 def _inputs(kw: dict[str, Any]) -> list[Path | None]:
@@ -62,9 +69,15 @@ def command(spec: str, db_path: str | None, resume: str | None, providers: tuple
     """
     from rich.console import Console
 
-    from bench_kernel.sweeps import check_sharding, load_spec, parse_gpus, run_sweep
-    from bench_kernel.report import PLOT_FORMATS, ProgressBar, best_table, plot_sweep, sweep_table
+    from bench_kernel.report import (
+        PLOT_FORMATS,
+        ProgressBar,
+        best_table,
+        plot_sweep,
+        sweep_table,
+    )
     from bench_kernel.results import open_store
+    from bench_kernel.sweeps import check_sharding, load_spec, parse_gpus, run_sweep
 
     # Every option is checked before anything is imported or measured: what is wrong on any machine
     # first (exit 2), then what this machine lacks (a GPU: exit 1), then the spec is imported.

@@ -21,6 +21,7 @@ import statistics
 from typing import Any, Mapping
 
 from bench_kernel.measure._steady import GRAPH_NODE_FLOOR_US
+from bench_kernel.records import Note, warning
 
 __all__ = ["agreement_note", "busy_fraction", "DISAGREE_FRACTION", "QUESTIONS"]
 
@@ -64,7 +65,7 @@ def _known_cause(medians: dict[str, float]) -> bool:
     return g is not None and g < GRAPH_NODE_FLOOR_US and g == max(medians.values())
 
 
-def agreement_note(measurements: Mapping[str, Any]) -> str | None:
+def agreement_note(measurements: Mapping[str, Any]) -> Note | None:
     """A note when the GPU methods' medians differ by more than 5%: each method's median, median
     SM clock and busy share, the likely cause, and which question each method answers."""
     ms = {k: m for k, m in measurements.items() if k != "host" and m.ok}
@@ -94,4 +95,5 @@ def agreement_note(measurements: Mapping[str, Any]) -> str | None:
         return None
     why = "; ".join(causes) if causes else "no recorded clock or gap explains it"
     answers = "; ".join(QUESTIONS[k] for k in ms)
-    return (f"methods disagree by {hi / lo - 1:.0%}: {', '.join(parts)}; why: {why}. Which to read: {answers}")
+    return warning("methods-disagree", f"methods disagree by {hi / lo - 1:.0%}: {', '.join(parts)}; why: {why}. "
+                   f"Which to read: {answers}", spread=hi / lo - 1, medians_us=medians)

@@ -15,12 +15,10 @@ a method that failed in some rounds keeps the rounds that measured and says whic
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Sequence
 
-from bench_kernel.measure._records import BenchResult, Measurement
-from bench_kernel.measure._stats import Samples
 from bench_kernel.options import METHODS
+from bench_kernel.records import BenchResult, Measurement, warning
 
 __all__ = ["merge_measurements", "merge_results"]
 
@@ -43,10 +41,11 @@ def merge_measurements(parts: Sequence[Measurement]) -> Measurement:
     notes = list(dict.fromkeys(n for m in parts for n in m.notes))
     failed = [i + 1 for i, m in enumerate(parts) if not m.ok]
     if not ok:
-        return replace(first, wall_s=sum(m.wall_s for m in parts), notes=tuple(notes))
+        return first.replace(wall_s=sum(m.wall_s for m in parts), notes=tuple(notes))
     if failed:
-        notes.append(f"{first.method}: round(s) {', '.join(map(str, failed))} of {len(parts)} did not measure "
-                     f"({next(m.error for m in parts if not m.ok) or 'no samples'})")
+        notes.append(warning("rounds-failed", f"{first.method}: round(s) {', '.join(map(str, failed))} of "
+                             f"{len(parts)} did not measure ({next(m.error for m in parts if not m.ok) or 'no samples'})",
+                             method=first.method, rounds=failed))
     values: list[float] = []
     clocks: list[float | None] = []
     sizes: list[int] = []
@@ -56,7 +55,7 @@ def merge_measurements(parts: Sequence[Measurement]) -> Measurement:
         sizes += _sizes(m)
         if any_clock:
             clocks += list(m.sm_clock_mhz) if len(m.sm_clock_mhz) == m.samples.n else [None] * m.samples.n
-    return Measurement(method=first.method, samples=Samples(tuple(values)),
+    return Measurement(method=first.method, samples_us=tuple(values),
                        calls_per_sample=ok[0].calls_per_sample, cache=ok[0].cache,
                        stop_reason="time" if any(m.stop_reason == "time" for m in ok) else ok[-1].stop_reason,
                        wall_s=sum(m.wall_s for m in parts), notes=tuple(notes), error=None,
@@ -84,7 +83,7 @@ def merge_results(parts: Sequence[BenchResult], rounds_env: Sequence[dict[str, A
     env = dict(first.env)
     if rounds_env:
         env["rounds"] = [dict(e) for e in rounds_env]
-    return replace(first, measurements=measurements, correct=correct, env=env,
+    return first.replace(measurements=measurements, correct=correct, env=env,
                    kernels=next((p.kernels for p in parts if p.kernels), ()),
                    notes=tuple(dict.fromkeys(n for p in parts for n in p.notes)),
                    check=next((p.check for p in parts if p.check is not None and not p.check.passed), first.check))

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
-from bench_kernel.measure._stats import Samples
+from bench_kernel.records import Samples
 
 __all__ = ["StoppingRule"]
 

@@ -16,13 +16,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from bench_kernel.errors import BenchKernelError, DeviceError, TimeLimitError, UsageError
+from bench_kernel.errors import (
+    BenchKernelError,
+    DeviceError,
+    TimeLimitError,
+    UsageError,
+)
 from bench_kernel.gpu import has_gpu
-from bench_kernel.measure import BenchResult, Case, Expired, TimeLimit, load_target
+from bench_kernel.measure import Case, Expired, TimeLimit, load_target
 from bench_kernel.options import Options
 from bench_kernel.orchestrate._bench import bench_case, run_env
 from bench_kernel.orchestrate._roofline import resolve_device
-from bench_kernel.results import Recorder, RunInfo, Store
+from bench_kernel.records import BenchResult, RunInfo, RunOutput
+from bench_kernel.records import CaseError as RunCaseError
+from bench_kernel.results import Recorder, Store
 
 __all__ = ["CaseError", "CasesRun", "CaseRunner", "run_cases", "Progress"]
 
@@ -48,6 +55,12 @@ class CasesRun:
     errors: list[CaseError] = field(default_factory=list)
     #: the stored run (None without a store)
     run: RunInfo | None = None
+
+    def document(self) -> RunOutput:
+        """What ``run --json`` prints: the results and the errors, as one versioned record."""
+        return RunOutput(results=tuple(self.results),
+                         errors=tuple(RunCaseError(name=e.label, params=dict(e.params), error=e.message)
+                                      for e in self.errors))
 
     @property
     def wrong(self) -> list[BenchResult]:

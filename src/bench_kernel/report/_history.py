@@ -10,7 +10,7 @@ from bench_kernel.errors import MissingExtraError, UsageError
 from bench_kernel.report._table import Column, Table
 
 if TYPE_CHECKING:  # read only; importing them would load numpy for every command
-    from bench_kernel.results import PointResult, RunInfo
+    from bench_kernel.records import PointResult, RunInfo
 
 __all__ = ["runs_table", "history_table", "plot_history"]
 
@@ -47,7 +47,7 @@ def history_table(pairs: Sequence[tuple[RunInfo, PointResult]], pattern: str) ->
     cols = [Column("run", "run", "int"), Column("date", "date (UTC)"), Column("commit", "commit"),
             Column("provider", "case / provider"), Column("params", "params"), Column("method", "method"),
             Column("median_us", "median", "duration_us"), Column("status", "status"), Column("device", "device")]
-    from bench_kernel.results import params_text
+    from bench_kernel.records import params_text
 
     rows: list[dict[str, Any]] = []
     for run, p in pairs:

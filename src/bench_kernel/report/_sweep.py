@@ -15,7 +15,8 @@ from bench_kernel.errors import MissingExtraError, UsageError
 from bench_kernel.report._table import Column, Table
 
 if TYPE_CHECKING:  # the records are only read here; importing them would load numpy for every command
-    from bench_kernel.results import Best, PointResult, RunInfo
+    from bench_kernel.records import PointResult, RunInfo
+    from bench_kernel.results import Best
 
 __all__ = ["sweep_table", "best_table", "plot_sweep", "sweep_figure", "y_range", "PLOT_FORMATS"]
 
@@ -60,14 +61,14 @@ def _title(what: str, run: RunInfo, fixed: dict[str, Any]) -> str:
     if run.id is not None:
         parts.append(f"(run {run.id})")
     if fixed:
-        from bench_kernel.results import params_text
+        from bench_kernel.records import params_text
 
         parts.append("| " + params_text(fixed))
     return " ".join(parts)
 
 
 def _where(p: PointResult, axes: Sequence[str]) -> str:
-    from bench_kernel.results import params_text
+    from bench_kernel.records import params_text
 
     return params_text({k: p.params.get(k) for k in axes})
 
@@ -124,7 +125,7 @@ def _steady(run: RunInfo) -> bool:
 def sweep_table(run: RunInfo, points: Sequence[PointResult], best: Sequence[Best] = ()) -> Table:
     """A row per point, per provider its time, throughput and speedup over the baseline; the
     best provider last. Unmeasured cells say why (``unsupported``, ``WRONG``, ``error``)."""
-    from bench_kernel.results import params_key
+    from bench_kernel.records import params_key
 
     axes = _axes(run, [p.params for p in points])
     varying, fixed = _split_axes(axes)

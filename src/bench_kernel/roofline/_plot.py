@@ -8,7 +8,6 @@ into SVG ids, and SVG text stays text: both make the file checkable and editable
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -16,7 +15,8 @@ from bench_kernel.atomic import replacing
 from bench_kernel.dtypes import peak_class
 from bench_kernel.errors import MissingExtraError, UsageError
 from bench_kernel.hardware import Calibration, DeviceSpec, get_device
-from bench_kernel.roofline._analysis import Roof, RooflineResult, measured_roof, spec_roof
+from bench_kernel.records import Roof, RooflineResult
+from bench_kernel.roofline._analysis import measured_roof, spec_roof
 
 __all__ = ["build_figure", "plot_roofline"]
 
@@ -136,7 +136,7 @@ def build_measured_figure(points: Mapping[str, Any]) -> Any:
     # decades to the right of the rest: it is left out of the plot (the JSON keeps it) and said so.
     skipped = sorted({f"{lp.level} of {label}" for label, p in shown for lp in p.levels
                       if p.level("dram") and lp.bytes < 0.01 * p.level("dram").bytes})
-    shown = [(label, replace(p, levels=tuple(lp for lp in p.levels if not (
+    shown = [(label, p.replace(levels=tuple(lp for lp in p.levels if not (
         p.level("dram") and lp.bytes < 0.01 * p.level("dram").bytes)))) for label, p in shown]
     if not shown:
         raise UsageError("nothing to plot: no case has counted FLOPs (pure data movement has no intensity)")
