@@ -137,7 +137,7 @@ def test_ctrl_c_keeps_what_was_measured(spec, tmp_path, run_cli, monkeypatch):
 
 
 @pytest.mark.parametrize("args,code,message", [
-    (["--plot", "p.pdf", "--x", "M"], 2, "--plot 'p.pdf': the format comes from the extension: .png, .svg"),
+    (["--plot", "p.pdf", "--x", "M"], 2, "--plot 'p.pdf' must end in .png or .svg (got '.pdf')"),
     (["--plot", "p.png"], 2, "--plot FILE and --x AXIS go together"),
     (["--plot", "p.png", "--x", "Q"], 2, "--x 'Q' is not an axis of {spec}:sweep; its axes: M, kind"),
     (["--workers", "0"], 2, "--workers must be >= 1, got 0"),
@@ -225,7 +225,7 @@ def test_compare_results_file_with_clocks_that_are_not_clocks(tmp_path, run_cli,
     (["--name", "x", "--where", "M"], "--where 'M': expected AXIS=VALUE, e.g. M=1024"),
     (["--plot", "h.png"], "--where and --plot need --name PATTERN"),
     (["--limit", "0"], "--limit must be >= 1, got 0"),
-    (["--name", "x", "--plot", "h.pdf"], "--plot 'h.pdf': the format comes from the extension: .png, .svg"),
+    (["--name", "x", "--plot", "h.pdf"], "--plot 'h.pdf' must end in .png or .svg (got '.pdf')"),
 ])
 def test_bad_history_options(tmp_path, run_cli, args, message):
     _one_line(run_cli("history", "--db", str(tmp_path / "r.db"), *args), 2, message)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
@@ -21,6 +20,7 @@ from bench_kernel.cli._options import measure_options
 from bench_kernel.cli._target import target_files
 from bench_kernel.cli._user_io import UserOutputToStderr
 from bench_kernel.errors import BenchKernelError, OutputError, UsageError
+from bench_kernel.plotfile import plot_path as check_plot_path
 from bench_kernel.records import RUN_SCHEMA_VERSION
 from bench_kernel.results import store_files
 
@@ -28,11 +28,6 @@ __all__ = ["command", "SCHEMA_VERSION"]
 
 #: The version of this command's --json document (``bench_kernel.records.RunOutput``).
 SCHEMA_VERSION = RUN_SCHEMA_VERSION
-
-#: Failed cases named one line each on stderr; the rest are counted in one more line (issue 24: one
-#: failure among 10,000 cases printed a 69 KB line, and 5,000 failures 5,000 lines).
-SHOWN_ERRORS = 3
-
 
 @click.command("run")
 @click.argument("target", required=False)
@@ -70,8 +65,7 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
     # Wrong options fail before any case is loaded or timed, with nothing else printed.
     options = Options.build(**{**options_given, **({"roofline": True} if plot_path else {})})
     if plot_path is not None:
-        if Path(plot_path).suffix.lower() not in (".png", ".svg"):
-            raise UsageError(f"--plot {plot_path} must end in .png or .svg")
+        check_plot_path(plot_path, "--plot")
     if db_path and not save:
         raise UsageError("--db is where --save stores the run: add --save")
     source = target_files(target)
@@ -98,10 +92,7 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
                 write(so_far)
             except (BenchKernelError, OSError) as e:
                 print_error(e)
-            done = (f"stopped the run after {len(so_far.results)} finished case(s), their results written"
-                    if so_far.results or so_far.errors else "nothing was measured")
-            print_error(f"{limit.subject} timed out after {limit.seconds:g} s in code that cannot be "
-                        f"interrupted (a C call or a GPU wait); {done}")
+            print_error(so_far.stuck_line(limit))
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(1)
@@ -109,22 +100,14 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
         runner.on_stuck = stuck
         runner.progress = lambda done, total, msg: status.update(Text(printable(f"[{done + 1}/{total}] {msg}")))
         outcome = runner.run_all(_load(runner, target, err))
-    failed = [e.message if e.message.startswith(f"case {e.label!r}") else f"case {e.label!r}: {e.message}"
-              for e in outcome.errors] + [f"case {r.name!r}: {r.notes[-1].text}" for r in outcome.wrong]
     write(outcome)
     stored = (f"run {outcome.run.id} in {runner.store.path}" if outcome.run is not None and runner.store is not None
               else None)
-    if not failed and stored:
+    if not outcome.exit_code and stored:
         err.print(Text(f"stored as {printable(stored)}"), soft_wrap=True)
-    for line in failed[:SHOWN_ERRORS]:
-        print_error(line if stored is None or len(failed) > 1 else f"{line} (the run is stored as {stored})")
-    if len(failed) > SHOWN_ERRORS:
-        where = [f"{output.path} lists each under 'errors'" if output.fmt == "json" and output.path else
-                 "--json lists each under 'errors'"] + ([f"they are stored in {stored}"] if stored else [])
-        print_error(f"... and {len(failed) - SHOWN_ERRORS} more failed case(s), {len(failed)} in all; "
-                    f"{'; '.join(where)}")
-    elif len(failed) > 1 and stored:
-        print_error(f"{len(failed)} case(s) failed; the run is stored as {stored}")
+    listed = f"{output.path}" if output.fmt == "json" and output.path else "--json"
+    for line in outcome.failure_lines(stored=stored, listed=listed):
+        print_error(line)
     # The plot comes last: a plot that cannot be drawn must not cost the results just written.
     if plot_path and outcome.results:
         try:
@@ -136,7 +119,7 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
         except OSError as e:
             print_error(OutputError(f"cannot write the plot {plot_path}: {e.strerror or e}"))
             return 1
-    return 1 if outcome.errors or outcome.wrong else 0
+    return outcome.exit_code
 
 
 def _load(runner: Any, target: str | None, err: Any) -> list[Any]:

@@ -17,6 +17,8 @@ from bench_kernel.cli._common import (
 )
 from bench_kernel.cli._options import measure_options
 from bench_kernel.errors import UsageError
+from bench_kernel.plotfile import plot_path as check_plot_path
+from bench_kernel.units import first_and_more
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
@@ -70,7 +72,6 @@ def command(spec: str, db_path: str | None, resume: str | None, providers: tuple
     from rich.console import Console
 
     from bench_kernel.report import (
-        PLOT_FORMATS,
         ProgressBar,
         best_table,
         plot_sweep,
@@ -83,8 +84,8 @@ def command(spec: str, db_path: str | None, resume: str | None, providers: tuple
     # first (exit 2), then what this machine lacks (a GPU: exit 1), then the spec is imported.
     if (plot_path is None) != (x_axis is None):
         raise UsageError("--plot FILE and --x AXIS go together")
-    if plot_path and Path(plot_path).suffix.lower() not in PLOT_FORMATS:
-        raise UsageError(f"--plot {plot_path!r}: the format comes from the extension: {', '.join(PLOT_FORMATS)}")
+    if plot_path:
+        check_plot_path(plot_path, "--plot")
     if address and backend != "ray":
         raise UsageError("--address is for --backend ray")
     check_sharding(workers, gpus, backend)
@@ -109,9 +110,8 @@ def command(spec: str, db_path: str | None, resume: str | None, providers: tuple
     if not failed:
         err.print(f"stored as run {result.run.id} in {store.path}", highlight=False, markup=False, soft_wrap=True)
     else:  # one line, which names the run
-        shown = "; ".join(f"{p.label}: {p.status}" for p in failed[:3])
-        more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
-        print_error(f"{len(failed)} point(s) failed or gave a wrong result ({shown}{more}); "
+        shown = first_and_more([f"{p.label}: {p.status}" for p in failed], sep="; ")
+        print_error(f"{len(failed)} point(s) failed or gave a wrong result ({shown}); "
                     f"the reasons are in the table notes and in run {result.run.id}")
         return 1
     return 0

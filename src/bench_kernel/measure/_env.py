@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from bench_kernel.gpu import has_gpu
 from bench_kernel.measure._smi import monitor
 from bench_kernel.records import Note, warning
 from bench_kernel.vcs import head_commit
@@ -75,7 +76,7 @@ def capture_env(device_index: int = 0) -> dict[str, Any]:
         env["triton"] = str(triton.__version__)
     except ImportError:
         env["triton"] = None
-    if not torch.cuda.is_available():
+    if not has_gpu():
         env["device"] = platform.processor() or platform.machine()
         env["backend"] = "cpu"
         env["cpu_threads"] = torch.get_num_threads()

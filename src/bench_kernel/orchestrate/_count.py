@@ -17,6 +17,7 @@ from typing import Any
 from bench_kernel.errors import BenchKernelError
 from bench_kernel.measure import Case, call_with, guard, iter_tensors
 from bench_kernel.records import Note, info, warning
+from bench_kernel.units import first_and_more
 
 __all__ = ["CaseWork", "count_work", "infer_dtype"]
 
@@ -78,7 +79,7 @@ def _uncounted_note(counts: Any) -> str | None:
     ops = counts.uncounted
     if not ops:
         return None
-    shown = ", ".join(ops[:8]) + (f" and {len(ops) - 8} more" if len(ops) > 8 else "")
+    shown = first_and_more(ops, 8)
     return f"no FLOP formula for {shown} (counted as 0 FLOPs)"
 
 

@@ -12,15 +12,16 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from bench_kernel.atomic import replacing
 from bench_kernel.errors import MissingExtraError, UsageError
+from bench_kernel.plotfile import plot_path
 from bench_kernel.report._table import Column, Table
+from bench_kernel.units import first_and_more
 
 if TYPE_CHECKING:  # the records are only read here; importing them would load numpy for every command
     from bench_kernel.records import PointResult, RunInfo
     from bench_kernel.results import Best
 
-__all__ = ["sweep_table", "best_table", "plot_sweep", "sweep_figure", "y_range", "PLOT_FORMATS"]
+__all__ = ["sweep_table", "best_table", "plot_sweep", "sweep_figure", "y_range"]
 
-PLOT_FORMATS = (".png", ".svg")
 #: What a cell shows for a point that has no time.
 _STATUS_CELL = {"unsupported": "unsupported", "mismatch": "WRONG", "error": "error", "running": "running"}
 
@@ -107,7 +108,7 @@ def clock_note(points: Sequence[PointResult], consequence: str, steady: bool = F
     spread = clock_spread(points)
     if spread is None or not spread.below:
         return None
-    shown = ", ".join(spread.below[:3]) + (f" and {len(spread.below) - 3} more" if len(spread.below) > 3 else "")
+    shown = first_and_more(spread.below)
     if steady:
         return (f"SM clock: {len(spread.below)} of {spread.clocked} points settled more than {spread.fraction:.0%} "
                 f"below this run's highest median clock ({spread.max_mhz:.0f} MHz; lowest {spread.min_mhz:.0f} MHz): "
@@ -300,8 +301,7 @@ def sweep_figure(run: RunInfo, points: Sequence[PointResult], x_axis: str,
 def plot_sweep(run: RunInfo, points: Sequence[PointResult], x_axis: str, path: str | Path) -> Path:
     """Save :func:`sweep_figure` to ``path`` (.png or .svg)."""
     out = Path(path)
-    if out.suffix.lower() not in PLOT_FORMATS:
-        raise UsageError(f"--plot {str(out)!r}: the format comes from the extension: {', '.join(PLOT_FORMATS)}")
+    plot_path(out, "--plot")
     fig = sweep_figure(run, points, x_axis)
     out.parent.mkdir(parents=True, exist_ok=True)
     with replacing(out, out.suffix) as tmp:  # a failed write keeps the old plot
