@@ -34,7 +34,7 @@ def _finite_map(d: Mapping[str, Any]) -> dict[str, float]:
     return {str(k): float(v) for k, v in d.items() if v is not None and math.isfinite(float(v))}
 
 
-class KernelCounters(Record):
+class KernelCounters(Record, frozen=True):
     """The counts of one kernel (one launch, or several launches of it summed: ``launches``).
 
     Bytes and FLOPs are totals over the launches; the per-launch properties (``*_pct``,
@@ -71,7 +71,7 @@ class KernelCounters(Record):
     def from_fields(cls, name: str, fields: Mapping[str, float]) -> "KernelCounters":
         """A launch's record from a table's evaluated fields (``tensor_flops.bf16`` -> ``tensor_flops["bf16"]``)."""
         flops: dict[str, dict[str, float]] = {"scalar_flops": {}, "tensor_flops": {}}
-        plain: dict[str, float] = {}
+        plain: dict[str, Any] = {}
         for key, value in fields.items():
             kind, _, precision = key.partition(".")
             if precision:
@@ -118,7 +118,7 @@ class KernelCounters(Record):
                               tensor_flops=merged("tensor_flops"))
 
 
-class JoinedKernel(Record):
+class JoinedKernel(Record, frozen=True):
     """One kernel of the timed call's breakdown with the counts measured for it."""
 
     name: Annotated[str, doc("the name in bench-kernel's breakdown (the profiler's), or the counter tool's for an unmatched launch")]
@@ -127,7 +127,7 @@ class JoinedKernel(Record):
     matched_by: Annotated[Literal["name", "order", "none"], doc("`name` (same kernel function), `order` (the one kernel left on each side, names differing) or `none` (no partner)")] = "none"
 
 
-class CounterReport(Record):
+class CounterReport(Record, frozen=True):
     """Counters of one call of a case: what the tool measured per launch, and how it was collected.
 
     ``error`` set means nothing was measured (no tool, counters not permitted, no GPU, a failing

@@ -23,7 +23,7 @@ RUN_SCHEMA_VERSION = 2
 ROOFLINE_SCHEMA_VERSION = 2
 
 
-class CaseError(Record):
+class CaseError(Record, frozen=True):
     """A case that could not be measured."""
 
     name: Annotated[str, doc("the case's name")]
@@ -31,7 +31,7 @@ class CaseError(Record):
     error: Annotated[str, doc("the one-line reason (what stderr says for it)")]
 
 
-class RunOutput(Record):
+class RunOutput(Record, frozen=True):
     """One result per case, in the order the cases ran; a case that failed has no result: it is in
     ``errors`` (stderr names the first three and counts the rest). Each result carries its own
     ``schema_version`` too: the record the results store and ``compare`` read back."""
@@ -41,7 +41,7 @@ class RunOutput(Record):
     errors: Annotated[tuple[CaseError, ...], doc("one per case that could not be measured, in the order they ran")] = ()
 
 
-class RooflineOutput(Record, kw_only=True):
+class RooflineOutput(Record, frozen=True, kw_only=True):
     """The placement of one measurement under the device's roofs (`roofline`: the spec roof's figures
     at its top level, the calibrated roof's under `measured`), and with ``--counters`` the counted
     work on the hierarchical roofline: the same three fields a BenchResult carries."""

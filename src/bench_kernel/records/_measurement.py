@@ -38,7 +38,7 @@ ROUND_STATISTICS: dict[str, RoundStatistic] = {"host": "min"}
 MAX_CLOCK_MHZ = 100_000.0
 
 
-class Measurement(Record, dict=True):
+class Measurement(Record, frozen=True, dict=True):
     """One method on one callable: per-call samples and how they were taken.
 
     ``error`` is set (and the samples empty) when the method could not measure, e.g. a callable that
@@ -108,12 +108,14 @@ class Measurement(Record, dict=True):
     @property
     def samples(self) -> Samples:
         """The samples with their statistics (microseconds per call)."""
-        return self.__dict__["_samples"]
+        samples: Samples = self.__dict__["_samples"]
+        return samples
 
     @property
     def round_samples(self) -> tuple[Samples, ...]:
         """Each round's samples, in order."""
-        return self.__dict__["_parts"]
+        parts: tuple[Samples, ...] = self.__dict__["_parts"]
+        return parts
 
     @property
     def ci95(self) -> tuple[float, float]:
@@ -143,7 +145,7 @@ class Measurement(Record, dict=True):
         return cls(method=method, samples_us=values, **fields)  # type: ignore[arg-type]
 
 
-class KernelStat(Record):
+class KernelStat(Record, frozen=True):
     """One distinct device activity (kernel, memcpy, memset) of one call, from the profiler."""
 
     name: Annotated[str, doc("the full name as the profiler recorded it")]
@@ -159,7 +161,7 @@ class KernelStat(Record):
     shared_memory_bytes: Annotated[int | None, doc("shared memory per block (static + dynamic), where recorded")] = None
 
 
-class Check(Record):
+class Check(Record, frozen=True):
     """The correctness check of one call: the largest error found and what was allowed.
 
     ``where`` names the output value (``out``, ``out[1]``): the first that failed, or the one with

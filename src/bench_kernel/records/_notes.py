@@ -21,7 +21,7 @@ NoteKind = Literal["info", "warning"]
 NOTE_KINDS: tuple[NoteKind, ...] = ("info", "warning")
 
 
-class Note(Record):
+class Note(Record, frozen=True):
     """One note on a result."""
 
     code: Annotated[str, doc("a stable identifier of what the note says (kebab-case), e.g. `clock-throttled`")]

@@ -42,7 +42,7 @@ def status_of(result: BenchResult) -> PointStatus:
     return "ok" if result.primary_method is not None else "error"
 
 
-class RunInfo(Record):
+class RunInfo(Record, frozen=True):
     """One stored run: a sweep, a ``run --save`` or a serving run, with everything needed to trust or redo it."""
 
     id: Annotated[int | None, doc("the run's id in the store; null for a sweep that was not stored")]
@@ -82,7 +82,7 @@ class RunInfo(Record):
         return self.env.get("device")
 
 
-class PointResult(Record):
+class PointResult(Record, frozen=True):
     """One provider at one point of a run (or one case of a ``run --save``).
 
     ``result`` is always a :class:`BenchResult` named after the provider with the point as its

@@ -20,7 +20,7 @@ RESULT_SCHEMA_VERSION = 2
 PRIMARY_ORDER = ("graph", "kernel", "events", "host")
 
 
-class BenchResult(Record):
+class BenchResult(Record, frozen=True):
     """Everything measured about one callable."""
 
     name: Annotated[str, doc("the case's name")]

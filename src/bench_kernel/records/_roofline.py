@@ -23,7 +23,7 @@ LaunchSource = Literal["argument", "events-graph", "calibration-graph", "calibra
 Level = Literal["dram", "l2", "l1"]
 
 
-class Roof(Record):
+class Roof(Record, frozen=True):
     """One roof: a compute ceiling and a memory ceiling for one device and dtype."""
 
     source: Annotated[RoofSource, doc("`spec` (the peak table's dense datasheet figures) or `measured` (the cached calibration)")]
@@ -36,7 +36,7 @@ class Roof(Record):
         return self.peak_tflops / self.peak_tbps
 
 
-class RoofAnalysis(Record):
+class RoofAnalysis(Record, frozen=True):
     """Where one measurement sits under one roof."""
 
     source: Annotated[RoofSource, doc("which roof: `spec` or `measured`")]
@@ -58,7 +58,7 @@ class RoofAnalysis(Record):
         return Roof(self.source, self.peak_tflops, self.peak_tbps)
 
 
-class RooflineResult(RoofAnalysis, kw_only=True):
+class RooflineResult(RoofAnalysis, frozen=True, kw_only=True):
     """One measurement (FLOPs, bytes, time) on one device and dtype: its placement under the spec roof
     (the fields it shares with :class:`RoofAnalysis`, the headline) and, when the device is
     calibrated, under the measured one (``measured``)."""
@@ -95,7 +95,7 @@ class RooflineResult(RoofAnalysis, kw_only=True):
         return RoofAnalysis(**{f: getattr(self, f) for f in RoofAnalysis.__struct_fields__ if f != "ridge_intensity"})
 
 
-class LevelPoint(Record):
+class LevelPoint(Record, frozen=True):
     """One memory level of the hierarchical roofline: counted bytes, intensity and ceiling."""
 
     level: Annotated[Level, doc("`dram`, `l2` or `l1`")]
@@ -110,7 +110,7 @@ class LevelPoint(Record):
         derive(self, pct_of_ceiling=100.0 * self.achieved_tbps / self.ceiling_tbps if self.ceiling_tbps else None)
 
 
-class ModelCheck(Record):
+class ModelCheck(Record, frozen=True):
     """The model's count of one quantity (``bytes`` = DRAM bytes, ``flops``) against the counters'."""
 
     quantity: Annotated[Literal["bytes", "flops"], doc("`bytes` (DRAM) or `flops`")]
@@ -123,7 +123,7 @@ class ModelCheck(Record):
         derive(self, ratio=self.measured / self.modelled if self.modelled and self.measured is not None else None)
 
 
-class MeasuredRoofline(Record):
+class MeasuredRoofline(Record, frozen=True):
     """Counted work of one call on the hierarchical roofline of one device."""
 
     name: Annotated[str | None, doc("what was placed")]
@@ -146,7 +146,8 @@ class MeasuredRoofline(Record):
     modelled_intensity: Annotated[float | None, doc("derived: model FLOPs / model bytes")] = None
 
     def __post_init__(self) -> None:
-        limits = {p.level: p.ceiling_tbps * p.intensity for p in self.levels if p.ceiling_tbps and p.intensity}
+        limits: dict[str, float] = {p.level: p.ceiling_tbps * p.intensity for p in self.levels
+                                    if p.ceiling_tbps and p.intensity}
         if self.compute_peak_tflops and self.flops:
             limits["compute"] = self.compute_peak_tflops
         derive(self, achieved_tflops=self.flops / self.time_us / 1e6 if self.time_us else 0.0,

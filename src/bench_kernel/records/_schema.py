@@ -39,7 +39,7 @@ def version(command: str) -> int:
 def _type(s: dict[str, Any]) -> str:
     """A schema as the page writes a type."""
     if "$ref" in s:
-        return s["$ref"].rsplit("/", 1)[-1]
+        return str(s["$ref"]).rsplit("/", 1)[-1]
     if "anyOf" in s:
         return " | ".join(dict.fromkeys(_type(x) for x in s["anyOf"]))
     if "enum" in s:
@@ -106,8 +106,9 @@ def markdown_sections(commands: Iterable[str]) -> dict[str, str]:
     for command in commands:
         root = DOCUMENTS[command].__name__
         lines = [f"## `{command}`", "", f"**schema_version {version(command)}**, type `{root}`", ""]
-        if DOCUMENTS[command].__doc__:
-            lines += [_paragraph(DOCUMENTS[command].__doc__), ""]
+        text = DOCUMENTS[command].__doc__
+        if text:
+            lines += [_paragraph(text), ""]
         todo = [root]
         while todo:
             name = todo.pop(0)
