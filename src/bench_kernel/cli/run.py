@@ -70,6 +70,13 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
         raise UsageError("--db is where --save stores the run: add --save")
     source = target_files(target)
     err = Console(stderr=True, highlight=False)
+    suite_line = None
+    if target is None:  # the built-in suite fits its CPU threads to the free cores
+        from bench_kernel.gpu import import_torch
+        from bench_kernel.measure import suite_options
+
+        import_torch("the built-in suite times torch ops")
+        options, suite_line = suite_options(options)
     runner = CaseRunner(options, name=target or "builtin-suite", command=command_line(),  # checks --device
                         source=source[0] if source else None)
     if save:  # the database is opened (or refused) before anything is loaded or measured
@@ -99,7 +106,7 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
 
         runner.on_stuck = stuck
         runner.progress = lambda done, total, msg: status.update(Text(printable(f"[{done + 1}/{total}] {msg}")))
-        outcome = runner.run_all(_load(runner, target, err))
+        outcome = runner.run_all(_load(runner, target, err, suite_line))
     write(outcome)
     stored = (f"run {outcome.run.id} in {runner.store.path}" if outcome.run is not None and runner.store is not None
               else None)
@@ -122,15 +129,18 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
     return outcome.exit_code
 
 
-def _load(runner: Any, target: str | None, err: Any) -> list[Any]:
+def _load(runner: Any, target: str | None, err: Any, threads_line: str | None) -> list[Any]:
     """The target's cases (loaded within --timeout), or the built-in suite (small CPU versions
-    without a GPU)."""
-    from bench_kernel.gpu import has_gpu, import_torch
+    without a GPU, with the threads ``threads_line`` names)."""
+    from rich.text import Text
+
+    from bench_kernel.gpu import has_gpu
     from bench_kernel.measure import builtin_suite
 
     if target:
         return runner.load(target)
-    import_torch("the built-in suite times torch ops")
     if not has_gpu():
-        err.print("no GPU found: running small CPU versions of the suite with the host method")
+        with_threads = f", {threads_line}" if threads_line else ""
+        err.print(Text(f"no GPU found: running small CPU versions of the suite with the host method{with_threads}"),
+                  soft_wrap=True)
     return builtin_suite()

@@ -4,6 +4,9 @@
 ``precision`` of the median (after ``min_samples`` and ``min_time_s``), or when ``max_time_s`` or
 ``max_samples`` is reached. ``reason`` says which, so a result can say it stopped on time, not on
 precision. With ``read_clock``, each ``add`` also records the SM clock for its samples.
+A sample added as ``left_out`` (a host sample that waited for a CPU) counts towards the bounds but
+not towards the precision: a loaded machine samples on until the bound, and its statistic is that
+of the samples that ran through.
 """
 
 from __future__ import annotations
@@ -38,9 +41,11 @@ class StoppingRule:
     clock: Callable[[], float] = time.perf_counter
     read_clock: Optional[Callable[[], Optional[float]]] = None
     samples: Samples = field(default_factory=lambda: Samples(()))
-    #: the SM clock (MHz) when each sample was added; empty without ``read_clock``
+    #: the SM clock (MHz) when each sample was added (left out ones too); empty without ``read_clock``
     clocks_mhz: list = field(default_factory=list)
     reason: str | None = None
+    #: samples taken but left out of :attr:`samples` (and so of the precision)
+    left_out: int = 0
 
     def __post_init__(self) -> None:
         if not (self.precision > 0):
@@ -53,9 +58,13 @@ class StoppingRule:
             raise ValueError(f"need 0 <= min_time_s <= max_time_s, got {self.min_time_s!r}, {self.max_time_s!r}")
         self._t0 = self.clock()
 
-    def add(self, values_us: Sequence[float]) -> None:
-        """Add per-call samples in microseconds (and the SM clock they ran at, with ``read_clock``)."""
-        self.samples = self.samples + Samples.of(values_us)
+    def add(self, values_us: Sequence[float], *, left_out: bool = False) -> None:
+        """Add per-call samples in microseconds (and the SM clock they ran at, with ``read_clock``);
+        ``left_out``: taken, but not to be judged (they count towards the bounds only)."""
+        if left_out:
+            self.left_out += len(values_us)
+        else:
+            self.samples = self.samples + Samples.of(values_us)
         if self.read_clock is not None:
             mhz = self.read_clock()
             self.clocks_mhz.extend([mhz] * len(values_us))
@@ -69,9 +78,9 @@ class StoppingRule:
         n = self.samples.n
         if n >= self.min_samples and self.samples.rel_ci95 <= self.precision and self.elapsed_s >= self.min_time_s:
             self.reason = "precision"
-        elif n >= self.max_samples:
+        elif n + self.left_out >= self.max_samples:
             self.reason = "max_samples"
-        elif self.elapsed_s >= self.max_time_s and n >= 1:
+        elif self.elapsed_s >= self.max_time_s and n + self.left_out >= 1:
             self.reason = "time"
         else:
             return False
@@ -79,4 +88,4 @@ class StoppingRule:
 
     def remaining(self, batch: int) -> int:
         """How many samples to take next: ``batch``, or fewer near ``max_samples``."""
-        return max(1, min(batch, self.max_samples - self.samples.n))
+        return max(1, min(batch, self.max_samples - self.samples.n - self.left_out))
