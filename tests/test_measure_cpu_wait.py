@@ -133,6 +133,8 @@ def test_the_note_says_how_long_on_what_load_with_how_many_threads():
     assert note.data["disturbed"] == 2 and note.data["wait_share"] == 0.75
     quiet = Measurement.of("host", (100.0, 101.0), cpu_wait_us=(0.1, 0.0))
     assert cpu_wait_note(quiet, Load(0.1, 2), 2) is None  # no real share of the time: nothing to say
+    stray = Measurement.of("host", (100.0,) * 99 + (104.0,), cpu_wait_us=(0.0,) * 99 + (100.0,))
+    assert stray.disturbed == 1 and cpu_wait_note(stray, Load(1.0, 2), 1) is None  # 1% of the samples, 1% of the time
 
 
 def test_the_free_cores_decide_the_fitting_threads():

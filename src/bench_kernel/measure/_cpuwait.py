@@ -149,14 +149,17 @@ def wait_text(share: float, load: Load, threads: int | None) -> str:
 
 def cpu_wait_note(m: Measurement, load: Load, threads: int | None) -> Note | None:
     """A warning when host samples waited for a CPU: how much, on what load, with how many threads,
-    and how many samples the time leaves out; None when the wait is no real share of the time."""
+    and how many samples the time leaves out; None when neither the wait nor the samples left out
+    are a real share (5%) of the time or of the samples."""
     if not m.ok or not m.cpu_wait_us:
         return None
     walls = [v for v in m.samples_us if v is not None and math.isfinite(v)]
     share = sum(m.cpu_wait_us) / sum(walls) if walls and sum(walls) > 0 else 0.0
-    if not m.disturbed and share < CPU_WAIT_SHARE:
-        return None
     total = len(m.samples_us)
+    # A stray sample that waited on a quiet machine is no news; a real share of the time or of the
+    # samples is (both at the cut that judges one sample).
+    if share < CPU_WAIT_SHARE and m.disturbed < CPU_WAIT_SHARE * total:
+        return None
     fewer = f"; --threads {load.free_cores} fits the free cores" if threads and threads > load.free_cores else ""
     return warning("cpu-waited", f"host: {wait_text(share, load, threads)}; the {m.disturbed} of {total} samples "
                    f"that waited are left out of the time{fewer}", method="host", wait_share=share,
