@@ -165,14 +165,15 @@ def _input_labels(fn: Callable[..., Any], inputs: Any) -> tuple[tuple[str, str],
     return tuple((names[i] if i < len(names) else f"arg{i}", _describe(a)) for i, a in enumerate(args))
 
 
-def check_call(*, kernel: str | None = None, link_style: str = "path") -> Any:
+def check_call(*, kernel: str | None = None, link_style: str = "path", gpu: bool = True) -> Any:
     """What :func:`document_call` needs before anything runs, checked in the order the CLI promises:
     the options (UsageError, exit 2: wrong on any machine), then a GPU (DeviceError, exit 1: the
-    command is right, this machine is not). ``source-trace TARGET`` calls it before it imports the
-    target, so neither answer waits for a model to load. Returns ``torch``."""
+    command is right, this machine is not). ``gpu=False``: the options only -- ``source-trace
+    TARGET`` checks them before it imports the target, then picks the target's case (``--case``:
+    wrong on any machine too), and only then asks for a GPU. Returns ``torch`` (None without ``gpu``)."""
     check_link_style(link_style)
     _kernel_rx(kernel)
-    return require_gpu("source-trace of a callable", "use --trace for a recorded trace")
+    return require_gpu("source-trace of a callable", "use --trace for a recorded trace") if gpu else None
 
 
 def document_call(fn: Callable[..., Any], *, make_inputs: Callable[[], Any] | None = None,
