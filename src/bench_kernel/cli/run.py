@@ -54,6 +54,7 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
     from bench_kernel.options import Options
     from bench_kernel.orchestrate import CaseRunner, plot_results
     from bench_kernel.report import (
+        ProgressLines,
         counted,
         counter_kernels_table,
         counters_table,
@@ -105,9 +106,19 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
             os._exit(1)
 
         runner.on_stuck = stuck
-        runner.progress = lambda done, total, msg: status.update(Text(printable(f"[{done + 1}/{total}] {msg}")))
+        lines = ProgressLines(err, "cases")  # off a terminal, where the status line is not drawn
+
+        def progress(done: int, total: int | None, msg: str) -> None:
+            status.update(Text(printable(f"[{done + 1}/{total}] {msg}")))
+            lines(done, total, msg)
+
+        runner.progress = progress
         outcome = runner.run_all(_load(runner, target, err, suite_line))
     write(outcome)
+    if output.path is not None:  # the file is the output: say what went into it
+        n, failed = len(outcome.results), len(outcome.errors)
+        err.print(Text(printable(f"wrote {output.path}: {n} result(s)" + (f", {failed} failed case(s)" if failed else ""))),
+                  soft_wrap=True)
     stored = (f"run {outcome.run.id} in {runner.store.path}" if outcome.run is not None and runner.store is not None
               else None)
     if not outcome.exit_code and stored:

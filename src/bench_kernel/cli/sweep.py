@@ -106,6 +106,8 @@ def command(spec: str, db_path: str | None, resume: str | None, providers: tuple
         written = plot_sweep(result.run, result.points, x_axis, plot_path)
         err.print(f"plot: {written}", highlight=False, markup=False, soft_wrap=True)
     emit(output, data={"schema_version": SCHEMA_VERSION, **result.to_dict()}, tables=tables)
+    if output.path is not None:  # the file is the output: say what went into it
+        err.print(f"wrote {output.path}: {len(result.points)} point(s)", highlight=False, markup=False, soft_wrap=True)
     failed = [p for p in result.points if p.status in ("error", "mismatch")]
     if not failed:
         err.print(f"stored as run {result.run.id} in {store.path}", highlight=False, markup=False, soft_wrap=True)

@@ -10,7 +10,7 @@ from bench_kernel.report._compare import comparison_table
 from bench_kernel.report._counters import counted, counter_kernels_table, counters_table
 from bench_kernel.report._history import history_table, plot_history, runs_table
 from bench_kernel.report._ops import ops_table, ops_tables
-from bench_kernel.report._progress import ProgressBar
+from bench_kernel.report._progress import ProgressBar, ProgressLines
 from bench_kernel.report._render import OUTPUT_FORMATS, dumps, json_default, render_body, render_console, tool_version
 from bench_kernel.report._report import REPORT_FORMATS, html_for_output, render_report
 from bench_kernel.report._results_table import results_table
@@ -25,7 +25,7 @@ from bench_kernel.report._trace_tables import (categories_table, inventory_csv, 
 from bench_kernel.report._xlsx import XLSX_MISSING, to_xlsx, xlsx_header
 
 __all__ = [
-    "OUTPUT_FORMATS", "REPORT_FORMATS", "XLSX_MISSING", "Column", "ProgressBar", "Table",
+    "OUTPUT_FORMATS", "REPORT_FORMATS", "XLSX_MISSING", "Column", "ProgressBar", "ProgressLines", "Table",
     "best_table", "categories_table", "comparison_table", "counted", "counter_kernels_table", "counters_table", "dumps", "format_value", "history_table",
     "html_for_output", "inventory_csv", "inventory_tables", "json_default", "layers_table", "ops_table", "ops_tables",
     "phases_tables", "plot_history", "plot_sweep", "printable", "ranks_tables", "render_body", "render_console",
