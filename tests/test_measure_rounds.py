@@ -93,8 +93,8 @@ def test_methods_that_disagree_by_more_than_5_percent_say_why_and_which_answers_
     note = agreement_note(GEMM)
     assert note.code == "methods-disagree" and note.kind == "warning"
     note = note.text
-    assert note.startswith("methods disagree by 18%: graph 1626 us (1515 MHz, busy 99%), events 1500 us "
-                           "(1620 MHz, busy 67%), kernel 1373 us (1755 MHz, busy 34%); why: the methods ran at "
+    assert note.startswith("methods disagree by 18%: graph 1.626 ms (1515 MHz, busy 99%), events 1.5 ms "
+                           "(1620 MHz, busy 67%), kernel 1.373 ms (1755 MHz, busy 34%); why: the methods ran at "
                            "different SM clocks")
     assert "the device rested between samples for some methods" in note
     assert "graph: the cost per call in sustained back-to-back work" in note

@@ -138,12 +138,12 @@ def test_measurement_to_dict_has_the_clocks():
 def test_graph_floor_note_only_for_sub_2us_calls_well_above_their_kernels():
     assert graph_floor_note(1.03, 0.86).kind == "warning"
     assert graph_floor_note(1.03, 0.86).text == (
-        "graph: 1.03 us per call is 20% above the kernels' own 0.86 us: below ~2 us a CUDA-graph node's own cost "
-        "shows (~1.1 us per node on an H200); 'kernel' is the device time of the kernels, 'graph' the cost of "
+        "graph: 1.03 µs per call is 20% above the kernels' own 860 ns: below ~2 µs a CUDA-graph node's own cost "
+        "shows (~1.1 µs per node on an H200); 'kernel' is the device time of the kernels, 'graph' the cost of "
         "the call inside a graph")
     assert graph_floor_note(1.03, 0.98) is None  # within 10%
     assert graph_floor_note(12.4, 9.8) is None  # long enough for the node cost not to matter
     assert graph_floor_note(1.03, None) is None
     g = Measurement.of("graph", Samples.of([1.03] * 10))
     k = Measurement.of("kernel", Samples.of([0.86] * 10))
-    assert stability_notes({"graph": g, "kernel": k}, None)[-1].text.startswith("graph: 1.03 us per call is 20% above")
+    assert stability_notes({"graph": g, "kernel": k}, None)[-1].text.startswith("graph: 1.03 µs per call is 20% above")

@@ -22,6 +22,7 @@ from typing import Any, Mapping
 
 from bench_kernel.measure._steady import GRAPH_NODE_FLOOR_US
 from bench_kernel.records import Note, warning
+from bench_kernel.units import format_duration_us
 
 __all__ = ["agreement_note", "busy_fraction", "DISAGREE_FRACTION", "QUESTIONS"]
 
@@ -81,7 +82,7 @@ def agreement_note(measurements: Mapping[str, Any]) -> Note | None:
     for k in ms:
         extra = [f"{clocks[k]:.0f} MHz" if clocks[k] else None, f"busy {busy[k]:.0%}" if busy[k] is not None else None]
         extra = [x for x in extra if x]
-        parts.append(f"{k} {medians[k]:.4g} us" + (f" ({', '.join(extra)})" if extra else ""))
+        parts.append(f"{k} {format_duration_us(medians[k])}" + (f" ({', '.join(extra)})" if extra else ""))
     seen_clocks = [c for c in clocks.values() if c]
     seen_busy = [b for b in busy.values() if b is not None]
     causes = []

@@ -28,6 +28,7 @@ from typing import Any, Callable, Sequence
 from bench_kernel.measure._budget import calls_to_fill
 from bench_kernel.measure._runner import Runner
 from bench_kernel.records import Note, Samples, info, warning
+from bench_kernel.units import format_duration_us
 
 __all__ = ["Settle", "hold_until_settled", "settled", "clock_note", "trend_note", "graph_floor_note",
            "stability_notes", "STEADY_MAX_S", "STEADY_MIN_SAMPLE_S"]
@@ -180,8 +181,8 @@ def graph_floor_note(graph_us: float | None, kernel_us: float | None) -> Note | 
     """A note when a sub-2-us call reads >10% higher under ``graph`` than its kernels' device time."""
     if not graph_us or not kernel_us or graph_us >= GRAPH_NODE_FLOOR_US or graph_us <= kernel_us * (1 + GRAPH_ABOVE_KERNEL):
         return None
-    return warning("graph-node-floor", f"graph: {graph_us:.3g} us per call is {graph_us / kernel_us - 1:.0%} above "
-                f"the kernels' own {kernel_us:.3g} us: below ~2 us a CUDA-graph node's own cost shows (~1.1 us per "
+    return warning("graph-node-floor", f"graph: {format_duration_us(graph_us)} per call is {graph_us / kernel_us - 1:.0%} above "
+                f"the kernels' own {format_duration_us(kernel_us)}: below ~2 µs a CUDA-graph node's own cost shows (~1.1 µs per "
                 f"node on an H200); 'kernel' is the device time of the kernels, 'graph' the cost of the call inside "
                 f"a graph", graph_us=graph_us, kernel_us=kernel_us)
 
