@@ -63,6 +63,36 @@ def test_completion_of_commands_and_options(run_cli, monkeypatch):
     assert _complete(run_cli, monkeypatch, "bench-kernel run --cache ") == ["cold", "warm"]
 
 
+#: What completing one command imports: click and that command's module, never torch; numpy only for
+#: serve (its package, whose schema version the module names). Before: 0.45-0.5 s of CPU per TAB on a
+#: 2-core machine (0.8 s without a bytecode cache) as every TAB imported the report, records and
+#: results packages, and listing the commands imported every command's module; now 0.05-0.17 s.
+_COMPLETION_PROBE = """
+import os, sys
+from bench_kernel.cli import main
+main()
+sys.stderr.write(" ".join(m for m in ("torch", "numpy", "bench_kernel.report_model", "bench_kernel.results")
+                          if m in sys.modules))
+"""
+
+
+@pytest.mark.parametrize("words", ["bench-kernel ", "bench-kernel r"] + [f"bench-kernel {c} --" for c in sorted(_COMMANDS)])
+def test_completion_imports_no_torch(words):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "_BENCH_KERNEL_COMPLETE": "bash_complete", "COMP_WORDS": words,
+           "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1))}
+    r = subprocess.run([sys.executable, "-c", _COMPLETION_PROBE], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout, r.stderr
+    loaded = r.stderr.split()
+    assert "torch" not in loaded
+    command = words.split()[1] if len(words.split()) > 1 and words.endswith("--") else None
+    if command not in ("serve", "compare", "report"):  # these name defaults from results or serve
+        assert loaded == [], f"{words!r} imported {loaded}"
+
+
 def test_every_command_loads(run_cli):
     # The registry is a table of strings: a typo there would only show when that command is typed.
     for name in _COMMANDS:

@@ -11,6 +11,7 @@ import click
 from bench_kernel.cli._common import (
     Output,
     command_line,
+    db_files,
     db_option,
     emit,
     output_options,
@@ -22,7 +23,6 @@ from bench_kernel.cli._user_io import UserOutputToStderr
 from bench_kernel.errors import BenchKernelError, OutputError, UsageError
 from bench_kernel.plotfile import plot_path as check_plot_path
 from bench_kernel.records import RUN_SCHEMA_VERSION
-from bench_kernel.results import store_files
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
@@ -38,7 +38,7 @@ SCHEMA_VERSION = RUN_SCHEMA_VERSION
               help="Store the results as a run in the results database (see 'bench-kernel history').")
 @db_option
 @output_options(outputs={"plot_path": "--plot"},
-                inputs=lambda kw: target_files(kw["target"]) + (store_files(kw["db_path"]) if kw["save"] else []))
+                inputs=lambda kw: target_files(kw["target"]) + (db_files(kw["db_path"]) if kw["save"] else []))
 def command(target: str | None, options_given: dict[str, Any], plot_path: str | None, save: bool,
             db_path: str | None, output: Output) -> int:
     """Benchmark TARGET (path/to/file.py:func or package.module:func).

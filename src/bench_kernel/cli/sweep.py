@@ -10,6 +10,7 @@ import click
 from bench_kernel.cli._common import (
     Output,
     command_line,
+    db_files,
     db_option,
     emit,
     output_options,
@@ -29,10 +30,9 @@ SCHEMA_VERSION = 2  # 2: results of BenchResult schema 2 (notes are records)
 
 def _inputs(kw: dict[str, Any]) -> list[Path | None]:
     """What ``-o`` and ``--plot`` may not overwrite: the spec's file and the results database."""
-    from bench_kernel.results import store_files
     from bench_kernel.sweeps import spec_file
 
-    return [spec_file(kw["spec"]), *store_files(kw["db_path"])]
+    return [spec_file(kw["spec"]), *db_files(kw["db_path"])]
 
 
 @click.command("sweep")

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from bench_kernel.report._table import Column, Table, format_value
-from bench_kernel.units import format_duration_us as _us
 
 __all__ = ["inventory_tables", "inventory_csv", "phases_tables", "layers_table", "timeline_tables", "ranks_tables",
            "categories_table"]
