@@ -97,3 +97,15 @@ def test_every_command_loads(run_cli):
     # The registry is a table of strings: a typo there would only show when that command is typed.
     for name in _COMMANDS:
         assert cli.get_command(None, name).name == name  # type: ignore[arg-type]
+
+
+def test_the_lazy_report_names_are_its_exports_and_all_resolve():
+    # report/__init__ lists each name for type checkers and again for __getattr__: the two must agree
+    import ast
+
+    import bench_kernel.report as report
+
+    tree = ast.parse(open(report.__file__, encoding="utf-8").read())
+    checked = {a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for a in node.names}
+    assert set(report.__all__) == set(report._EXPORTS) == checked
+    assert all(getattr(report, name) is not None for name in report.__all__)
