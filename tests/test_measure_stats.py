@@ -97,3 +97,48 @@ def test_stops_on_time_bound_and_on_max_samples():
 def test_rejects_bad_parameters(kwargs):
     with pytest.raises(ValueError):
         StoppingRule(**kwargs)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_running_order_statistics_equal_samples_after_every_add(seed):
+    # The rule keeps the median and the CI's ranks as running order statistics; they must be the
+    # very numbers Samples computes from the same values, after every add (batches of 1-7, ties,
+    # a long tail, values added in rising and falling runs).
+    rng = np.random.default_rng(seed)
+    rule = StoppingRule(precision=1e-9, max_samples=100_000, clock=FakeClock())
+    values: list[float] = []
+    while len(values) < 600:
+        kind = rng.integers(4)
+        k = int(rng.integers(1, 8))
+        batch = (list(np.round(rng.lognormal(1.0, 0.4, k), 1)) if kind == 0 else
+                 sorted(rng.normal(3.0, 0.1, k)) if kind == 1 else
+                 sorted(rng.normal(3.0, 0.1, k), reverse=True) if kind == 2 else [float(rng.integers(1, 4))] * k)
+        rule.add(batch)
+        values += [float(v) for v in batch]
+        s = Samples.of(values)
+        assert rule.n == s.n
+        assert rule.median_us == s.median_us
+        assert rule.rel_ci95 == s.rel_ci95
+    assert rule.samples.values_us == tuple(values)
+
+
+def test_rank_tracker_answers_any_rank_in_any_order():
+    from bench_kernel.measure._stopping import RankTracker
+
+    rng = np.random.default_rng(3)
+    t, vals = RankTracker(), []
+    for _ in range(300):
+        v = float(rng.normal())
+        t.add(v)
+        vals.append(v)
+        k = int(rng.integers(len(vals)))
+        assert t.at(k) == sorted(vals)[k]
+    with pytest.raises(IndexError):
+        t.at(len(vals))
+    assert t.pair(10) == tuple(sorted(vals)[10:12])
+
+
+def test_rule_statistics_with_no_samples():
+    rule = StoppingRule(clock=FakeClock())
+    assert math.isnan(rule.median_us) and rule.rel_ci95 == math.inf and rule.n == 0
+    assert rule.samples.n == 0 and not rule.is_finished()

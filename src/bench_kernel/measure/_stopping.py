@@ -4,17 +4,78 @@
 ``precision`` of the median (after ``min_samples`` and ``min_time_s``), or when ``max_time_s`` or
 ``max_samples`` is reached. ``reason`` says which, so a result can say it stopped on time, not on
 precision. With ``read_clock``, each ``add`` also records the SM clock for its samples.
+
+The check after every add must not cost more as samples accumulate. Sorting every sample again on
+each check (what this rule did) made 10,000 one-sample adds take 1.9 s on a quiet machine and 21 s
+on a loaded one: quadratic. The three order statistics the check needs -- the median and the two
+ranks bounding its interval (``_stats.median_ci95_ranks``) -- are kept as running order
+statistics instead: each is a split of the samples into a max-heap of the smallest ``k`` and a
+min-heap of the rest, so an add costs O(log n) per sample, and as the ranks only creep up with
+``n`` (by less than one per sample), rebalancing moves O(1) values per sample. The values are the
+ones :class:`~bench_kernel.measure._stats.Samples` computes from the same samples, exactly
+(``tests/test_measure_stats.py`` compares them after every add); ``samples`` builds that record
+once, when asked. benchmarks/stopping_rule.py times both.
 """
 
 from __future__ import annotations
 
+import heapq
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
-from bench_kernel.measure._stats import Samples
+from bench_kernel.measure._stats import Samples, median_ci95_ranks
 
-__all__ = ["StoppingRule"]
+__all__ = ["StoppingRule", "RankTracker"]
+
+
+class RankTracker:
+    """The ``k``-th smallest of a growing multiset (0-based) for a ``k`` that may change between
+    adds: the smallest values in a max-heap (stored negated), the rest in a min-heap.
+
+    ``add`` is O(log n); :meth:`at` moves values between the heaps until the lower one holds
+    exactly ``k + 1`` values, one move per unit of change in ``k``.
+    """
+
+    __slots__ = ("_low", "_high")
+
+    def __init__(self) -> None:
+        self._low: list[float] = []   # negated: -_low[0] is the largest of the low part
+        self._high: list[float] = []  # _high[0] is the smallest of the high part
+
+    def __len__(self) -> int:
+        return len(self._low) + len(self._high)
+
+    def add(self, x: float) -> None:
+        # Every low value stays <= every high value: x joins the low part only if it is no larger
+        # than the low part's largest.
+        if self._low and x <= -self._low[0]:
+            heapq.heappush(self._low, -x)
+        else:
+            heapq.heappush(self._high, x)
+
+    def _split(self, size: int) -> None:
+        """Leave the ``size`` smallest values in the low heap."""
+        low, high = self._low, self._high
+        while len(low) > size:
+            heapq.heappush(high, -heapq.heappop(low))
+        while len(low) < size:
+            heapq.heappush(low, -heapq.heappop(high))
+
+    def at(self, k: int) -> float:
+        """The ``k``-th smallest value (0-based); IndexError outside ``0 <= k < len``."""
+        if not 0 <= k < len(self):
+            raise IndexError(f"rank {k} of {len(self)} values")
+        self._split(k + 1)
+        return -self._low[0]
+
+    def pair(self, k: int) -> tuple[float, float]:
+        """The ``k``-th and ``k + 1``-th smallest values (0-based): a median of an even count."""
+        if not 0 <= k < len(self) - 1:
+            raise IndexError(f"ranks {k}, {k + 1} of {len(self)} values")
+        self._split(k + 1)
+        return -self._low[0], self._high[0]
 
 
 @dataclass
@@ -37,7 +98,6 @@ class StoppingRule:
     min_time_s: float = 0.0
     clock: Callable[[], float] = time.perf_counter
     read_clock: Optional[Callable[[], Optional[float]]] = None
-    samples: Samples = field(default_factory=lambda: Samples(()))
     #: the SM clock (MHz) when each sample was added; empty without ``read_clock``
     clocks_mhz: list = field(default_factory=list)
     reason: str | None = None
@@ -52,13 +112,56 @@ class StoppingRule:
         if not (0 <= self.min_time_s <= self.max_time_s):
             raise ValueError(f"need 0 <= min_time_s <= max_time_s, got {self.min_time_s!r}, {self.max_time_s!r}")
         self._t0 = self.clock()
+        self._values: list[float] = []
+        self._samples: Samples | None = Samples(())
+        # one tracker per order statistic: the interval's low and high ranks, and the median
+        self._lo, self._hi, self._mid = RankTracker(), RankTracker(), RankTracker()
 
     def add(self, values_us: Sequence[float]) -> None:
         """Add per-call samples in microseconds (and the SM clock they ran at, with ``read_clock``)."""
-        self.samples = self.samples + Samples.of(values_us)
+        new = [float(v) for v in values_us]
+        self._values += new
+        for v in new:
+            self._lo.add(v)
+            self._hi.add(v)
+            self._mid.add(v)
+        self._samples = None
         if self.read_clock is not None:
             mhz = self.read_clock()
-            self.clocks_mhz.extend([mhz] * len(values_us))
+            self.clocks_mhz.extend([mhz] * len(new))
+
+    @property
+    def n(self) -> int:
+        """Samples so far."""
+        return len(self._values)
+
+    @property
+    def samples(self) -> Samples:
+        """Every sample so far, in the order added (built once per change, on demand)."""
+        if self._samples is None:
+            self._samples = Samples(tuple(self._values))
+        return self._samples
+
+    @property
+    def median_us(self) -> float:
+        """The median so far, as :attr:`Samples.median_us` computes it (NaN with no samples)."""
+        n = self.n
+        if not n:
+            return math.nan
+        if n % 2:
+            return self._mid.at(n // 2)
+        a, b = self._mid.pair(n // 2 - 1)
+        return (a + b) / 2
+
+    @property
+    def rel_ci95(self) -> float:
+        """Half-width of the median's 95% CI relative to the median, as :attr:`Samples.rel_ci95`."""
+        n = self.n
+        med = self.median_us
+        if not n or med <= 0 or math.isnan(med):
+            return math.inf
+        lo, hi = median_ci95_ranks(n)
+        return (self._hi.at(hi) - self._lo.at(lo)) / 2 / med
 
     @property
     def elapsed_s(self) -> float:
@@ -66,12 +169,13 @@ class StoppingRule:
 
     def is_finished(self) -> bool:
         """True once precision is met, or a bound is hit; sets ``reason``."""
-        n = self.samples.n
-        if n >= self.min_samples and self.samples.rel_ci95 <= self.precision and self.elapsed_s >= self.min_time_s:
+        n = self.n
+        elapsed = self.elapsed_s
+        if n >= self.min_samples and elapsed >= self.min_time_s and self.rel_ci95 <= self.precision:
             self.reason = "precision"
         elif n >= self.max_samples:
             self.reason = "max_samples"
-        elif self.elapsed_s >= self.max_time_s and n >= 1:
+        elif elapsed >= self.max_time_s and n >= 1:
             self.reason = "time"
         else:
             return False
@@ -79,4 +183,4 @@ class StoppingRule:
 
     def remaining(self, batch: int) -> int:
         """How many samples to take next: ``batch``, or fewer near ``max_samples``."""
-        return max(1, min(batch, self.max_samples - self.samples.n))
+        return max(1, min(batch, self.max_samples - self.n))
