@@ -142,3 +142,33 @@ def test_rule_statistics_with_no_samples():
     rule = StoppingRule(clock=FakeClock())
     assert math.isnan(rule.median_us) and rule.rel_ci95 == math.inf and rule.n == 0
     assert rule.samples.n == 0 and not rule.is_finished()
+
+
+def test_a_ticking_timer_stops_the_rule_at_one_step_not_at_the_time_bound():
+    # The profiler's durations on an H200 come in 32 ns steps: a 1.12 us kernel reads 1.088, 1.120 or
+    # 1.152 us, and the interval stays +/-1.4% however long it samples (it hit the bound every round).
+    from bench_kernel.measure._stopping import note_step, timer_step_us
+
+    ticks = [1.088] * 12 + [1.12] * 14 + [1.152] * 4  # the interval: ranks 9 and 21, 1.088 to 1.120
+    assert timer_step_us(ticks) == pytest.approx(0.032)
+    assert timer_step_us(list(np.random.default_rng(1).normal(10, 0.1, 50))) == 0.0  # continuous: no step
+    assert timer_step_us([2.0] * 5) == 0.0
+    rule = StoppingRule(precision=0.01, min_samples=10, clock=FakeClock())
+    rule.add(ticks)
+    assert rule.rel_ci95 > 0.01 and not rule.is_finished()  # the interval alone never gets there
+    note_step(rule, ticks)
+    assert rule.resolution_us == pytest.approx(0.032)
+    assert rule.is_finished() and rule.reason == "resolution"
+    note_step(rule, [1.0, 1.064])  # a batch that shows two steps does not widen the step kept
+    assert rule.resolution_us == pytest.approx(0.032)
+
+
+def test_checks_come_early_and_batches_double_up_to_the_method_s_own():
+    rule = StoppingRule(precision=1e-9, min_samples=10, max_samples=1000, clock=FakeClock())
+    sizes = []
+    while not rule.is_finished():
+        n = rule.next_batch(200)
+        sizes.append(n)
+        rule.add([1.0 + 1e-3 * i for i in range(n)])
+    assert sizes[:6] == [10, 10, 20, 40, 80, 160] and max(sizes) == 200 and rule.n == 1000
+    assert StoppingRule(clock=FakeClock()).next_batch(5) == 5  # a method's batch smaller than the first

@@ -5,6 +5,17 @@
 ``max_samples`` is reached. ``reason`` says which, so a result can say it stopped on time, not on
 precision. With ``read_clock``, each ``add`` also records the SM clock for its samples.
 
+Resolution. A timer ticks: the profiler's kernel durations on an H200 come in steps of 32 ns, so
+a 1.12 us kernel's samples read 1.088, 1.120 or 1.152 us, and an interval two steps wide is
++/-1.4% however many samples are taken: the kernel method of a one-element add sampled to its
+0.5 s bound in every round. A method that knows its timer's step sets ``resolution_us``
+(:func:`timer_step_us` estimates it from samples), and the rule also stops once the interval is no
+wider than one step (``reason`` "resolution"): the finest interval that timer can give.
+
+Checks come early. :meth:`next_batch` sizes the next batch so that the samples double between two
+checks (``min_samples`` first, then as many again, up to the method's own batch): a quiet method
+stops after ``min_samples``, not after a full batch of 200 of them.
+
 The check after every add must not cost more as samples accumulate. Sorting every sample again on
 each check (what this rule did) made 10,000 one-sample adds take 1.9 s on a quiet machine and 21 s
 on a loaded one: quadratic. The three order statistics the check needs -- the median and the two
@@ -27,7 +38,31 @@ from typing import Callable, Optional, Sequence
 
 from bench_kernel.measure._stats import Samples, median_ci95_ranks
 
-__all__ = ["StoppingRule", "RankTracker"]
+__all__ = ["StoppingRule", "RankTracker", "timer_step_us", "note_step"]
+
+
+def timer_step_us(values_us: Sequence[float]) -> float:
+    """The step of a ticking timer (us): the smallest positive gap between two distinct values,
+    when every gap between neighbouring distinct values is a whole number of it; 0.0 otherwise
+    (continuous values, or fewer than two distinct ones)."""
+    distinct = sorted(set(values_us))
+    gaps = [b - a for a, b in zip(distinct, distinct[1:]) if b > a]
+    if not gaps:
+        return 0.0
+    step = min(gaps)
+    # A tick: every gap a whole number of steps (1% slack for float32 event times). Continuous
+    # values have no such step, and get none.
+    if any(abs(g / step - round(g / step)) > 0.01 for g in gaps):
+        return 0.0
+    return step
+
+
+def note_step(rule: "StoppingRule", batch_us: Sequence[float]) -> None:
+    """Narrow ``rule.resolution_us`` to the smallest step seen in one more batch of samples (a batch
+    with few distinct values can show a multiple of the step; the smallest over batches is kept)."""
+    step = timer_step_us(batch_us)
+    if step > 0 and (not rule.resolution_us or step < rule.resolution_us):
+        rule.resolution_us = step
 
 
 class RankTracker:
@@ -89,6 +124,7 @@ class StoppingRule:
     min_time_s: never stop on precision before this many seconds (steady mode samples long
         enough to average a power cap's clock swings).
     read_clock: the SM clock now (MHz, None when unreadable), read once per ``add``.
+    resolution_us: the timer's step (us); 0 = unknown. An interval no wider than it stops the rule.
     """
 
     precision: float = 0.01
@@ -98,6 +134,7 @@ class StoppingRule:
     min_time_s: float = 0.0
     clock: Callable[[], float] = time.perf_counter
     read_clock: Optional[Callable[[], Optional[float]]] = None
+    resolution_us: float = 0.0
     #: the SM clock (MHz) when each sample was added; empty without ``read_clock``
     clocks_mhz: list = field(default_factory=list)
     reason: str | None = None
@@ -154,14 +191,28 @@ class StoppingRule:
         return (a + b) / 2
 
     @property
+    def ci95_us(self) -> tuple[float, float]:
+        """(low, high) of the median's 95% CI, as :attr:`Samples.ci95_us` (NaN with no samples)."""
+        if not self.n:
+            return (math.nan, math.nan)
+        lo, hi = median_ci95_ranks(self.n)
+        return self._lo.at(lo), self._hi.at(hi)
+
+    @property
     def rel_ci95(self) -> float:
         """Half-width of the median's 95% CI relative to the median, as :attr:`Samples.rel_ci95`."""
-        n = self.n
         med = self.median_us
-        if not n or med <= 0 or math.isnan(med):
+        if not self.n or med <= 0 or math.isnan(med):
             return math.inf
-        lo, hi = median_ci95_ranks(n)
-        return (self._hi.at(hi) - self._lo.at(lo)) / 2 / med
+        lo, hi = self.ci95_us
+        return (hi - lo) / 2 / med
+
+    def _resolved(self) -> bool:
+        """The interval is no wider than one step of the timer (a relative slack for float sums)."""
+        if self.resolution_us <= 0 or not self.n:
+            return False
+        lo, hi = self.ci95_us
+        return hi - lo <= self.resolution_us * (1 + 1e-6)
 
     @property
     def elapsed_s(self) -> float:
@@ -171,8 +222,11 @@ class StoppingRule:
         """True once precision is met, or a bound is hit; sets ``reason``."""
         n = self.n
         elapsed = self.elapsed_s
-        if n >= self.min_samples and elapsed >= self.min_time_s and self.rel_ci95 <= self.precision:
+        ready = n >= self.min_samples and elapsed >= self.min_time_s
+        if ready and self.rel_ci95 <= self.precision:
             self.reason = "precision"
+        elif ready and self._resolved():
+            self.reason = "resolution"
         elif n >= self.max_samples:
             self.reason = "max_samples"
         elif elapsed >= self.max_time_s and n >= 1:
@@ -184,3 +238,10 @@ class StoppingRule:
     def remaining(self, batch: int) -> int:
         """How many samples to take next: ``batch``, or fewer near ``max_samples``."""
         return max(1, min(batch, self.max_samples - self.n))
+
+    def next_batch(self, batch: int, first: int | None = None) -> int:
+        """How many samples to take before the next check: ``first`` (default ``min_samples``) to
+        start, then as many as there are so far (the count doubles between checks), at most
+        ``batch`` (the method's own) and what ``max_samples`` leaves."""
+        start = self.min_samples if first is None else first
+        return self.remaining(min(batch, max(start, self.n)))
