@@ -127,9 +127,59 @@ def test_a_stop_on_the_time_bound_is_judged_per_round():
     merged = {"host": Timed(merge_measurements([t.measurement for t in rounds]))}
     options = Options(precision=0.01, max_time_s=0.5)
     assert _method_notes({"host": rounds}, merged, options) == [
-        f"host: stopped at the 0.5 s bound in 2 of 5 rounds at up to +/-{wide[3]:.1%}, above the 1.0% precision "
+        f"host: stopped at the 0.5 s bound its rounds share in 2 of 5 rounds at up to +/-{wide[3]:.1%}, above the 1.0% precision "
         f"asked for"]
     one = {"host": rounds[1:2]}
     assert _method_notes(one, {"host": rounds[1]}, options) == [
         f"host: stopped at the 0.5 s bound at +/-{wide[1]:.1%}, above the 1.0% precision asked for"]
     assert _method_notes({"host": rounds[2:3]}, {"host": rounds[2]}, options) == []  # precise enough at the bound
+
+
+def test_rounds_go_where_the_noise_is():
+    # rounds=None: the default rounds always, more only where they disagree though each met its
+    # precision, never past the method's bound; rounds=K: exactly K.
+    from bench_kernel.measure._rounds import RoundPlan
+    from bench_kernel.options import Options
+
+    plan = RoundPlan.of(Options(max_time_s=0.6), gpu=True)
+    assert (plan.min_rounds, plan.max_rounds, plan.share_s) == (3, 6, pytest.approx(0.2))
+
+    def rounds(*medians, stop="precision"):
+        return [_m("graph", [x] * 10, stop_reason=stop) for x in medians]
+
+    assert plan.wants_more(rounds(100.0, 100.0), 0.1)  # fewer than the default rounds
+    assert not plan.wants_more(rounds(100.0, 100.5, 100.2), 0.1)  # they agree within 1%: done
+    assert plan.wants_more(rounds(100.0, 104.0, 100.2), 0.1)  # they disagree: another round
+    assert not plan.wants_more(rounds(100.0, 104.0, 100.2), 0.58)  # ... unless the bound is (nearly) spent
+    assert not plan.wants_more(rounds(100.0, 104.0, 100.2, stop="time"), 0.1)  # no round met its precision
+    assert not plan.wants_more(rounds(*[100.0, 104.0] * 3), 0.1)  # at most twice the default rounds
+    assert plan.round_bound_s(1, 0.4) == pytest.approx(0.2)  # a default round gets its share
+    assert plan.round_bound_s(3, 0.5) == pytest.approx(0.1)  # a round beyond them, what is left
+    fixed = RoundPlan.of(Options(rounds=2, max_time_s=0.6), gpu=True)
+    assert (fixed.min_rounds, fixed.max_rounds, fixed.share_s) == (2, 2, pytest.approx(0.3))
+    assert not fixed.wants_more(rounds(100.0, 150.0), 0.1)
+    assert RoundPlan.of(Options(), gpu=False).min_rounds == 5  # the host method's default
+
+
+def test_the_round_loop_follows_the_plan_per_method():
+    from bench_kernel.measure import Timed
+    from bench_kernel.measure._measure import _time_rounds
+    from bench_kernel.measure._rounds import RoundPlan
+    from bench_kernel.options import Options
+
+    class Fake:
+        """A method whose round r reads medians[r]; records the bound each round was given."""
+
+        def __init__(self, name, medians):
+            self.name, self.medians, self.bounds = name, list(medians), []
+
+        def run(self, runner, rule):
+            self.bounds.append(rule.max_time_s)
+            x = self.medians[len(self.bounds) - 1]
+            return Timed(_m(self.name, [x] * 10, stop_reason="precision", wall_s=0.01))
+
+    quiet, drifting = Fake("graph", [5.0] * 6), Fake("events", [5.0, 5.5, 5.0, 5.0, 5.0, 5.0])
+    options = Options(max_time_s=0.3)
+    per_method, holds = _time_rounds(None, [quiet, drifting], RoundPlan.of(options, True), options, None, lambda m: None)
+    assert [len(per_method[k]) for k in ("graph", "events")] == [3, 6] and holds == []
+    assert quiet.bounds == [pytest.approx(0.1)] * 3

@@ -227,6 +227,8 @@ class BenchResult:
     measured_roofline: Any = None
     #: the correctness check against the reference (None: the case has no reference)
     check: Check | None = None
+    #: what this result cost, in wall seconds: check, inputs, warm-up, every method's rounds, counting
+    wall_s: float = 0.0
 
     def with_work(self, *, flops: float | None, bytes: float | None, notes: Sequence[str] = ()) -> "BenchResult":
         """This result with the work of one call (FLOP, bytes) set, and ``notes`` that say where it came from."""
@@ -300,6 +302,7 @@ class BenchResult:
             "env": dict(self.env),
             "notes": list(self.notes),
             "check": self.check.to_dict() if self.check is not None else None,
+            "wall_s": round(self.wall_s, 4),
         }
 
     @classmethod
@@ -319,4 +322,5 @@ class BenchResult:
                    env=dict(d.get("env") or {}), correct=d.get("correct"), flops=d.get("flops"),
                    bytes=d.get("bytes"), notes=tuple(d.get("notes") or ()),
                    counters=CounterReport.from_dict(d["counters"]) if d.get("counters") else None,
-                   check=Check.from_dict(d["check"]) if d.get("check") else None)
+                   check=Check.from_dict(d["check"]) if d.get("check") else None,
+                   wall_s=float(d.get("wall_s") or 0.0))

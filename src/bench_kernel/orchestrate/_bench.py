@@ -9,26 +9,37 @@ the code under test; a counting failure is a note, never a lost case), place and
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import Any, Callable
 
 from bench_kernel.errors import BenchKernelError, UsageError
 from bench_kernel.gpu import has_gpu
 from bench_kernel.measure import DEFAULT_COUNTER_TIMEOUT_S, BenchResult, Case, TimeLimit, as_case, capture_env
-from bench_kernel.measure import function_origin, guard, measure_case, warm_up_device
+from bench_kernel.measure import ensure_warm, function_origin, guard, measure_case, start_profiler
 from bench_kernel.options import Options
 from bench_kernel.orchestrate._count import CaseWork, count_work, infer_dtype
 from bench_kernel.orchestrate._counters import add_counters
 from bench_kernel.orchestrate._roofline import place, resolve_device
 
-__all__ = ["bench", "bench_case", "run_env"]
+__all__ = ["bench", "bench_case", "run_env", "start_early"]
+
+
+def start_early(options: Options) -> None:
+    """Start in the background what a run's first case would otherwise wait for: the process's first
+    profiler session, seconds long (``measure.start_profiler``), when the ``kernel`` method will run
+    on a GPU. Called as soon as torch is imported; harmless to call again."""
+    if "kernel" in options.methods and has_gpu():
+        start_profiler()
 
 
 def run_env(options: Options) -> dict[str, Any]:
     """The machine's state for a run, captured once at its start -- after bringing an idle GPU to
-    its working clock (``measure._warmup``; what the warm-up did is ``env["device_warmup"]``)."""
+    its working clock (``measure.ensure_warm``: once per process, again only where the clock fell
+    back; what was done is ``env["device_warmup"]``, and each result's env says what was done for it)."""
+    start_early(options)
     env = capture_env(options.device_index)  # torch's first import (seconds) is not the case's time
     if has_gpu():
-        env["device_warmup"] = warm_up_device(options.device_index)
+        env["device_warmup"] = ensure_warm(options.device_index)
     return env
 
 
@@ -41,25 +52,30 @@ def bench_case(case: Case, options: Options, *, env: dict[str, Any] | None = Non
     (``add_counters``; that child gets ``options.timeout_s`` of its own).
 
     env: the machine's state (:func:`run_env`), taken once per run by the caller; captured here
-    (the GPU warmed up first) when None. roof: the resolved device spec for the roofline, likewise
+    when None (the GPU is warmed up, where it needs it, by the measurement itself). roof: the resolved device spec for the roofline, likewise
     (resolved here when None and ``options.roofline``). on_stuck: the time limit's ``on_stuck``
     (``bench_kernel.measure.TimeLimit``). Raises TimeLimitError past the limit, MeasurementError
     when the case's code raises.
     """
+    t0 = time.perf_counter()
     if options.roofline and roof is None:
         roof = resolve_device(options.device, has_gpu())
     if env is None:
-        env = run_env(options)
+        start_early(options)
+        env = capture_env(options.device_index)
     with TimeLimit(options.timeout_s, case.label, on_stuck=on_stuck):
         result = measure_case(case, options, env=env, progress=progress)
+        measured = time.perf_counter()
         if options.roofline and result.correct is not False:
             result = _place(case, result, roof, options, progress)
-    if not options.counters:
-        return result
-    # Outside the case's limit: the counter tool's child process is stopped by a timeout of its own (the
-    # case's limit again), never interrupted half-way.
-    return add_counters(case, result, roof, device_index=options.device_index, progress=progress,
-                        timeout_s=options.timeout_s or DEFAULT_COUNTER_TIMEOUT_S)
+    if options.counters:
+        # Outside the case's limit: the counter tool's child process is stopped by a timeout of its own (the
+        # case's limit again), never interrupted half-way.
+        result = add_counters(case, result, roof, device_index=options.device_index, progress=progress,
+                              timeout_s=options.timeout_s or DEFAULT_COUNTER_TIMEOUT_S)
+    end = time.perf_counter()
+    counting = {"counting_s": round(end - measured, 4)} if options.roofline or options.counters else {}
+    return dataclasses.replace(result, wall_s=end - t0, env={**result.env, **counting})
 
 
 def _place(case: Case, result: BenchResult, roof: Any, options: Options,
