@@ -123,14 +123,15 @@ def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | Non
     cache: "cold" (L2 flushed before event/profiler samples, inputs rotated beyond L2, also inside
         the graph) or "warm".
     precision: stop once the 95% CI of the median is within this relative half-width.
-    max_time_s: sampling time bound per method, seconds.
+    max_time_s: sampling time bound per method, seconds, shared by its rounds.
     timeout_s: stop the case after this many seconds with a TimeLimitError (None, 0 or inf: no
         limit); see ``bench_kernel.measure._limit`` for what can and cannot be interrupted.
     steady: hold the load until the SM clock and the per-call time settle before each method, and
         sample at least 1 s per method (power-capped GPUs); every sample's clock is in
         ``Measurement.sm_clock_mhz`` either way.
     rounds: time the case this many times, back to back, so comparisons see run-to-run noise
-        (None: the per-method default, ``bench_kernel.options.DEFAULT_ROUNDS``).
+        (None: the per-method default, ``bench_kernel.options.DEFAULT_ROUNDS``, and up to twice as
+        many for a method whose rounds disagree by more than ``precision``).
     roofline: also place the result under the roofs of ``device`` (peak-table name; default the
         current GPU) as ``result.roofline``; FLOPs/bytes not given are counted from one call.
     counters: also count one call's DRAM/L2/L1 bytes and FLOPs with the GPU's hardware counters (ncu or
