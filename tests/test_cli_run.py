@@ -58,6 +58,11 @@ def test_json_schema(run_cli, target):
     assert add["achieved_tbps"] == pytest.approx(3 * 256 * 4 / (m["median_us"] * 1e-6) / 1e12)
     assert mul["correct"] is True and add["correct"] is None
     assert {"env", "notes", "kernels", "launch_overhead_us", "graph_gap_us"} <= set(add)
+    # every result says what it cost, at least the time its method sampled
+    assert all(x["wall_s"] >= sum(m["wall_s"] for m in x["measurements"].values()) > 0 for x in data["results"])
+    # and the run says it once, on stderr, with where the time went
+    footer = [ln for ln in r.stderr.splitlines() if ln.startswith("took ")]
+    assert len(footer) == 1 and ": timing " in footer[0] and "loading " in footer[0], r.stderr
 
 
 @pytest.mark.parametrize("fmt,check", [

@@ -47,12 +47,16 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
     built-in suite (GEMM, GEMV, RMSNorm, softmax, add, copy) sized for this machine. What the
     target prints goes to stderr, so --json/--csv output stays parseable.
     """
+    import time
+
     from rich.console import Console
     from rich.text import Text
 
     from bench_kernel.options import Options
-    from bench_kernel.orchestrate import CaseRunner, plot_results
-    from bench_kernel.report import counted, counter_kernels_table, counters_table, printable, results_table
+    from bench_kernel.orchestrate import CaseRunner, RunCost, plot_results
+    from bench_kernel.report import cost_line, counted, counter_kernels_table, counters_table, printable, results_table
+
+    t_start = time.perf_counter()
     from bench_kernel.results import open_store
 
     # Wrong options fail before any case is loaded or timed, with nothing else printed.
@@ -98,12 +102,17 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
 
         runner.on_stuck = stuck
         runner.progress = lambda done, total, msg: status.update(Text(printable(f"[{done + 1}/{total}] {msg}")))
-        outcome = runner.run_all(_load(runner, target, err))
+        cases = _load(runner, target, err)
+        load_s = time.perf_counter() - t_start
+        outcome = runner.run_all(cases)
     failed = [e.message if e.message.startswith(f"case {e.label!r}") else f"case {e.label!r}: {e.message}"
               for e in outcome.errors] + [f"case {r.name!r}: {r.notes[-1]}" for r in outcome.wrong]
     write(outcome)
     stored = (f"run {outcome.run.id} in {runner.store.path}" if outcome.run is not None and runner.store is not None
               else None)
+    if not failed:  # what the run cost (a failed run's stderr is its one error line per case)
+        err.print(Text(cost_line(RunCost.of(outcome.results, runner.env, time.perf_counter() - t_start, load_s))),
+                  soft_wrap=True)
     if not failed and stored:
         err.print(Text(f"stored as {printable(stored)}"), soft_wrap=True)
     for line in failed[:SHOWN_ERRORS]:
