@@ -54,7 +54,8 @@ def test_results_join_their_measurements_notes_and_a_wrong_round():
     r1 = BenchResult("k", {"M": 1}, {"host": _m("host", [1.0, 2.0])}, correct=True, notes=("warm L2",), env={"d": 1})
     r2 = BenchResult("k", {"M": 1}, {"host": _m("host", [3.0])}, notes=("warm L2", "drifted"), env={"d": 2})
     j = merge_results([r1, r2], rounds_env=[{"round": 1, "pid": 10}, {"round": 2, "pid": 11}])
-    assert j.measurements["host"].round_sizes == (2, 1) and j.correct is True and j.notes == ("warm L2", "drifted")
+    assert j.measurements["host"].round_sizes == (2, 1) and j.correct is True
+    assert j.notes == ("warm L2", "drifted (in 1 of 2 rounds)")
     assert j.env == {"d": 1, "rounds": [{"round": 1, "pid": 10}, {"round": 2, "pid": 11}]}
     assert merge_results([r1, BenchResult("k", {"M": 1}, correct=False)]).correct is False
 
@@ -187,3 +188,27 @@ def test_the_round_loop_follows_the_plan_per_method():
     per_method, holds = _time_rounds(None, [quiet, drifting], RoundPlan.of(options, True), options, None, lambda m: None)
     assert [len(per_method[k]) for k in ("graph", "events")] == [3, 6] and holds == []
     assert quiet.bounds == [pytest.approx(0.1)] * 3
+
+
+def test_a_sweep_point_s_notes_are_made_once_from_its_rounds():
+    # Each round of a sweep point is a result of its own, with its own notes: joined as they were,
+    # the disagreement note (its numbers differing) was printed once per round.
+    def rnd(g, k, fell_to, extra=()):
+        ms = {"graph": _m("graph", [g] * 40, clocks=[1515.0] * 40, wall_s=0.066),
+              "kernel": _m("kernel", [k] * 40, clocks=[1755.0] * 40, wall_s=0.16)}
+        notes = [f"clock throttling: SM clock fell from 1980 to {fell_to} MHz during the measurement", *extra]
+        notes.append(agreement_note(ms))
+        return BenchResult("gemm", {}, ms, notes=tuple(notes), env={"state_before": {"max_sm_clock_mhz": 1980}})
+
+    parts = [rnd(1626.0, 1373.0, 1575, extra=["FLOPs counted: 1.1e+12 (bench-kernel: aten::mm)"]),
+             rnd(1610.0, 1380.0, 1560), rnd(1630.0, 1370.0, 1575, extra=["warm-up did not stabilise within 0.2 s (9 calls)"])]
+    assert all(sum("disagree" in n for n in p.notes) == 1 for p in parts)
+    j = merge_results(parts)
+    disagree = [n for n in j.notes if "disagree" in n]
+    assert len(disagree) == 1 and disagree[0] == agreement_note(j.measurements)  # judged again, on the joined rounds
+    assert "clock throttling: SM clock fell from 1980 to 1575 MHz during the measurement (in 3 of 3 rounds; " \
+           "round 1's numbers)" in j.notes
+    assert "FLOPs counted: 1.1e+12 (bench-kernel: aten::mm)" in j.notes  # round 1 alone counts: kept as it is
+    assert "warm-up did not stabilise within 0.2 s (9 calls) (in 1 of 3 rounds)" in j.notes
+    clock = [n for n in j.notes if n.startswith("graph: the SM clock ran at")]
+    assert len(clock) == 1  # the clock note, once, from the joined clocks

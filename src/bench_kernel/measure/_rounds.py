@@ -30,6 +30,7 @@ from typing import Any, Sequence
 
 from bench_kernel.measure._records import BenchResult, Measurement
 from bench_kernel.measure._stats import Samples
+from bench_kernel.measure._summary import summarise_round_notes
 from bench_kernel.options import METHODS, Options
 
 __all__ = ["merge_measurements", "merge_results", "RoundPlan", "MORE_ROUNDS_FACTOR"]
@@ -125,7 +126,9 @@ def merge_results(parts: Sequence[BenchResult], rounds_env: Sequence[dict[str, A
 
     The first round gives the name, params, work, kernels breakdown and env; ``env["rounds"]``
     lists each round's state (``rounds_env``, e.g. which worker ran it, the SM clock before and
-    after). Notes are joined without repeats. A wrong result in any round makes the whole wrong.
+    after). Notes are made once for the point (``_summary``: the judged ones again on the joined
+    rounds, the others once, with how many rounds made them). A wrong result in any round makes the
+    whole wrong.
     """
     if not parts:
         raise ValueError("merge_results needs at least one round")
@@ -143,5 +146,5 @@ def merge_results(parts: Sequence[BenchResult], rounds_env: Sequence[dict[str, A
         env["rounds"] = [dict(e) for e in rounds_env]
     return replace(first, measurements=measurements, correct=correct, env=env, wall_s=sum(p.wall_s for p in parts),
                    kernels=next((p.kernels for p in parts if p.kernels), ()),
-                   notes=tuple(dict.fromkeys(n for p in parts for n in p.notes)),
+                   notes=tuple(summarise_round_notes(parts, measurements, env)),
                    check=next((p.check for p in parts if p.check is not None and not p.check.passed), first.check))
