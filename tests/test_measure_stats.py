@@ -172,3 +172,14 @@ def test_checks_come_early_and_batches_double_up_to_the_method_s_own():
         rule.add([1.0 + 1e-3 * i for i in range(n)])
     assert sizes[:6] == [10, 10, 20, 40, 80, 160] and max(sizes) == 200 and rule.n == 1000
     assert StoppingRule(clock=FakeClock()).next_batch(5) == 5  # a method's batch smaller than the first
+
+
+def test_the_time_bound_can_start_when_sampling_does():
+    clock = FakeClock()
+    rule = StoppingRule(precision=1e-9, max_time_s=1.0, clock=clock)
+    clock.t = 3.0  # e.g. waiting for the profiler's first session
+    rule.restart_clock()
+    rule.add([1.0, 2.0])
+    assert not rule.is_finished()
+    clock.t = 4.1
+    assert rule.is_finished() and rule.reason == "time"

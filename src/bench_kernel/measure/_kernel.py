@@ -190,7 +190,10 @@ class KernelMethod:
         import torch
         from torch.profiler import ProfilerActivity, profile, record_function
 
-        self.waited_s += wait_profiler()  # two profiler sessions at once are refused
+        waited = wait_profiler()  # two profiler sessions at once are refused
+        if waited:
+            self.waited_s += waited
+            rule.restart_clock()
         cold = self.flusher is not None
         per_session = calls_to_fill(SESSION_TARGET_US, runner.est_us, lo=MIN_CALLS, hi=MAX_CALLS)
         all_calls: list[list[DeviceActivity]] = []

@@ -214,6 +214,11 @@ class StoppingRule:
         lo, hi = self.ci95_us
         return hi - lo <= self.resolution_us * (1 + 1e-6)
 
+    def restart_clock(self) -> None:
+        """Count the time bound from now: what a method spent before its first sample (waiting for
+        the profiler's first session) is not sampling."""
+        self._t0 = self.clock()
+
     @property
     def elapsed_s(self) -> float:
         return self.clock() - self._t0
