@@ -160,6 +160,9 @@ def test_rounds_go_where_the_noise_is():
     assert not plan.wants_more(rounds(*[100.0, 104.0] * 3), 0.1)  # at most twice the default rounds
     assert plan.round_bound_s(1, 0.4) == pytest.approx(0.2)  # a default round gets its share
     assert plan.round_bound_s(3, 0.5) == pytest.approx(0.1)  # a round beyond them, what is left
+    ticks = [_m("kernel", [1.024, 1.056, 1.056, 1.088] * 5 if i % 2 else [1.056, 1.088, 1.088, 1.12] * 5,
+                stop_reason="precision") for i in range(3)]  # medians 1.056 and 1.088: one 32 ns step apart
+    assert not plan.wants_more(ticks, 0.1)  # they agree to the timer's step: no more rounds
     fixed = RoundPlan.of(Options(rounds=2, max_time_s=0.6), gpu=True)
     assert (fixed.min_rounds, fixed.max_rounds, fixed.share_s) == (2, 2, pytest.approx(0.3))
     assert not fixed.wants_more(rounds(100.0, 150.0), 0.1)

@@ -159,8 +159,16 @@ def test_a_ticking_timer_stops_the_rule_at_one_step_not_at_the_time_bound():
     note_step(rule, ticks)
     assert rule.resolution_us == pytest.approx(0.032)
     assert rule.is_finished() and rule.reason == "resolution"
-    note_step(rule, [1.0, 1.064])  # a batch that shows two steps does not widen the step kept
+    note_step(rule, [1.0, 1.064, 1.128])  # a batch that shows two steps does not widen the step kept
     assert rule.resolution_us == pytest.approx(0.032)
+    assert timer_step_us([1.0, 1.5]) == 0.0  # two values: any gap is their step; no tick is shown
+    # the one-element add on the H200: median 1.056 us, its interval a tick either side (1.024-1.088)
+    wide = StoppingRule(precision=0.01, min_samples=10, clock=FakeClock())
+    spread = [1.024] * 14 + [1.056] * 10 + [1.088] * 14
+    wide.add(spread)
+    assert wide.ci95_us == (1.024, 1.088) and wide.rel_ci95 > 0.03 and not wide.is_finished()
+    note_step(wide, spread)
+    assert wide.is_finished() and wide.reason == "resolution"
 
 
 def test_checks_come_early_and_batches_double_up_to_the_method_s_own():

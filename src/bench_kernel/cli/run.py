@@ -147,9 +147,6 @@ def _load(runner: Any, target: str | None, err: Any) -> list[Any]:
     if target:
         return runner.load(target)
     import_torch("the built-in suite times torch ops")
-    from bench_kernel.orchestrate import start_early
-
-    start_early(runner.options)  # the profiler's first session, while the suite is built and the GPU warms
     if not has_gpu():
         err.print("no GPU found: running small CPU versions of the suite with the host method")
     return builtin_suite()

@@ -17,7 +17,7 @@ from bench_kernel.measure._kernel import CALL_MARK
 from bench_kernel.measure._limit import Expired, TimeLimit, current_limit
 from bench_kernel.measure._measure import as_case, clone_inputs, measure_case
 from bench_kernel.measure._method import Method, Timed
-from bench_kernel.measure._profiler_start import start_profiler, wait_profiler
+from bench_kernel.measure._profiler_start import start_profiler
 from bench_kernel.measure._profiler import MAX_STEPS, check_steps, check_writable, record_trace
 from bench_kernel.measure._records import BenchResult, KernelStat, Measurement
 from bench_kernel.measure._rounds import merge_measurements, merge_results
@@ -32,7 +32,6 @@ __all__ = [
     "DEFAULT_COUNTER_TIMEOUT_S", "CaseOrigin", "attach_counters", "builtin_case", "child_command", "collect_counters",
     "current_limit", "function_case", "function_origin", "target_case",
     "Check", "agreement_note", "check_tolerances", "merge_measurements", "merge_results", "warm_up_device", "ensure_warm", "mark_busy", "start_profiler",
-    "wait_profiler",
     "CALL_MARK", "BenchResult", "Case", "Expired", "KernelStat", "Measurement", "Method", "ProcessExit",
     "Samples", "Settle", "StoppingRule", "TimeLimit", "Timed", "as_case", "as_cases", "builtin_suite", "call_with",
     "capture_env", "check_steps", "check_writable", "MAX_STEPS", "clock_note", "clone_inputs", "exits_raise", "gpu_state", "graph_floor_note",

@@ -21,7 +21,7 @@ from bench_kernel.errors import MeasurementError
 from bench_kernel.measure._budget import calls_to_fill
 from bench_kernel.measure._inputs import L2Flusher
 from bench_kernel.measure._method import Timed
-from bench_kernel.measure._profiler_start import wait_profiler
+from bench_kernel.measure._profiler_start import start_profiler
 from bench_kernel.measure._records import KernelStat, Measurement
 from bench_kernel.measure._runner import Runner
 from bench_kernel.measure._stopping import StoppingRule, note_step
@@ -182,7 +182,7 @@ class KernelMethod:
 
     def __init__(self, flusher: L2Flusher | None) -> None:
         self.flusher = flusher
-        #: seconds this method waited for the process's first profiler session (``_profiler_start``)
+        #: seconds this method spent opening the process's first profiler session (``_profiler_start``)
         self.waited_s = 0.0
 
     def run(self, runner: Runner, rule: StoppingRule) -> Timed:
@@ -190,9 +190,9 @@ class KernelMethod:
         import torch
         from torch.profiler import ProfilerActivity, profile, record_function
 
-        waited = wait_profiler()  # two profiler sessions at once are refused
-        if waited:
-            self.waited_s += waited
+        started = start_profiler()  # the process's first session: seconds, and no sample's business
+        if started:
+            self.waited_s += started
             rule.restart_clock()
         cold = self.flusher is not None
         per_session = calls_to_fill(SESSION_TARGET_US, runner.est_us, lo=MIN_CALLS, hi=MAX_CALLS)

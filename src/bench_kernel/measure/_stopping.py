@@ -6,11 +6,13 @@
 precision. With ``read_clock``, each ``add`` also records the SM clock for its samples.
 
 Resolution. A timer ticks: the profiler's kernel durations on an H200 come in steps of 32 ns, so
-a 1.12 us kernel's samples read 1.088, 1.120 or 1.152 us, and an interval two steps wide is
-+/-1.4% however many samples are taken: the kernel method of a one-element add sampled to its
-0.5 s bound in every round. A method that knows its timer's step sets ``resolution_us``
-(:func:`timer_step_us` estimates it from samples), and the rule also stops once the interval is no
-wider than one step (``reason`` "resolution"): the finest interval that timer can give.
+a 1.056 us kernel's samples read 1.024, 1.056 or 1.088 us, and its interval spans a tick on either
+side (+/-3%) however many samples are taken: the kernel method of a one-element add sampled to its
+time bound in most rounds, first with the old bound, then with a one-step criterion (the interval
+was two steps wide; measured on the H200). A method that knows its timer's step sets
+``resolution_us`` (:func:`timer_step_us` estimates it from samples), and the rule also stops once
+the interval is no wider than a step on either side of the median (``reason`` "resolution"): the
+median known to one tick, the finest that timer can say.
 
 Checks come early. :meth:`next_batch` sizes the next batch so that the samples double between two
 checks (``min_samples`` first, then as many again, up to the method's own batch): a quiet method
@@ -44,10 +46,10 @@ __all__ = ["StoppingRule", "RankTracker", "timer_step_us", "note_step"]
 def timer_step_us(values_us: Sequence[float]) -> float:
     """The step of a ticking timer (us): the smallest positive gap between two distinct values,
     when every gap between neighbouring distinct values is a whole number of it; 0.0 otherwise
-    (continuous values, or fewer than two distinct ones)."""
+    (continuous values, or fewer than three distinct ones)."""
     distinct = sorted(set(values_us))
     gaps = [b - a for a, b in zip(distinct, distinct[1:]) if b > a]
-    if not gaps:
+    if len(gaps) < 2:  # two values are any gap's multiples: a tick shows in three or more
         return 0.0
     step = min(gaps)
     # A tick: every gap a whole number of steps (1% slack for float32 event times). Continuous
@@ -124,7 +126,8 @@ class StoppingRule:
     min_time_s: never stop on precision before this many seconds (steady mode samples long
         enough to average a power cap's clock swings).
     read_clock: the SM clock now (MHz, None when unreadable), read once per ``add``.
-    resolution_us: the timer's step (us); 0 = unknown. An interval no wider than it stops the rule.
+    resolution_us: the timer's step (us); 0 = unknown. An interval no wider than one step on either
+        side of the median stops the rule.
     """
 
     precision: float = 0.01
@@ -208,11 +211,12 @@ class StoppingRule:
         return (hi - lo) / 2 / med
 
     def _resolved(self) -> bool:
-        """The interval is no wider than one step of the timer (a relative slack for float sums)."""
+        """The interval is within one step of the timer on either side of the median (a relative
+        slack for float sums)."""
         if self.resolution_us <= 0 or not self.n:
             return False
         lo, hi = self.ci95_us
-        return hi - lo <= self.resolution_us * (1 + 1e-6)
+        return hi - lo <= 2 * self.resolution_us * (1 + 1e-6)
 
     def restart_clock(self) -> None:
         """Count the time bound from now: what a method spent before its first sample (waiting for

@@ -8,7 +8,7 @@ profiling.
 and the pytest plugin share; a sweep point is measured by the same ``bench_case``.
 """
 
-from bench_kernel.orchestrate._bench import bench, bench_case, run_env, start_early
+from bench_kernel.orchestrate._bench import bench, bench_case, run_env
 from bench_kernel.orchestrate._cases import CaseError, CaseRunner, CasesRun, Progress, RunCost, run_cases
 from bench_kernel.orchestrate._count import CaseWork, count_work, infer_dtype
 from bench_kernel.orchestrate._counters import add_counters
@@ -20,5 +20,5 @@ __all__ = [
     "DEFAULT_STEPS", "add_counters", "CaseError", "CaseRunner", "CaseWork", "CasesRun", "ProfileSummary", "Progress", "bench",
     "bench_case", "check_profile_options", "count_work", "infer_dtype", "place", "plot_results", "profile",
     "profile_and_summarize",
-    "resolve_device", "RunCost", "run_cases", "run_env", "start_early", "summarize_profile",
+    "resolve_device", "RunCost", "run_cases", "run_env", "summarize_profile",
 ]

@@ -15,28 +15,19 @@ from typing import Any, Callable
 from bench_kernel.errors import BenchKernelError, UsageError
 from bench_kernel.gpu import has_gpu
 from bench_kernel.measure import DEFAULT_COUNTER_TIMEOUT_S, BenchResult, Case, TimeLimit, as_case, capture_env
-from bench_kernel.measure import ensure_warm, function_origin, guard, measure_case, start_profiler
+from bench_kernel.measure import ensure_warm, function_origin, guard, measure_case
 from bench_kernel.options import Options
 from bench_kernel.orchestrate._count import CaseWork, count_work, infer_dtype
 from bench_kernel.orchestrate._counters import add_counters
 from bench_kernel.orchestrate._roofline import place, resolve_device
 
-__all__ = ["bench", "bench_case", "run_env", "start_early"]
-
-
-def start_early(options: Options) -> None:
-    """Start in the background what a run's first case would otherwise wait for: the process's first
-    profiler session, seconds long (``measure.start_profiler``), when the ``kernel`` method will run
-    on a GPU. Called as soon as torch is imported; harmless to call again."""
-    if "kernel" in options.methods and has_gpu():
-        start_profiler()
+__all__ = ["bench", "bench_case", "run_env"]
 
 
 def run_env(options: Options) -> dict[str, Any]:
     """The machine's state for a run, captured once at its start -- after bringing an idle GPU to
     its working clock (``measure.ensure_warm``: once per process, again only where the clock fell
     back; what was done is ``env["device_warmup"]``, and each result's env says what was done for it)."""
-    start_early(options)
     env = capture_env(options.device_index)  # torch's first import (seconds) is not the case's time
     if has_gpu():
         env["device_warmup"] = ensure_warm(options.device_index)
@@ -61,7 +52,6 @@ def bench_case(case: Case, options: Options, *, env: dict[str, Any] | None = Non
     if options.roofline and roof is None:
         roof = resolve_device(options.device, has_gpu())
     if env is None:
-        start_early(options)
         env = capture_env(options.device_index)
     with TimeLimit(options.timeout_s, case.label, on_stuck=on_stuck):
         result = measure_case(case, options, env=env, progress=progress)

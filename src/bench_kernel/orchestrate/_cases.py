@@ -20,7 +20,7 @@ from bench_kernel.errors import BenchKernelError, DeviceError, TimeLimitError, U
 from bench_kernel.gpu import has_gpu
 from bench_kernel.measure import BenchResult, Case, Expired, TimeLimit, load_target
 from bench_kernel.options import Options
-from bench_kernel.orchestrate._bench import bench_case, run_env, start_early
+from bench_kernel.orchestrate._bench import bench_case, run_env
 from bench_kernel.orchestrate._roofline import resolve_device
 from bench_kernel.results import Recorder, RunInfo, Store
 
@@ -124,7 +124,6 @@ class CaseRunner:
         interrupted."""
         subject = f"loading {target!r}"
         _import_torch()  # the tool's own import (seconds on a cold disk), not the target's time
-        start_early(self.options)  # the profiler's first session, while the target loads
         with TimeLimit(self.options.timeout_s, target, subject=subject,
                        on_stuck=self._stuck if self.on_stuck else None):
             try:
