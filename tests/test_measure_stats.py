@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from bench_kernel.measure import Samples, StoppingRule
-from bench_kernel.measure._stats import median_ci95_ranks
+from bench_kernel.measure import StoppingRule
+from bench_kernel.records import Samples, median_ci95_ranks
 
 
 def test_samples_statistics_match_numpy():

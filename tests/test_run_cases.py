@@ -123,15 +123,15 @@ def test_torch_is_imported_before_the_target_loads_under_its_time_limit(tmp_path
 
 
 def test_a_run_s_cost_is_split_into_parts_that_sum_to_its_wall():
-    from bench_kernel.measure import BenchResult, Measurement, Samples
     from bench_kernel.orchestrate import RunCost
+    from bench_kernel.records import BenchResult, Measurement
 
     def result(held, timing, counting=None, profiler=None):
         env = {"device_warmup": {"action": "held" if held else "skipped", "held_s": held}}
         env.update({"counting_s": counting} if counting else {})
         env.update({"profiler_start_s": profiler} if profiler else {})
         return BenchResult(name="x", env=env, measurements={
-            m: Measurement(m, Samples.of([1.0]), wall_s=t) for m, t in zip(("graph", "kernel"), timing)})
+            m: Measurement.of(m, (1.0,), wall_s=t) for m, t in zip(("graph", "kernel"), timing)})
 
     results = [result(0.15, (0.1, 0.2), profiler=2.5), result(0.0, (0.05, 0.05), counting=0.3)]
     cost = RunCost.of(results, {"device_warmup": {"held_s": 0.2}}, total_s=5.0, load_s=1.0)

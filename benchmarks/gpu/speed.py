@@ -416,7 +416,7 @@ def _bench_call(fn: Any, make: Any) -> dict:
         t0 = time.perf_counter()
         r = bench_kernel.bench(fn, make_inputs=make)
         wall = time.perf_counter() - t0
-    return {"wall_s": round(wall, 4), "result_wall_s": getattr(r, "wall_s", None),
+    return {"wall_s": round(wall, 4), "result_wall_s": r.wall_s,
             "medians_us": {m: r.median_us(m) for m in r.measurements},
             "rounds": {m: x.rounds for m, x in r.measurements.items()},
             "warmup": r.env.get("device_warmup"), "notes": list(r.notes)[:12], **ph.summary()}

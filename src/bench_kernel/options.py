@@ -158,7 +158,8 @@ class Options:
         names = {f.name for f in dataclasses.fields(cls)}
         d = {"rounds": 1, **d}
         # not build(): a stored None is a value here (timeout_s None is "no limit"), not "not given"
-        return cls(**{k: (tuple(v) if k == "methods" else v) for k, v in d.items() if k in names})
+        given: dict[str, Any] = {k: (tuple(v) if k == "methods" else v) for k, v in d.items() if k in names}
+        return cls(**given)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ import statistics
 from typing import Any, Mapping
 
 from bench_kernel.measure._steady import GRAPH_NODE_FLOOR_US
+from bench_kernel.records import Note, warning
 
 __all__ = ["agreement_note", "busy_fraction", "DISAGREE_FRACTION", "QUESTIONS"]
 
@@ -57,7 +58,7 @@ def _clock(m: Any) -> float | None:
     return statistics.median(seen) if seen else None
 
 
-def agreement_note(measurements: Mapping[str, Any]) -> str | None:
+def agreement_note(measurements: Mapping[str, Any]) -> Note | None:
     """A note when ``graph`` and ``kernel`` (same L2 state, graph above the node floor) differ by more
     than 5%: each one's median, median SM clock and busy share, the likely cause, and which
     question each answers (module docstring: why only these two)."""
@@ -87,4 +88,5 @@ def agreement_note(measurements: Mapping[str, Any]) -> str | None:
         causes.append("the device rested between samples for one and not the other (gaps let the clock recover)")
     why = "; ".join(causes) if causes else "no recorded clock or gap explains it"
     answers = "; ".join(QUESTIONS[name] for name in ms)
-    return f"graph and kernel disagree by {hi / lo - 1:.0%}: {', '.join(parts)}; why: {why}. Which to read: {answers}"
+    return warning("methods-disagree", f"graph and kernel disagree by {hi / lo - 1:.0%}: {', '.join(parts)}; "
+                   f"why: {why}. Which to read: {answers}", spread=hi / lo - 1, medians_us=medians)

@@ -13,9 +13,9 @@ from bench_kernel.gpu import EventTimer, sleep_us
 from bench_kernel.measure._budget import SYNC_BATCH_US, calls_to_fill
 from bench_kernel.measure._inputs import L2Flusher
 from bench_kernel.measure._method import Timed
-from bench_kernel.measure._records import Measurement
 from bench_kernel.measure._runner import Runner
 from bench_kernel.measure._stopping import StoppingRule, note_step
+from bench_kernel.records import Measurement
 
 __all__ = ["EventsMethod"]
 
@@ -70,6 +70,6 @@ class EventsMethod:
                 note_step(rule, batch)  # the event timer's step
 
         runner.guarded("events timing", loop)
-        return Timed(Measurement("events", rule.samples, calls_per_sample=cps,
+        return Timed(Measurement.of("events", rule.samples, calls_per_sample=cps,
                                  cache="cold" if flusher is not None else "warm", stop_reason=rule.reason,
                                  wall_s=time.perf_counter() - t0))

@@ -15,9 +15,9 @@ from typing import Any
 from bench_kernel.gpu import EventTimer
 from bench_kernel.measure._budget import SYNC_BATCH_US, calls_to_fill
 from bench_kernel.measure._method import Timed
-from bench_kernel.measure._records import Measurement
 from bench_kernel.measure._runner import Runner, user_error
 from bench_kernel.measure._stopping import StoppingRule
+from bench_kernel.records import Measurement
 
 __all__ = ["GraphMethod", "explain_capture_error", "reset_capture_state"]
 
@@ -161,5 +161,5 @@ class GraphMethod:
                 rule.add([us / n_calls for us in timer.time(graph.replay, rule.next_batch(per_sync))])
 
         runner.guarded("graph replay", loop)
-        return Timed(Measurement("graph", rule.samples, calls_per_sample=n_calls, cache=self.cache,
+        return Timed(Measurement.of("graph", rule.samples, calls_per_sample=n_calls, cache=self.cache,
                                  stop_reason=rule.reason, wall_s=time.perf_counter() - t0))

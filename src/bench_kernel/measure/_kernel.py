@@ -22,9 +22,9 @@ from bench_kernel.measure._budget import calls_to_fill
 from bench_kernel.measure._inputs import L2Flusher
 from bench_kernel.measure._method import Timed
 from bench_kernel.measure._profiler_start import start_profiler
-from bench_kernel.measure._records import KernelStat, Measurement
 from bench_kernel.measure._runner import Runner
 from bench_kernel.measure._stopping import StoppingRule, note_step
+from bench_kernel.records import KernelStat, Measurement, warning
 
 __all__ = ["KernelMethod", "DeviceActivity", "CpuEvent", "attribute", "breakdown"]
 
@@ -239,9 +239,11 @@ class KernelMethod:
         runner.guarded("kernel profiling", loop)
         notes = []
         if unlinked_total:
-            notes.append(f"{unlinked_total} device activities could not be linked to a call and were left out")
+            notes.append(warning("activities-unlinked", f"{unlinked_total} device activities could not be linked "
+                                 "to a call and were left out", count=unlinked_total))
         if overlapped:
-            notes.append("kernels of one call overlapped on several streams: the sum exceeds the busy time")
-        measurement = Measurement("kernel", rule.samples, calls_per_sample=1, cache="cold" if cold else "warm",
+            notes.append(warning("kernels-overlapped", "kernels of one call overlapped on several streams: the sum "
+                                 "exceeds the busy time"))
+        measurement = Measurement.of("kernel", rule.samples, calls_per_sample=1, cache="cold" if cold else "warm",
                                   stop_reason=rule.reason, wall_s=time.perf_counter() - t0, notes=tuple(notes))
         return Timed(measurement, tuple(breakdown(all_calls)))

@@ -17,23 +17,46 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from bench_kernel.gpu import has_gpu
-from bench_kernel.options import GPU_METHODS, METHODS, Options
 from bench_kernel.measure._agree import agreement_note
 from bench_kernel.measure._case import Case
-from bench_kernel.measure._check import Check, compare
-from bench_kernel.measure._env import capture_env, gpu_state, sm_clock_reader, throttle_note
+from bench_kernel.measure._check import compare
+from bench_kernel.measure._env import (
+    capture_env,
+    gpu_state,
+    sm_clock_reader,
+    throttle_note,
+)
 from bench_kernel.measure._events import EventsMethod
 from bench_kernel.measure._graph import GraphMethod
 from bench_kernel.measure._host import HostMethod
-from bench_kernel.measure._inputs import L2Flusher, call_with, plan_rotation, tensor_bytes
+from bench_kernel.measure._inputs import (
+    L2Flusher,
+    call_with,
+    plan_rotation,
+    tensor_bytes,
+)
 from bench_kernel.measure._kernel import KernelMethod
 from bench_kernel.measure._method import Method, Timed
-from bench_kernel.measure._records import BenchResult, KernelStat, Measurement
 from bench_kernel.measure._rounds import RoundPlan, merge_measurements
 from bench_kernel.measure._runner import Runner, guard
-from bench_kernel.measure._steady import REHOLD_MAX_S, STEADY_MIN_SAMPLE_S, hold_until_settled, stability_notes
+from bench_kernel.measure._steady import (
+    REHOLD_MAX_S,
+    STEADY_MIN_SAMPLE_S,
+    hold_until_settled,
+    stability_notes,
+)
 from bench_kernel.measure._stopping import StoppingRule
 from bench_kernel.measure._warmup import ensure_warm, mark_busy
+from bench_kernel.options import GPU_METHODS, METHODS, Options
+from bench_kernel.records import (
+    BenchResult,
+    Check,
+    KernelStat,
+    Measurement,
+    Note,
+    info,
+    warning,
+)
 
 __all__ = ["measure_case", "as_case", "clone_inputs"]
 
@@ -77,7 +100,7 @@ class _InputPlan:
     sets: list[Any]
     #: "cold" when two uses of one set are separated by more than L2's worth of other sets, else "warm"
     rotation_cache: str
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
 
 def _plan_inputs(case: Case, cache: str, gpu: bool, l2_bytes: int | None, device_index: int) -> _InputPlan:
@@ -86,14 +109,15 @@ def _plan_inputs(case: Case, cache: str, gpu: bool, l2_bytes: int | None, device
     if not (cache == "cold" and gpu):
         return _InputPlan([first], "warm")
     if case.make_inputs is None:
-        return _InputPlan([first], "warm", ["no make_inputs: one input set, so the graph and host methods run "
-                                            "with a warm L2"])
+        return _InputPlan([first], "warm", [info("one-input-set", "no make_inputs: one input set, so the graph and "
+                                                 "host methods run with a warm L2")])
     import torch
 
     free, _ = torch.cuda.mem_get_info(device_index)
     rotation = plan_rotation(tensor_bytes(first), l2_bytes, budget_bytes=int(free * ROTATION_MEMORY_FRACTION))
     sets = [first] + [guard(case.label, "make_inputs", case.make_inputs) for _ in range(rotation.sets - 1)]
-    return _InputPlan(sets, "cold" if rotation.exceeds_l2 else "warm", [rotation.note] if rotation.note else [])
+    note = info("rotation-limited", rotation.note, sets=rotation.sets) if rotation.note else None
+    return _InputPlan(sets, "cold" if rotation.exceeds_l2 else "warm", [note] if note else [])
 
 
 def _methods(names: Sequence[str], plan: _InputPlan, flusher: L2Flusher | None) -> list[Method]:
@@ -107,14 +131,14 @@ def _methods(names: Sequence[str], plan: _InputPlan, flusher: L2Flusher | None) 
     return [make[m]() for m in _RUN_ORDER if m in names]
 
 
-def _method_notes(per_method: dict[str, list[Timed]], merged: dict[str, Timed], options: Options) -> list[str]:
+def _method_notes(per_method: dict[str, list[Timed]], merged: dict[str, Timed], options: Options) -> list[Note]:
     """What to distrust in each method's result: an error, or rounds stopped on the time bound
     (judged per round: the joined samples' interval says nothing about when a round stopped)."""
-    notes = []
+    notes: list[Note] = []
     for m, t in merged.items():
         meas = t.measurement
         if meas.error:
-            notes.append(f"{m}: {meas.error}")
+            notes.append(warning("method-failed", f"{m}: {meas.error}", method=m))
             continue
         rounds = [x.measurement for x in per_method[m] if x.measurement.ok]
         # A round that hit the bound with its interval within the precision asked for lost nothing.
@@ -125,7 +149,9 @@ def _method_notes(per_method: dict[str, list[Timed]], merged: dict[str, Timed], 
         bound = f"the {options.max_time_s:g} s bound" + ("" if len(rounds) == 1 else " its rounds share")
         where, at = ("", f"+/-{widest:.1%}") if len(rounds) == 1 else \
             (f" in {len(short)} of {len(rounds)} rounds", f"up to +/-{widest:.1%}")
-        notes.append(f"{m}: stopped at {bound}{where} at {at}, above the {options.precision:.1%} precision asked for")
+        notes.append(warning("precision-not-reached", f"{m}: stopped at {bound}{where} at {at}, above the "
+                             f"{options.precision:.1%} precision asked for", method=m, rel_ci95=widest,
+                             rounds=len(short)))
     return notes
 
 
@@ -158,7 +184,7 @@ def _time_rounds(runner: Runner, methods: list[Method], plan: RoundPlan, options
                                 else bound, min_time_s=STEADY_MIN_SAMPLE_S if options.steady else 0.0,
                                 read_clock=read_clock)
             t = method.run(runner, rule)
-            t = replace(t, measurement=replace(t.measurement, sm_clock_mhz=tuple(rule.clocks_mhz)))
+            t = replace(t, measurement=t.measurement.replace(sm_clock_mhz=tuple(rule.clocks_mhz)))
             per_method[method.name].append(t)
             used[method.name] += t.measurement.wall_s
 
@@ -181,12 +207,13 @@ def measure_case(case: Case, options: Options, *, env: dict[str, Any] | None = N
     gpu = has_gpu()
     methods = options.methods
     device_index = options.device_index
-    notes: list[str] = []
+    notes: list[Note] = []
     if not gpu:
         dropped = [m for m in methods if m in GPU_METHODS]
         methods = tuple(m for m in methods if m not in GPU_METHODS) or ("host",)
         if dropped:
-            notes.append(f"no GPU: {', '.join(dropped)} need a CUDA/HIP device; measured host wall clock")
+            notes.append(info("no-gpu", f"no GPU: {', '.join(dropped)} need a CUDA/HIP device; measured host wall "
+                              "clock", dropped=dropped))
     base = dict(name=name, params=dict(case.params), env=env, flops=case.flops, bytes=case.bytes)
 
     check = None
@@ -195,7 +222,8 @@ def measure_case(case: Case, options: Options, *, env: dict[str, Any] | None = N
         check = _check(case)
         if not check.passed:
             return BenchResult(**base, correct=False, check=check,
-                               notes=tuple(notes + [f"wrong result, not timed: {check.describe()}"]))
+                               notes=tuple(notes + [warning("wrong-result", f"wrong result, not timed: "
+                                                            f"{check.describe()}")]))
 
     plan = _plan_inputs(case, options.cache, gpu, env.get("l2_bytes"), device_index)
     notes += plan.notes
@@ -216,9 +244,9 @@ def measure_case(case: Case, options: Options, *, env: dict[str, Any] | None = N
     timed = {m: replace(ts[0], measurement=merge_measurements([t.measurement for t in ts]))
              for m, ts in per_method.items()}
 
-    waited = sum(getattr(m, "waited_s", 0.0) for m in methods_run)
-    if waited:
-        env = dict(env, profiler_start_s=round(waited, 3))
+    started = sum(m.waited_s for m in methods_run if isinstance(m, KernelMethod))
+    if started:  # the process's first profiler session, paid by this case (``_profiler_start``)
+        env = dict(env, profiler_start_s=round(started, 3))
     if holds:
         notes.append(holds[0].note())
         env = dict(env, steady=[h.to_dict() for h in holds])

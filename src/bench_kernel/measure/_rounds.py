@@ -25,14 +25,13 @@ a method that failed in some rounds keeps the rounds that measured and says whic
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Sequence
 
-from bench_kernel.measure._records import BenchResult, Measurement
-from bench_kernel.measure._stats import Samples
 from bench_kernel.measure._stopping import timer_step_us
 from bench_kernel.measure._summary import summarise_round_notes
 from bench_kernel.options import METHODS, Options
+from bench_kernel.records import BenchResult, Measurement, Samples, warning
 
 __all__ = ["merge_measurements", "merge_results", "RoundPlan", "MORE_ROUNDS_FACTOR"]
 
@@ -108,10 +107,11 @@ def merge_measurements(parts: Sequence[Measurement]) -> Measurement:
     notes = list(dict.fromkeys(n for m in parts for n in m.notes))
     failed = [i + 1 for i, m in enumerate(parts) if not m.ok]
     if not ok:
-        return replace(first, wall_s=sum(m.wall_s for m in parts), notes=tuple(notes))
+        return first.replace(wall_s=sum(m.wall_s for m in parts), notes=tuple(notes))
     if failed:
-        notes.append(f"{first.method}: round(s) {', '.join(map(str, failed))} of {len(parts)} did not measure "
-                     f"({next(m.error for m in parts if not m.ok) or 'no samples'})")
+        notes.append(warning("rounds-failed", f"{first.method}: round(s) {', '.join(map(str, failed))} of "
+                             f"{len(parts)} did not measure ({next(m.error for m in parts if not m.ok) or 'no samples'})",
+                             method=first.method, rounds=failed))
     values: list[float] = []
     clocks: list[float | None] = []
     sizes: list[int] = []
@@ -121,7 +121,7 @@ def merge_measurements(parts: Sequence[Measurement]) -> Measurement:
         sizes += _sizes(m)
         if any_clock:
             clocks += list(m.sm_clock_mhz) if len(m.sm_clock_mhz) == m.samples.n else [None] * m.samples.n
-    return Measurement(method=first.method, samples=Samples(tuple(values)),
+    return Measurement(method=first.method, samples_us=tuple(values),
                        calls_per_sample=ok[0].calls_per_sample, cache=ok[0].cache,
                        stop_reason="time" if any(m.stop_reason == "time" for m in ok) else ok[-1].stop_reason,
                        wall_s=sum(m.wall_s for m in parts), notes=tuple(notes), error=None,
@@ -151,7 +151,8 @@ def merge_results(parts: Sequence[BenchResult], rounds_env: Sequence[dict[str, A
     env = dict(first.env)
     if rounds_env:
         env["rounds"] = [dict(e) for e in rounds_env]
-    return replace(first, measurements=measurements, correct=correct, env=env, wall_s=sum(p.wall_s for p in parts),
+    walls = [p.wall_s for p in parts if p.wall_s is not None]
+    return first.replace(measurements=measurements, correct=correct, env=env, wall_s=sum(walls) if walls else None,
                    kernels=next((p.kernels for p in parts if p.kernels), ()),
                    notes=tuple(summarise_round_notes(parts, measurements, env)),
                    check=next((p.check for p in parts if p.check is not None and not p.check.passed), first.check))

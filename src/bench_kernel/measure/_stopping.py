@@ -25,7 +25,7 @@ ranks bounding its interval (``_stats.median_ci95_ranks``) -- are kept as runnin
 statistics instead: each is a split of the samples into a max-heap of the smallest ``k`` and a
 min-heap of the rest, so an add costs O(log n) per sample, and as the ranks only creep up with
 ``n`` (by less than one per sample), rebalancing moves O(1) values per sample. The values are the
-ones :class:`~bench_kernel.measure._stats.Samples` computes from the same samples, exactly
+ones :class:`~bench_kernel.records.Samples` computes from the same samples, exactly
 (``tests/test_measure_stats.py`` compares them after every add); ``samples`` builds that record
 once, when asked. benchmarks/stopping_rule.py times both.
 """
@@ -38,7 +38,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
-from bench_kernel.measure._stats import Samples, median_ci95_ranks
+from bench_kernel.records import Samples, median_ci95_ranks
 
 __all__ = ["StoppingRule", "RankTracker", "timer_step_us", "note_step"]
 

@@ -11,29 +11,31 @@ report of two sweeps opened with about 70 such notes). Two kinds of note, two tr
 - Every other note is kept once, with the rounds that made it said at its end: "<its text in the
   first round that made it> (in 2 of 3 rounds)"; "(in 3 of 3 rounds; round 1's numbers)" when the
   rounds made it with other numbers. A note of round 1 alone is kept as it is: only round 1 checks
-  the output and counts the work. Two notes are "the same" when they differ only in their numbers
-  (:func:`note_key`). The text keeps its start, by which the report tells information from warnings.
+  the output and counts the work. Two notes are "the same" when they have the same ``code`` and
+  kind, for the same method where they name one (:func:`note_key`); the summary keeps that code
+  and kind, and its ``data`` says in which rounds (``rounds``).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any, Mapping, Sequence
 
 from bench_kernel.measure._agree import agreement_note
 from bench_kernel.measure._steady import stability_notes
+from bench_kernel.records import Note
 
-__all__ = ["note_key", "judged_notes", "summarise_round_notes"]
-
-_NUMBER = re.compile(r"[-+]?\d[\d.,]*(?:e[-+]?\d+)?")
-
-
-def note_key(note: str) -> str:
-    """What identifies a note across rounds: its text with every number masked."""
-    return _NUMBER.sub("#", note)
+__all__ = ["judged_notes", "note_key", "summarise_round_notes"]
 
 
-def judged_notes(measurements: Mapping[str, Any], env: Mapping[str, Any]) -> list[str]:
+def note_key(note: Note) -> tuple[str, ...]:
+    """What makes two rounds' notes one: code, kind and the method it is about (``data["method"]``);
+    a note stored before notes had codes (``untyped``) is known by its text alone."""
+    if note.code == "untyped":
+        return (note.code, note.text)
+    return (note.code, note.kind, str(note.data.get("method", "")))
+
+
+def judged_notes(measurements: Mapping[str, Any], env: Mapping[str, Any]) -> list[Note]:
     """The notes judged from ``measurements`` alone (module docstring), with the clock maximum and
     steady mode read from the result's ``env``."""
     max_clock = (env.get("state_before") or {}).get("max_sm_clock_mhz")
@@ -42,25 +44,26 @@ def judged_notes(measurements: Mapping[str, Any], env: Mapping[str, Any]) -> lis
     return notes + ([agree] if agree else [])
 
 
-def summarise_round_notes(parts: Sequence[Any], measurements: Mapping[str, Any], env: Mapping[str, Any]) -> list[str]:
+def summarise_round_notes(parts: Sequence[Any], measurements: Mapping[str, Any], env: Mapping[str, Any]) -> list[Note]:
     """The notes of K rounds ``parts`` (BenchResults, in order) as one point's: the judged notes of
     the joined ``measurements``, and every other note once, with how many rounds made it."""
     n = len(parts)
-    kept: dict[str, tuple[str, list[int], set[str]]] = {}  # key -> (first text, rounds, texts)
+    kept: dict[tuple[str, ...], tuple[Note, list[int], set[str]]] = {}  # key -> (first, rounds, texts)
     for r, part in enumerate(parts, start=1):
         own = set(judged_notes(part.measurements, part.env))
         for note in part.notes:
             if note in own:
                 continue
-            text, rounds, texts = kept.setdefault(note_key(note), (note, [], set()))
+            first, rounds, texts = kept.setdefault(note_key(note), (note, [], set()))
             if not rounds or rounds[-1] != r:
                 rounds.append(r)
-            texts.add(note)
+            texts.add(note.text)
     out = []
-    for text, rounds, texts in kept.values():
+    for first, rounds, texts in kept.values():
         if rounds == [1] or (len(rounds) == n and len(texts) == 1):
-            out.append(text)
+            out.append(first)
         else:
             numbers = f"; round {rounds[0]}'s numbers" if len(texts) > 1 else ""
-            out.append(f"{text} (in {len(rounds)} of {n} rounds{numbers})")
+            out.append(Note(first.code, first.kind, f"{first.text} (in {len(rounds)} of {n} rounds{numbers})",
+                            {**first.data, "rounds": rounds}))
     return out + judged_notes(measurements, env)

@@ -14,12 +14,22 @@ from typing import Any, Callable
 
 from bench_kernel.errors import BenchKernelError, UsageError
 from bench_kernel.gpu import has_gpu
-from bench_kernel.measure import DEFAULT_COUNTER_TIMEOUT_S, BenchResult, Case, TimeLimit, as_case, capture_env
-from bench_kernel.measure import ensure_warm, function_origin, guard, measure_case
+from bench_kernel.measure import (
+    DEFAULT_COUNTER_TIMEOUT_S,
+    Case,
+    TimeLimit,
+    as_case,
+    capture_env,
+    ensure_warm,
+    function_origin,
+    guard,
+    measure_case,
+)
 from bench_kernel.options import Options
 from bench_kernel.orchestrate._count import CaseWork, count_work, infer_dtype
 from bench_kernel.orchestrate._counters import add_counters
 from bench_kernel.orchestrate._roofline import place, resolve_device
+from bench_kernel.records import BenchResult, warning
 
 __all__ = ["bench", "bench_case", "run_env"]
 
@@ -65,7 +75,7 @@ def bench_case(case: Case, options: Options, *, env: dict[str, Any] | None = Non
                               timeout_s=options.timeout_s or DEFAULT_COUNTER_TIMEOUT_S)
     end = time.perf_counter()
     counting = {"counting_s": round(end - measured, 4)} if options.roofline or options.counters else {}
-    return dataclasses.replace(result, wall_s=end - t0, env={**result.env, **counting})
+    return result.replace(wall_s=end - t0, env={**result.env, **counting})
 
 
 def _place(case: Case, result: BenchResult, roof: Any, options: Options,
@@ -75,7 +85,8 @@ def _place(case: Case, result: BenchResult, roof: Any, options: Options,
     try:
         inputs = guard(case.label, "make_inputs", case.make_inputs) if case.make_inputs else None
     except BenchKernelError as e:  # a counting failure never loses the timed case
-        result = result.with_work(flops=case.flops, bytes=case.bytes, notes=[f"counting failed: {e}"])
+        result = result.with_work(flops=case.flops, bytes=case.bytes,
+                                  notes=[warning("counting-failed", f"counting failed: {e}")])
         given = ("given" if case.flops is not None else None, "given" if case.bytes is not None else None)
         return place(result, roof, CaseWork(case, *infer_dtype(case, None), *given))
     work = count_work(case, inputs)
