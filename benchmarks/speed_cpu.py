@@ -63,8 +63,7 @@ def run_suite(src: str) -> dict:
         cases.append({"name": r["name"], "wall_s": r.get("wall_s"), "timing_s": round(timing, 4),
                       "beyond_s": round(r["wall_s"] - timing, 4) if r.get("wall_s") else None,
                       "rounds": {k: m.get("rounds") for k, m in r["measurements"].items()}})
-    footer = next((ln for ln in p.stderr.splitlines() if ln.startswith("took ")), None)
-    return {"wall_s": round(wall, 2), "load": round(load, 2), "cases": cases, "footer": footer}
+    return {"wall_s": round(wall, 2), "load": round(load, 2), "cases": cases}
 
 
 def run_loop(src: str) -> dict:
@@ -116,10 +115,6 @@ def render(d: dict) -> str:
         L.append(f"| {name} | {', '.join(str(s['wall_s']) for s in r['suite'])} | {b} | {med(timing):.3f} | "
                  f"{', '.join(str(s['load']) for s in r['suite'])} |")
     L += [""]
-    for name, r in d["runs"].items():
-        footers = [s["footer"] for s in r["suite"] if s["footer"]]
-        if footers:
-            L += [f"`{name}` footers: " + "; ".join(f"`{f}`" for f in footers), ""]
     L += ["## `bench()` ten times in a loop (4096-element add, one process)", "",
           "| code | wall s per call, in order | timing s per call (median) | load |", "|---|---|---|---|"]
     for name, r in d["runs"].items():
