@@ -77,13 +77,15 @@ def run_loop(src: str) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before-src", default=None, help="the src/ folder of the checkout to compare with")
+    ap.add_argument("--before-name", default="b1473c1", help="what --before-src is, for the text")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("-o", "--out", default=str(RESULTS / "speed-cpu.md"))
     args = ap.parse_args(argv)
     sources = {"after": str(ROOT / "src")}
     if args.before_src:
         sources = {"before": args.before_src, **sources}
-    data: dict = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine(), "runs": {}}
+    data: dict = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine(), "runs": {},
+                  "before": args.before_name if args.before_src else None}
     for _ in range(args.repeat):  # alternating, so a change in the machine's load reaches both
         for name, src in sources.items():
             data["runs"].setdefault(name, {"suite": [], "loop": []})
@@ -103,8 +105,8 @@ def render(d: dict) -> str:
     med = statistics.median
     L = [f"# What a measurement costs on the CPU ({d['date']})", "",
          f"Machine: {d['machine']}; shared with other jobs (load averages below). Script: "
-         f"`benchmarks/speed_cpu.py`; every number in the JSON beside this file. `before` is the commit "
-         f"named in the text around this table, `after` this checkout.", "",
+         f"`benchmarks/speed_cpu.py`; every number in the JSON beside this file. `before` is {d.get('before')} "
+         f"(the code before this work), `after` this checkout. Target: <= 0.3 s per case beyond the timing.", "",
          "## `bench-kernel run` (built-in suite, 6 CPU cases, host method), fresh process each", "",
          "| code | process wall s (each run) | beyond the timing, s per case (median; max) | timing s per case (median) | load |",
          "|---|---|---|---|---|"]
