@@ -48,18 +48,23 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
     built-in suite (GEMM, GEMV, RMSNorm, softmax, add, copy) sized for this machine. What the
     target prints goes to stderr, so --json/--csv output stays parseable.
     """
+    import time
+
     from rich.console import Console
     from rich.text import Text
 
     from bench_kernel.options import Options
-    from bench_kernel.orchestrate import CaseRunner, plot_results
+    from bench_kernel.orchestrate import CaseRunner, RunCost, plot_results
     from bench_kernel.report import (
+        cost_line,
         counted,
         counter_kernels_table,
         counters_table,
         printable,
         results_table,
     )
+
+    t_start = time.perf_counter()
     from bench_kernel.results import open_store
 
     # Wrong options fail before any case is loaded or timed, with nothing else printed.
@@ -99,10 +104,14 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
 
         runner.on_stuck = stuck
         runner.progress = lambda done, total, msg: status.update(Text(printable(f"[{done + 1}/{total}] {msg}")))
-        outcome = runner.run_all(_load(runner, target, err))
+        cases = _load(runner, target, err)
+        load_s = time.perf_counter() - t_start
+        outcome = runner.run_all(cases)
     write(outcome)
     stored = (f"run {outcome.run.id} in {runner.store.path}" if outcome.run is not None and runner.store is not None
               else None)
+    if output.fmt == "table" and output.path is None:  # the table's footer: what the run cost, where it went
+        click.echo(cost_line(RunCost.of(outcome.results, runner.env, time.perf_counter() - t_start, load_s)))
     if not outcome.exit_code and stored:
         err.print(Text(f"stored as {printable(stored)}"), soft_wrap=True)
     listed = f"{output.path}" if output.fmt == "json" and output.path else "--json"
