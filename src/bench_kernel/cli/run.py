@@ -48,19 +48,24 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
     built-in suite (GEMM, GEMV, RMSNorm, softmax, add, copy) sized for this machine. What the
     target prints goes to stderr, so --json/--csv output stays parseable.
     """
+    import time
+
     from rich.console import Console
     from rich.text import Text
 
     from bench_kernel.options import Options
-    from bench_kernel.orchestrate import CaseRunner, plot_results
+    from bench_kernel.orchestrate import CaseRunner, RunCost, plot_results
     from bench_kernel.report import (
         ProgressLines,
+        cost_line,
         counted,
         counter_kernels_table,
         counters_table,
         printable,
         results_table,
     )
+
+    t_start = time.perf_counter()
     from bench_kernel.results import open_store
 
     # Wrong options fail before any case is loaded or timed, with nothing else printed.
@@ -113,7 +118,9 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
             lines(done, total, msg)
 
         runner.progress = progress
-        outcome = runner.run_all(_load(runner, target, err, suite_line))
+        cases = _load(runner, target, err, suite_line)
+        load_s = time.perf_counter() - t_start
+        outcome = runner.run_all(cases)
     write(outcome)
     if output.path is not None:  # the file is the output: say what went into it
         n, failed = len(outcome.results), len(outcome.errors)
@@ -121,6 +128,8 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
                   soft_wrap=True)
     stored = (f"run {outcome.run.id} in {runner.store.path}" if outcome.run is not None and runner.store is not None
               else None)
+    if output.fmt == "table" and output.path is None:  # the table's footer: what the run cost, where it went
+        click.echo(cost_line(RunCost.of(outcome.results, runner.env, time.perf_counter() - t_start, load_s)))
     if not outcome.exit_code and stored:
         err.print(Text(f"stored as {printable(stored)}"), soft_wrap=True)
     listed = f"{output.path}" if output.fmt == "json" and output.path else "--json"

@@ -69,7 +69,7 @@ class HostMethod:
             waits, cpus = [], []
         fields = dict(calls_per_sample=cps, cache=self.cache, stop_reason=rule.reason, wall_s=wall_s,
                       cpu_wait_us=tuple(waits), cpu_us=tuple(cpus))
-        if walls and rule.samples.n == 0:
+        if walls and rule.n == 0:
             share = sum(waits) / sum(walls) if sum(walls) > 0 else 0.0
             return Timed(Measurement.of("host", tuple(walls), **fields, error=(
                 f"every one of the {len(walls)} samples {wait_text(share, machine_load(), torch_threads())}; "

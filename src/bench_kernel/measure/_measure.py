@@ -40,7 +40,7 @@ from bench_kernel.measure._inputs import (
 )
 from bench_kernel.measure._kernel import KernelMethod
 from bench_kernel.measure._method import Method, Timed
-from bench_kernel.measure._rounds import merge_measurements
+from bench_kernel.measure._rounds import RoundPlan, merge_measurements
 from bench_kernel.measure._runner import Runner, guard
 from bench_kernel.measure._steady import (
     REHOLD_MAX_S,
@@ -49,6 +49,7 @@ from bench_kernel.measure._steady import (
     stability_notes,
 )
 from bench_kernel.measure._stopping import StoppingRule
+from bench_kernel.measure._warmup import ensure_warm, mark_busy
 from bench_kernel.options import GPU_METHODS, METHODS, Options
 from bench_kernel.records import (
     BenchResult,
@@ -164,12 +165,47 @@ def _method_notes(per_method: dict[str, list[Timed]], merged: dict[str, Timed], 
         if not short:
             continue
         widest = max(r.samples.rel_ci95 for r in short)
+        bound = f"the {options.max_time_s:g} s bound" + ("" if len(rounds) == 1 else " its rounds share")
         where, at = ("", f"+/-{widest:.1%}") if len(rounds) == 1 else \
             (f" in {len(short)} of {len(rounds)} rounds", f"up to +/-{widest:.1%}")
-        notes.append(warning("precision-not-reached", f"{m}: stopped at the {options.max_time_s:g} s bound{where} at "
-                             f"{at}, above the {options.precision:.1%} precision asked for", method=m,
-                             rel_ci95=widest, rounds=len(short)))
+        notes.append(warning("precision-not-reached", f"{m}: stopped at {bound}{where} at {at}, above the "
+                             f"{options.precision:.1%} precision asked for", method=m, rel_ci95=widest,
+                             rounds=len(short)))
     return notes
+
+
+def _time_rounds(runner: Runner, methods: list[Method], plan: RoundPlan, options: Options,
+                 read_clock: Callable[[], float | None] | None, say: Callable[[str], None]
+                 ) -> tuple[dict[str, list[Timed]], list[Any]]:
+    """Each method's rounds, as ``plan`` decides them (``_rounds``), round-robin over the methods
+    so that what drifts reaches them alike; with ``options.steady`` a hold before each and no
+    extra rounds. Returns (method -> its rounds in order, the steady holds)."""
+    if options.steady:
+        plan = replace(plan, max_rounds=plan.min_rounds)
+    per_method: dict[str, list[Timed]] = {m.name: [] for m in methods}
+    used = {m.name: 0.0 for m in methods}
+    holds: list[Any] = []
+    while True:
+        due = [m for m in methods if plan.wants_more([t.measurement for t in per_method[m.name]], used[m.name])]
+        if not due:
+            return per_method, holds
+        for method in due:
+            done = len(per_method[method.name])
+            label = method.name if plan.max_rounds == 1 else f"{method.name}, round {done + 1}"
+            if options.steady:
+                say(f"holding the load until the {'clock' if read_clock else 'per-call time'} settles ({label})")
+                holds.append(hold_until_settled(runner, read_clock or (lambda: None),
+                                                **({} if not holds else {"max_s": REHOLD_MAX_S})))
+            say(label)
+            bound = plan.round_bound_s(done, used[method.name])
+            rule = StoppingRule(precision=options.precision,
+                                max_time_s=max(options.max_time_s, 2 * STEADY_MIN_SAMPLE_S) if options.steady
+                                else bound, min_time_s=STEADY_MIN_SAMPLE_S if options.steady else 0.0,
+                                read_clock=read_clock)
+            t = method.run(runner, rule)
+            t = replace(t, measurement=t.measurement.replace(sm_clock_mhz=tuple(rule.clocks_mhz)))
+            per_method[method.name].append(t)
+            used[method.name] += t.measurement.wall_s
 
 
 def measure_case(case: Case, options: Options, *, env: dict[str, Any] | None = None,
@@ -211,39 +247,31 @@ def measure_case(case: Case, options: Options, *, env: dict[str, Any] | None = N
     with _intra_op_threads(options.threads):
         plan = _plan_inputs(case, options.cache, gpu, env.get("l2_bytes"), device_index)
         notes += plan.notes
+        if gpu:  # bring the device to its working clock, where it fell back (``_warmup``)
+            env = dict(env, device_warmup=ensure_warm(device_index))
         runner = Runner(case.fn, plan.sets, name, gpu=gpu, device_index=device_index)
         say(f"{name}: warming up")
         runner.warmup()
         notes += runner.notes
         state_before = gpu_state(device_index) if gpu else {}
-        read_clock = sm_clock_reader(device_index) if gpu else None
         flusher = L2Flusher(env.get("l2_bytes"), device_index) if gpu and options.cache == "cold" else None
-        rounds = options.rounds_for(gpu)
-        per_method: dict[str, list[Timed]] = {}
-        holds = []
-        for r in range(rounds):
-            for method in _methods(methods, plan, flusher):
-                label = method.name if rounds == 1 else f"{method.name}, round {r + 1} of {rounds}"
-                if options.steady:
-                    say(f"{name}: holding the load until the {'clock' if gpu else 'per-call time'} settles ({label})")
-                    holds.append(hold_until_settled(runner, read_clock or (lambda: None),
-                                                    **({} if not holds else {"max_s": REHOLD_MAX_S})))
-                say(f"{name}: {label}")
-                rule = StoppingRule(precision=options.precision,
-                                    max_time_s=max(options.max_time_s, 2 * STEADY_MIN_SAMPLE_S) if options.steady
-                                    else options.max_time_s, min_time_s=STEADY_MIN_SAMPLE_S if options.steady else 0.0,
-                                    read_clock=read_clock)
-                t = method.run(runner, rule)
-                t = replace(t, measurement=t.measurement.replace(sm_clock_mhz=tuple(rule.clocks_mhz)))
-                per_method.setdefault(method.name, []).append(t)
+        methods_run = _methods(methods, plan, flusher)
+        per_method, holds = _time_rounds(runner, methods_run, RoundPlan.of(options, gpu), options,
+                                         sm_clock_reader(device_index) if gpu else None,
+                                         lambda msg: say(f"{name}: {msg}"))
         threads = torch_threads()
         load = machine_load()
     state_after = gpu_state(device_index) if gpu else {}
+    if gpu:
+        mark_busy(device_index)
     timed = {m: replace(ts[0], measurement=merge_measurements([t.measurement for t in ts]))
              for m, ts in per_method.items()}
 
     if "host" in per_method and threads is not None:
         env = dict(env, cpu_threads=threads)  # what the host method ran with (--threads, or torch's own count)
+    started = sum(m.waited_s for m in methods_run if isinstance(m, KernelMethod))
+    if started:  # the process's first profiler session, paid by this case (``_profiler_start``)
+        env = dict(env, profiler_start_s=round(started, 3))
     if holds:
         notes.append(holds[0].note())
         env = dict(env, steady=[h.to_dict() for h in holds])

@@ -15,6 +15,7 @@ from bench_kernel.orchestrate._cases import (
                                              CaseRunner,
                                              CasesRun,
                                              Progress,
+                                             RunCost,
                                              run_cases,
 )
 from bench_kernel.orchestrate._count import CaseWork, count_work, infer_dtype
@@ -33,5 +34,5 @@ __all__ = [
     "DEFAULT_STEPS", "SHOWN_FAILURES", "add_counters", "CaseError", "CaseRunner", "CaseWork", "CasesRun", "ProfileSummary", "Progress", "bench",
     "bench_case", "check_profile_options", "count_work", "infer_dtype", "place", "plot_results", "profile",
     "profile_and_summarize",
-    "resolve_device", "run_cases", "run_env", "summarize_profile",
+    "resolve_device", "RunCost", "run_cases", "run_env", "summarize_profile",
 ]

@@ -31,7 +31,7 @@ from bench_kernel.records import BenchResult, RunInfo, RunOutput, params_key, po
 from bench_kernel.records import CaseError as RunCaseError
 from bench_kernel.results import Recorder, Store
 
-__all__ = ["CaseError", "CasesRun", "CaseRunner", "run_cases", "Progress", "SHOWN_FAILURES"]
+__all__ = ["CaseError", "CasesRun", "CaseRunner", "RunCost", "run_cases", "Progress", "SHOWN_FAILURES"]
 
 #: Failed cases named one line each at the end of a run; the rest are counted in one more line.
 SHOWN_FAILURES = 3
@@ -48,6 +48,39 @@ class CaseError:
     label: str
     params: dict[str, Any]
     message: str
+
+
+@dataclass(frozen=True)
+class RunCost:
+    """Where a run's wall time went, seconds: the parts sum to ``total_s``.
+
+    load_s: importing torch and loading the target (or building the built-in suite); warmup_s:
+    holding the GPU at its working clock (``env["device_warmup"]`` of the run and of each result);
+    profiler_s: waiting for the process's first profiler session; timing_s: every method's rounds
+    (the measurements' ``wall_s``); counting_s: FLOPs/bytes and hardware counters after timing;
+    other_s: the rest (checks, inputs, each case's own warm-up, the machine's state, writing).
+    """
+
+    total_s: float
+    load_s: float
+    warmup_s: float
+    profiler_s: float
+    timing_s: float
+    counting_s: float
+    other_s: float
+
+    @classmethod
+    def of(cls, results: Sequence[BenchResult], run_env: dict[str, Any] | None, total_s: float,
+           load_s: float = 0.0) -> "RunCost":
+        def held(env: dict[str, Any] | None) -> float:
+            return float(((env or {}).get("device_warmup") or {}).get("held_s") or 0.0)
+
+        warmup = held(run_env) + sum(held(r.env) for r in results)
+        profiler = sum(float(r.env.get("profiler_start_s") or 0.0) for r in results)
+        timing = sum(m.wall_s for r in results for m in r.measurements.values())
+        counting = sum(float(r.env.get("counting_s") or 0.0) for r in results)
+        other = max(0.0, total_s - load_s - warmup - profiler - timing - counting)
+        return cls(total_s, load_s, warmup, profiler, timing, counting, other)
 
 
 @dataclass

@@ -24,7 +24,7 @@ Method = Literal["graph", "events", "kernel", "host"]
 #: What a measurement may be of: a method, or ``compare``, the per-round times a comparison was made of.
 MeasuredBy = Literal["graph", "events", "kernel", "host", "compare"]
 Cache = Literal["cold", "warm"]
-StopReason = Literal["precision", "time", "max_samples"]
+StopReason = Literal["precision", "resolution", "time", "max_samples"]
 RoundStatistic = Literal["median", "min"]
 ActivityKind = Literal["kernel", "memcpy", "memset"]
 
@@ -70,7 +70,7 @@ class Measurement(Record, frozen=True, dict=True):
     samples_us: Annotated[tuple[float | None, ...], doc("every per-call sample, in the order taken (rounds one after another); a sample that is not a finite number is written as null, and read as NaN, so that a comparison refuses it")] = ()
     calls_per_sample: Annotated[int, doc("calls averaged into one sample (a graph of N calls, a batch of host calls)")] = 1
     cache: Annotated[Cache, doc("`cold` (L2 flushed / inputs rotated beyond L2) or `warm`")] = "cold"
-    stop_reason: Annotated[StopReason | None, doc("why sampling stopped: `precision`, `time` (the bound) or `max_samples`")] = None
+    stop_reason: Annotated[StopReason | None, doc("why sampling stopped: `precision`, `resolution` (the interval is within one step of the timer on either side of the median: no finer one exists), `time` (the bound) or `max_samples`")] = None
     wall_s: Annotated[float, doc("wall time this method took, warm-up and sampling, seconds")] = 0.0
     notes: Annotated[tuple[Note, ...], doc("what to know or distrust about this method's samples")] = ()
     error: Annotated[str | None, doc("why the method could not measure (a capture that failed, ...)")] = None

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names, for type checkers and readers; at run time __getattr__ imports them
     from bench_kernel.report._compare import comparison_table
+    from bench_kernel.report._cost import cost_line
     from bench_kernel.report._counters import counted, counter_kernels_table, counters_table
     from bench_kernel.report._history import history_table, plot_history, runs_table
     from bench_kernel.report._ops import ops_table, ops_tables
@@ -37,6 +38,7 @@ if TYPE_CHECKING:  # the names, for type checkers and readers; at run time __get
 #: name -> the module that defines it
 _EXPORTS: dict[str, str] = {
     "comparison_table": "bench_kernel.report._compare",
+    "cost_line": "bench_kernel.report._cost",
     "counted": "bench_kernel.report._counters",
     "counter_kernels_table": "bench_kernel.report._counters",
     "counters_table": "bench_kernel.report._counters",
@@ -85,7 +87,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "OUTPUT_FORMATS", "REPORT_FORMATS", "XLSX_MISSING", "Column", "ProgressBar", "ProgressLines", "Table",
-    "best_table", "categories_table", "comparison_table", "counted", "counter_kernels_table", "counters_table", "dumps", "format_value", "history_table",
+    "best_table", "categories_table", "comparison_table", "cost_line", "counted", "counter_kernels_table", "counters_table", "dumps", "format_value", "history_table",
     "html_for_output", "inventory_csv", "inventory_tables", "json_default", "layers_table", "ops_table", "ops_tables",
     "phases_tables", "plot_history", "plot_sweep", "printable", "ranks_tables", "render_body", "render_console",
     "render_report", "render_rich", "results_table", "runs_table", "serve_comparison_table", "serve_tables", "sweep_table", "timeline_figure",
