@@ -10,6 +10,9 @@ import os
 # against 4.6 us), and the host method rightly refuses samples that waited (measure/_cpuwait.py).
 # One thread per test process, set before torch is imported; tests about threads set their own.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# Tests compare stderr exactly; on a slow machine a long command's progress line (after 10 s off a
+# terminal) would land in it. Its timing is tested with a fake clock (test_hostile_lost_or_silent).
+os.environ["BENCH_KERNEL_PROGRESS"] = "0"
 
 from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402

@@ -70,8 +70,21 @@ def test_left_out_samples_count_towards_the_bounds_not_the_precision():
     rule = StoppingRule(precision=0.5, min_samples=2, max_time_s=1.0, clock=lambda: now[0])
     rule.add([100.0] * 5, left_out=True)
     assert not rule.is_finished() and rule.samples.n == 0 and rule.left_out == 5
+    now[0] = 1.5  # past the bound with nothing that ran through: one more chance, up to twice the bound
+    assert not rule.is_finished()
     now[0] = 2.0
-    assert rule.is_finished() and rule.reason == "time"  # no kept sample: still ends at the bound
+    assert rule.is_finished() and rule.reason == "time"  # still nothing: it ends there
+    kept = StoppingRule(precision=1e-9, min_samples=2, max_time_s=1.0, clock=lambda: now[0])
+    kept.add([100.0], left_out=True)
+    kept.add([10.0])
+    now[0] = 3.0
+    assert kept.is_finished() and kept.reason == "time"  # a sample ran through: the bound is the bound
+    short = StoppingRule(precision=0.5, min_samples=2, max_time_s=0.005, clock=lambda: now[0])
+    short.add([100.0], left_out=True)
+    now[0] += 0.03  # 6 bounds of a 5 ms round, but under the 50 ms the grace gives any round
+    assert not short.is_finished()
+    now[0] += 0.03
+    assert short.is_finished()
     capped = StoppingRule(precision=1e-9, min_samples=2, max_samples=4)
     capped.add([1.0, 2.0])
     capped.add([9.0, 9.0], left_out=True)

@@ -185,13 +185,14 @@ def test_run_to_a_file_says_what_it_wrote(run_cli, target, tmp_path):
     assert out.read_bytes()[:2] == b"PK"
 
 
-def test_a_long_run_off_a_terminal_says_now_and_then_that_it_is_alive():
+def test_a_long_run_off_a_terminal_says_now_and_then_that_it_is_alive(monkeypatch):
     import io
 
     from rich.console import Console
 
     from bench_kernel.report import ProgressLines
 
+    monkeypatch.delenv("BENCH_KERNEL_PROGRESS")  # conftest turns them off for every other test
     now = [0.0]
     buf = io.StringIO()
     lines = ProgressLines(Console(file=buf, width=200), "cases", clock=lambda: now[0])
@@ -201,6 +202,11 @@ def test_a_long_run_off_a_terminal_says_now_and_then_that_it_is_alive():
     assert buf.getvalue().splitlines() == [
         "1 of 10 cases done after 0m 11s; now: case 1: host, round 1 of 5",  # the first after 10 s, not before
         "4 of 10 cases done after 1m 15s; now: case 4: host, round 1 of 5"]  # then every 30 s at most
+    monkeypatch.setenv("BENCH_KERNEL_PROGRESS", "0")
+    off = ProgressLines(Console(file=buf, width=200), "cases", clock=lambda: now[0])
+    now[0] = 500.0
+    off(5, 10, "case 5")
+    assert len(buf.getvalue().splitlines()) == 2
 
 
 def test_a_trace_only_report_does_not_speak_of_methods(run_cli, tmp_path):

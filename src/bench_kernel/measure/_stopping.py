@@ -6,7 +6,10 @@
 precision. With ``read_clock``, each ``add`` also records the SM clock for its samples.
 A sample added as ``left_out`` (a host sample that waited for a CPU) counts towards the bounds but
 not towards the precision: a loaded machine samples on until the bound, and its statistic is that
-of the samples that ran through.
+of the samples that ran through. With none of those at the bound, sampling goes on up to
+:data:`LEFT_OUT_GRACE` times the bound (at least :data:`LEFT_OUT_GRACE_S`) for one: a round of a
+few ms can fall wholly inside one wait for a CPU (a 7 ms round was refused on a 2-core machine at
+load 10), where a wait that lasts the grace too is the machine's state, not chance.
 
 Resolution. A timer ticks: the profiler's kernel durations on an H200 come in steps of 32 ns, so
 a 1.056 us kernel's samples read 1.024, 1.056 or 1.088 us, and its interval spans a tick on either
@@ -42,6 +45,11 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
 from bench_kernel.records import Samples, median_ci95_ranks
+
+#: With only left-out samples at the time bound, sample on up to this many times the bound ...
+LEFT_OUT_GRACE = 2.0
+#: ... and at least this long (s): a few of the scheduler's time slices (~3 ms each).
+LEFT_OUT_GRACE_S = 0.05
 
 __all__ = ["StoppingRule", "RankTracker", "timer_step_us", "note_step"]
 
@@ -249,7 +257,8 @@ class StoppingRule:
             self.reason = "resolution"
         elif n + self.left_out >= self.max_samples:
             self.reason = "max_samples"
-        elif elapsed >= self.max_time_s and n + self.left_out >= 1:
+        elif elapsed >= self.max_time_s and (n >= 1 or (
+                self.left_out and elapsed >= max(LEFT_OUT_GRACE * self.max_time_s, LEFT_OUT_GRACE_S))):
             self.reason = "time"
         else:
             return False

@@ -51,6 +51,8 @@ class ProgressBar:
 FIRST_LINE_S = 10.0
 #: ... and the next ones at most this often (s), so a long one says it is alive without flooding a log.
 EVERY_S = 30.0
+#: ``BENCH_KERNEL_PROGRESS=0`` turns the lines off (a log that must hold only the result and its errors).
+PROGRESS_ENV = "BENCH_KERNEL_PROGRESS"
 
 
 class ProgressLines:
@@ -58,12 +60,14 @@ class ProgressLines:
     now: gemm: host, round 2 of 5``, first after :data:`FIRST_LINE_S`, then every :data:`EVERY_S`.
 
     Before it, ``run -o results.xlsx`` ran 111 s with nothing on stderr off a terminal. ``clock``
-    is the time in seconds (``time.monotonic``; a test's fake).
+    is the time in seconds (``time.monotonic``; a test's fake). Off with ``BENCH_KERNEL_PROGRESS=0``.
     """
 
     def __init__(self, console: Any, what: str = "cases", clock: Any = None) -> None:
+        import os
         import time
 
+        self._off = os.environ.get(PROGRESS_ENV) == "0"
         self._console, self._what = console, what
         self._clock = clock or time.monotonic
         self._t0 = self._clock()
@@ -71,7 +75,7 @@ class ProgressLines:
 
     def __call__(self, done: int, total: int | None, current: str) -> None:
         now = self._clock()
-        if now < self._next or self._console.is_terminal:
+        if self._off or now < self._next or self._console.is_terminal:
             return
         self._next = now + EVERY_S
         from rich.text import Text
