@@ -64,9 +64,11 @@ def test_completion_of_commands_and_options(run_cli, monkeypatch):
 
 
 #: What completing one command imports: click and that command's module, never torch; numpy only for
-#: serve (its package, whose schema version the module names). Before: 0.45-0.5 s of CPU per TAB on a
-#: 2-core machine (0.8 s without a bytecode cache) as every TAB imported the report, records and
-#: results packages, and listing the commands imported every command's module; now 0.05-0.17 s.
+#: serve (its package, whose schema version the module names). Measured on a 2-core machine (least
+#: CPU of 5 TABs): before, 0.24-0.26 s per TAB with bytecode cached and 0.83-0.85 s without (this
+#: machine sets PYTHONDONTWRITEBYTECODE), as every TAB imported the report, records and results
+#: packages and listing the commands imported every command's module; now 0.04-0.11 s (0.23-0.29 s
+#: without a cache), serve 0.22 s (0.79 s).
 _COMPLETION_PROBE = """
 import os, sys
 from bench_kernel.cli import main
