@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 
 import pytest
 import torch
@@ -68,7 +67,8 @@ def test_capture_error_reports_the_first_error_not_the_cleanup_one():
             raise RuntimeError("CUDA error: operation not permitted when stream is capturing "
                                "Search for `cudaErrorStreamCaptureUnsupported' in https://docs")
         except RuntimeError:
-            raise RuntimeError("operation failed due to a previous error during capture")
+            # no "from", as in torch: the first error is only the context, where the explanation looks
+            raise RuntimeError("operation failed due to a previous error during capture")  # noqa: B904
     except RuntimeError as e:
         text = explain_capture_error(e)
     assert "synchronises with the host" in text

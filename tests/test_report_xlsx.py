@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from _report_helpers import ENV, h200_results, store_sweeps
-from bench_kernel.measure import Measurement, Samples
+from bench_kernel.measure import Measurement
 from bench_kernel.report import comparison_table, render_body, results_table
 
 openpyxl = pytest.importorskip("openpyxl")

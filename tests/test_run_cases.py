@@ -45,7 +45,7 @@ def test_the_machine_state_is_captured_once_per_run(monkeypatch):
     calls = []
     real = bench_module.capture_env  # run_env, the one start of a run, captures it
     monkeypatch.setattr(bench_module, "capture_env", lambda i=0: calls.append(i) or real(i))
-    out = run_cases([Case(fn=lambda: k, name=f"c{k}") for k in range(4)], OPTS)
+    out = run_cases([Case(fn=lambda k=k: k, name=f"c{k}") for k in range(4)], OPTS)
     assert len(out.results) == 4 and calls == [0]
     assert all(r.env is out.results[0].env or r.env == out.results[0].env for r in out.results)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 from collections import Counter
-import inspect
 import json
 import math
 from pathlib import Path
