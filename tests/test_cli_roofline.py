@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from bench_kernel.hardware import save_calibration
 from _hardware_helpers import make_calibration, needs_no_gpu
+from bench_kernel.hardware import save_calibration
 
 CONTRACT = {"device", "dtype", "peak_tflops", "peak_tbps", "arithmetic_intensity", "floor_us",
             "achieved_tflops", "achieved_tbps", "pct_of_roof", "bound"}

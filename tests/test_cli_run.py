@@ -9,8 +9,8 @@ import textwrap
 
 import pytest
 
-from bench_kernel.errors import TargetError
 from _hardware_helpers import needs_no_gpu
+from bench_kernel.errors import TargetError
 
 # The targets build CPU tensors and the runs ask for the host method, so these tests mean the same
 # on a GPU machine; only the ones about falling back without a GPU are marked needs_no_gpu.

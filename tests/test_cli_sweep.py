@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import csv
+import dataclasses
 import io
 import json
 import re
@@ -13,7 +12,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from _results_helpers import rounds_measurement, rounds_point, gpu_like_samples, result
+from _results_helpers import gpu_like_samples, result, rounds_measurement, rounds_point
 from _sweep_helpers import write_spec
 from bench_kernel.report import ProgressBar
 from bench_kernel.results import open_store

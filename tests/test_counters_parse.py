@@ -7,8 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from bench_kernel.counters import (CounterReport, KernelCounters, base_name, in_range, metric_table, parse_ncu_csv,
-                                   parse_rocprof_csv, read_counters, signature, to_kernels)
+from bench_kernel.counters import (
+    CounterReport,
+    KernelCounters,
+    base_name,
+    in_range,
+    metric_table,
+    parse_ncu_csv,
+    parse_rocprof_csv,
+    read_counters,
+    signature,
+    to_kernels,
+)
 from bench_kernel.counters._table import parse_table
 from bench_kernel.errors import InputError
 

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from bench_kernel.errors import DeviceError, InputError
 from _hardware_helpers import make_calibration, needs_no_gpu
+from bench_kernel.errors import DeviceError, InputError
 from bench_kernel.hardware import (
     cache_dir,
     calibrate,

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-
 import pytest
 import torch
 
 import bench_kernel
+from _hardware_helpers import needs_no_gpu
 from bench_kernel.errors import MeasurementError, UsageError
 from bench_kernel.measure._graph import explain_capture_error
-from _hardware_helpers import needs_no_gpu
 
 
 @needs_no_gpu

@@ -9,9 +9,9 @@ import textwrap
 import pytest
 import torch
 
+from _hardware_helpers import needs_no_gpu
 from bench_kernel.measure import Case
 from bench_kernel.orchestrate import count_work, infer_dtype
-from _hardware_helpers import needs_no_gpu
 
 
 def test_dtype_is_the_param_else_the_ops_else_the_heaviest_floating_input():

@@ -8,8 +8,17 @@ import statistics
 
 import pytest
 
-from bench_kernel.measure import (Measurement, Samples, Settle, StoppingRule, clock_note, graph_floor_note, settled,
-                                  stability_notes, trend_note)
+from bench_kernel.measure import (
+    Measurement,
+    Samples,
+    Settle,
+    StoppingRule,
+    clock_note,
+    graph_floor_note,
+    settled,
+    stability_notes,
+    trend_note,
+)
 
 
 def test_settled_needs_the_last_windows_to_agree_on_time_and_clock():

@@ -19,9 +19,10 @@ def _measuring_code_loaded_once():
     # pytester's in-process runs drop the modules they imported afterwards; loaded here first,
     # torch, the measuring code and hypothesis (its plugin imports it at the end of every
     # session) are kept instead of re-imported by every inner session (2-3 s each).
-    import bench_kernel.orchestrate  # noqa: F401
     import hypothesis  # noqa: F401
     import torch  # noqa: F401
+
+    import bench_kernel.orchestrate  # noqa: F401
 
 #: A host-timed test that passes anywhere: fast bounds so the inner session takes a second.
 HOST_TEST = """

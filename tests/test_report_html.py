@@ -16,9 +16,9 @@ import pytest
 
 from _report_helpers import EVIL, LONG_KERNEL, h200_results, write_run_json
 from bench_kernel.report import html_for_output, render_report
-from bench_kernel.report_model import build_report, load_inputs, load_report, report_for_output
 from bench_kernel.report._html import clipped, el, esc  # the builder's own contract
 from bench_kernel.report._html_page import SORT_JS
+from bench_kernel.report_model import build_report, load_inputs, load_report, report_for_output
 
 DATA = Path(__file__).parent / "data" / "trace"
 WHEN = "2026-01-01T00:00:00+00:00"

@@ -9,7 +9,6 @@ slower side at the higher clock, a slowdown beyond the clock ratio, and no clock
 from __future__ import annotations
 
 import dataclasses
-
 import json
 from dataclasses import replace
 

@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
+from _hardware_helpers import make_calibration
 from bench_kernel.errors import DeviceError, UsageError
 from bench_kernel.hardware import save_calibration
 from bench_kernel.roofline import analyze
-from _hardware_helpers import make_calibration
 
 # H200 spec roof: 989.4 TFLOP/s dense bf16, 4.8 TB/s. Numbers below are chosen so the terms are round:
 # 989.4e8 FLOP take 100 us at peak, 9.6e7 bytes take 20 us.

@@ -10,7 +10,6 @@ import pytest
 from conftest import ROOT
 
 
-
 def test_smoke_run_writes_table_plot_and_json(tmp_path, monkeypatch):
     pytest.importorskip("torch")
     pytest.importorskip("matplotlib")  # here, not at collection: every xdist worker would pay for it

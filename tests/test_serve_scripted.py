@@ -12,10 +12,9 @@ import pytest
 
 pytest.importorskip("aiohttp")
 
-from serve_scripted import start  # noqa: E402
-
 from bench_kernel.cli import main  # noqa: E402
 from bench_kernel.serve import Endpoint, Load, Prompt, connect, load_dataset, run_point  # noqa: E402
+from serve_scripted import start  # noqa: E402
 
 SCENARIOS = {
     "fast": {"ttft_ms": 20, "itl_ms": 5, "tokens": 6},

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-
 import pytest
 
 import bench_kernel
 from _sweep_helpers import FAST, write_spec
 from bench_kernel.errors import Interrupted, StoreError, TargetError
-from bench_kernel.sweeps import load_spec, run_sweep
 from bench_kernel.results import open_store
+from bench_kernel.sweeps import load_spec, run_sweep
 
 
 @pytest.fixture

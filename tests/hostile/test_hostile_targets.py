@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 import bench_kernel
+from _hardware_helpers import needs_no_gpu
 from bench_kernel.errors import TargetError
 from bench_kernel.measure import Case
-from _hardware_helpers import needs_no_gpu
 
 EXITING = """
 import sys

@@ -21,9 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench_kernel.kernels import MAX_NAME_CHARS, decode, render_tree
+from bench_kernel.kernels import MAX_NAME_CHARS, _cxx, _decode, _demangle, decode, render_tree
 from bench_kernel.kernels._tree import MAX_TREE_FIELDS
-from bench_kernel.kernels import _cxx, _decode, _demangle
 from bench_kernel.trace import load_trace
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "trace"

@@ -17,9 +17,8 @@ pytest.importorskip("aiohttp")
 
 TESTS = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(TESTS))
-from serve_scripted import free_port, start  # noqa: E402
-
 from bench_kernel.cli import main  # noqa: E402
+from serve_scripted import free_port, start  # noqa: E402
 
 SCRIPT = TESTS / "serve_scripted.py"
 

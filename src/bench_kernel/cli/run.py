@@ -9,8 +9,7 @@ from typing import Any
 
 import click
 
-from bench_kernel.cli._common import Output, command_line, db_option, emit, output_options
-from bench_kernel.cli._common import print_error
+from bench_kernel.cli._common import Output, command_line, db_option, emit, output_options, print_error
 from bench_kernel.cli._options import measure_options
 from bench_kernel.cli._target import target_files
 from bench_kernel.cli._user_io import UserOutputToStderr

@@ -10,6 +10,7 @@ import math
 import os
 import re
 from pathlib import Path
+
 import click
 
 from bench_kernel.cli._common import Output, command_line, db_option, emit, output_options

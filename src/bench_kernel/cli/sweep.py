@@ -62,9 +62,9 @@ def command(spec: str, db_path: str | None, resume: str | None, providers: tuple
     """
     from rich.console import Console
 
-    from bench_kernel.sweeps import check_sharding, load_spec, parse_gpus, run_sweep
     from bench_kernel.report import PLOT_FORMATS, ProgressBar, best_table, plot_sweep, sweep_table
     from bench_kernel.results import open_store
+    from bench_kernel.sweeps import check_sharding, load_spec, parse_gpus, run_sweep
 
     # Every option is checked before anything is imported or measured: what is wrong on any machine
     # first (exit 2), then what this machine lacks (a GPU: exit 1), then the spec is imported.

@@ -5,11 +5,25 @@ and the roofline on top. What to measure and how is a :class:`bench_kernel.optio
 """
 
 from bench_kernel.measure._agree import agreement_note
-from bench_kernel.measure._case import (Case, CaseOrigin, as_cases, function_case, load_object, load_target,
-                                        target_case, target_file, user_failure)
-from bench_kernel.measure._counters import (DEFAULT_COUNTER_TIMEOUT_S, attach_counters, child_command,
-                                            collect_counters, function_origin)
+from bench_kernel.measure._case import (
+                                        Case,
+                                        CaseOrigin,
+                                        as_cases,
+                                        function_case,
+                                        load_object,
+                                        load_target,
+                                        target_case,
+                                        target_file,
+                                        user_failure,
+)
 from bench_kernel.measure._check import Check, check_tolerances
+from bench_kernel.measure._counters import (
+                                        DEFAULT_COUNTER_TIMEOUT_S,
+                                        attach_counters,
+                                        child_command,
+                                        collect_counters,
+                                        function_origin,
+)
 from bench_kernel.measure._env import capture_env, gpu_state
 from bench_kernel.measure._exits import ProcessExit, exits_raise
 from bench_kernel.measure._inputs import call_with, iter_tensors

@@ -14,8 +14,7 @@ import sys
 from dataclasses import replace
 from typing import Any, Callable
 
-from bench_kernel.counters import CounterReport, collect_ncu, collect_rocprof, join
-from bench_kernel.counters import RANGE_NAME
+from bench_kernel.counters import RANGE_NAME, CounterReport, collect_ncu, collect_rocprof, join
 from bench_kernel.measure._case import Case, CaseOrigin
 from bench_kernel.measure._records import BenchResult
 

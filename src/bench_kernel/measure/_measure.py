@@ -17,7 +17,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from bench_kernel.gpu import has_gpu
-from bench_kernel.options import GPU_METHODS, METHODS, Options
 from bench_kernel.measure._agree import agreement_note
 from bench_kernel.measure._case import Case
 from bench_kernel.measure._check import Check, compare
@@ -33,6 +32,7 @@ from bench_kernel.measure._rounds import merge_measurements
 from bench_kernel.measure._runner import Runner, guard
 from bench_kernel.measure._steady import REHOLD_MAX_S, STEADY_MIN_SAMPLE_S, hold_until_settled, stability_notes
 from bench_kernel.measure._stopping import StoppingRule
+from bench_kernel.options import GPU_METHODS, METHODS, Options
 
 __all__ = ["measure_case", "as_case", "clone_inputs"]
 

@@ -8,11 +8,10 @@ Sizes follow the device: on a GPU, data well beyond L2; without one, small CPU v
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from bench_kernel.gpu import has_gpu
-from dataclasses import replace
-
 from bench_kernel.measure._case import Case, CaseOrigin
 
 __all__ = ["builtin_suite", "builtin_case"]

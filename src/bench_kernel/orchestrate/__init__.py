@@ -12,8 +12,14 @@ from bench_kernel.orchestrate._bench import bench, bench_case, run_env
 from bench_kernel.orchestrate._cases import CaseError, CaseRunner, CasesRun, Progress, run_cases
 from bench_kernel.orchestrate._count import CaseWork, count_work, infer_dtype
 from bench_kernel.orchestrate._counters import add_counters
-from bench_kernel.orchestrate._profile import (DEFAULT_STEPS, ProfileSummary, check_profile_options, profile,
-                                             profile_and_summarize, summarize_profile)
+from bench_kernel.orchestrate._profile import (
+                                             DEFAULT_STEPS,
+                                             ProfileSummary,
+                                             check_profile_options,
+                                             profile,
+                                             profile_and_summarize,
+                                             summarize_profile,
+)
 from bench_kernel.orchestrate._roofline import place, plot_results, resolve_device
 
 __all__ = [

@@ -13,8 +13,18 @@ from typing import Any, Callable
 
 from bench_kernel.errors import BenchKernelError, UsageError
 from bench_kernel.gpu import has_gpu
-from bench_kernel.measure import DEFAULT_COUNTER_TIMEOUT_S, BenchResult, Case, TimeLimit, as_case, capture_env
-from bench_kernel.measure import function_origin, guard, measure_case, warm_up_device
+from bench_kernel.measure import (
+    DEFAULT_COUNTER_TIMEOUT_S,
+    BenchResult,
+    Case,
+    TimeLimit,
+    as_case,
+    capture_env,
+    function_origin,
+    guard,
+    measure_case,
+    warm_up_device,
+)
 from bench_kernel.options import Options
 from bench_kernel.orchestrate._count import CaseWork, count_work, infer_dtype
 from bench_kernel.orchestrate._counters import add_counters

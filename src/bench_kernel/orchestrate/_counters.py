@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
-from bench_kernel.errors import DeviceError, UsageError
 from bench_kernel.counters import CounterReport
+from bench_kernel.errors import DeviceError, UsageError
 from bench_kernel.measure import BenchResult, Case, Expired, attach_counters, collect_counters, current_limit
 
 __all__ = ["add_counters"]

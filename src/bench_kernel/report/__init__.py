@@ -16,12 +16,18 @@ from bench_kernel.report._report import REPORT_FORMATS, html_for_output, render_
 from bench_kernel.report._results_table import results_table
 from bench_kernel.report._serve import serve_comparison_table, serve_tables
 from bench_kernel.report._sweep import PLOT_FORMATS, best_table, plot_sweep, sweep_table
-from bench_kernel.report._table import (Column, Table, format_value, render_rich, to_csv, to_markdown,
-                                        verdict_style)
+from bench_kernel.report._table import Column, Table, format_value, render_rich, to_csv, to_markdown, verdict_style
 from bench_kernel.report._text import printable
 from bench_kernel.report._timeline_plot import timeline_figure
-from bench_kernel.report._trace_tables import (categories_table, inventory_csv, inventory_tables, layers_table,
-                                               phases_tables, ranks_tables, timeline_tables)
+from bench_kernel.report._trace_tables import (
+                                        categories_table,
+                                        inventory_csv,
+                                        inventory_tables,
+                                        layers_table,
+                                        phases_tables,
+                                        ranks_tables,
+                                        timeline_tables,
+)
 from bench_kernel.report._xlsx import XLSX_MISSING, to_xlsx, xlsx_header
 
 __all__ = [

@@ -7,17 +7,17 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
+from bench_kernel.report._counters import counters_section
 from bench_kernel.report._html import Markup, el, join
 from bench_kernel.report._html_page import Section, page
-from bench_kernel.report._counters import counters_section
 from bench_kernel.report._html_table import html_table
 from bench_kernel.report._report_compare import comparison_section, sweep_plots, sweep_tables
-from bench_kernel.report._report_serve import serve_section, serve_summary
 from bench_kernel.report._report_results import kernels_section, results_section, roofline_plots
+from bench_kernel.report._report_serve import serve_section, serve_summary
 from bench_kernel.report._report_summary import summary_section
 from bench_kernel.report._report_trace import trace_section
-from bench_kernel.report._version import tool_version
 from bench_kernel.report._table import Table
+from bench_kernel.report._version import tool_version
 
 __all__ = ["render_report", "html_for_output", "REPORT_FORMATS"]
 

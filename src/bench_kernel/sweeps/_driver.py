@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
-
-from dataclasses import replace
 
 from bench_kernel.errors import DeviceError, Interrupted, StoreError, UsageError
 from bench_kernel.gpu import has_gpu
