@@ -50,6 +50,7 @@ def test_the_triton_example_says_in_one_line_that_it_needs_a_gpu(run_cli):
                         "examples/torch_ops.py:cases\n")
 
 
+@pytest.mark.multiprocess
 def test_the_sweep_example_runs_torch_and_says_why_triton_does_not(run_cli, tmp_path):
     r = run_cli("sweep", str(EXAMPLES / "sweep_gemm.py"), "--db", str(tmp_path / "r.db"), *FAST)
     assert r.exit_code == 0, r.stderr

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOC = parse(ROOT / "docs" / "json.md")
 TRACES = ROOT / "tests" / "data" / "trace"
 SAMPLE = str(sample_trace())
-FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02"]
+FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02", "--rounds", "1"]
 
 TARGET = """
 import torch
@@ -148,6 +148,7 @@ def test_each_command_has_one_schema_version_constant(command):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("command", sorted(CORPUS))
+@pytest.mark.multiprocess
 def test_each_commands_json_is_what_the_page_says(command, inputs, run_cli, request):
     version, root = DOC.commands[command]
     names = dict(inputs)

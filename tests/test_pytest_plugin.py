@@ -42,6 +42,7 @@ def test_the_plugin_is_registered_as_a_pytest11_entry_point():
     assert [e.value for e in found] == ["bench_kernel.pytest_plugin"]
 
 
+@pytest.mark.multiprocess
 def test_importing_the_plugin_loads_neither_torch_numpy_nor_the_measuring_code():
     code = ("import sys, bench_kernel.pytest_plugin\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'numpy', 'rich')"

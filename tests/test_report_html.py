@@ -181,6 +181,7 @@ def test_an_analysis_that_does_not_apply_is_named_with_its_reason():
     assert "capture.json: layers not shown: none of its 1 kernels was launched inside a step" in html
 
 
+@pytest.mark.multiprocess
 def test_report_renders_without_matplotlib_and_says_why(h200_file):
     code = ("import sys; sys.modules['matplotlib'] = None\n"
             "from bench_kernel.report import render_report\n"

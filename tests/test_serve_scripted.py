@@ -11,6 +11,8 @@ import math
 import pytest
 
 pytest.importorskip("aiohttp")
+# the scripted server runs in a subprocess, started by the module fixture for whichever test comes first
+pytestmark = pytest.mark.multiprocess
 
 from bench_kernel.cli import main  # noqa: E402
 from bench_kernel.serve import Endpoint, Load, Prompt, connect, load_dataset, run_point  # noqa: E402

@@ -116,6 +116,7 @@ def test_best_per_point_does_not_rank_a_damaged_provider():
     assert rc.rows == () and [u.invalid for u in rc.unmatched] == [True] and rc.regressions == []
 
 
+@pytest.mark.multiprocess
 def test_no_numpy_warning_reaches_stderr(tmp_path):
     # In a process of its own: pytest would catch a RuntimeWarning that a user's terminal shows.
     import subprocess

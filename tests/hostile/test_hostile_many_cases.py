@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.001"]
+FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.001", "--rounds", "1"]
 TARGET = '''
 def _boom():
     raise ValueError("boom")

@@ -67,7 +67,8 @@ def test_loops_and_sleeps_time_out_and_the_run_goes_on(run_cli, hanging):
     # No wall-clock bound here (a shared machine makes one flaky): a limit that did not work would
     # leave these callables running forever, so reaching the asserts is the proof that it worked.
     # 2 s leaves the two no-op cases far from their limit however loaded the machine is.
-    r = run_cli("run", f"{hanging}:cases", "--timeout", "2", "-m", "host", "--max-time", "0.02", "--json")
+    r = run_cli("run", f"{hanging}:cases", "--timeout", "2", "-m", "host", "--max-time", "0.02", "--rounds", "1",
+                "--json")
     assert r.exit_code == 1
     assert r.stderr == ("bench-kernel: error: case 'spin' timed out after 2 s during warm-up\n"
                         "bench-kernel: error: case 'sleep' timed out after 2 s during warm-up\n"
@@ -234,6 +235,8 @@ def test_an_import_that_never_ends_times_out(run_cli, tmp_path):
                                           f"(--timeout): its function did not return its cases\n")
 
 
+@pytest.mark.multiprocess
+@pytest.mark.slow
 def test_a_target_stuck_in_c_while_loading_exits_1_with_one_line(hanging):
     target = hanging
     r = subprocess.run([sys.executable, "-m", "bench_kernel", "run", f"{target}:stuck", "--timeout", "0.5",

@@ -124,6 +124,7 @@ _PREFIXES = st.sampled_from(["", "bmm_", "triton_poi_fused_", "triton_red_fused_
                              "void at::native::", "void cutlass::device_kernel<", "_ZN", "_Z"])
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(prefix=_PREFIXES, unit=st.lists(_PIECES, min_size=1, max_size=6).map("".join))
 def test_adversarial_family_decodes_in_bounded_time(prefix, unit):

@@ -267,6 +267,8 @@ def test_a_reader_upgrades_an_older_file_in_memory_not_on_disk(tmp_path, run_cli
         assert c.execute("PRAGMA user_version").fetchone()[0] == 1
 
 
+@pytest.mark.multiprocess
+@pytest.mark.slow
 def test_readers_work_on_a_read_only_mount(spec, tmp_path, run_cli):
     # A bind mount remounted read-only in a mount namespace of its own: even root cannot write there.
     import shutil
