@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import dataclasses
 import io
 import json
 import re
@@ -146,7 +145,7 @@ def test_one_round_runs_are_unknown_unless_the_store_has_the_points_history(tmp_
         for i, us in enumerate((100.0, 101.0, 99.0, 100.5, 100.0, 130.0)):  # runs 1-5 alike, run 6 30% slower
             run = store.start_run(kind="sweep", name="s.py:sweep", config={"providers": ["k"]}, env={"device": "cpu"})
             r = result("k", {"M": 1}, (np.asarray(gpu_like_samples(i)) * us / 100.0).tolist())
-            store.save_result(run.id, dataclasses.replace(r, env={**r.env, "device": "cpu"}))
+            store.save_result(run.id, r.replace(env={**r.env, "device": "cpu"}))
             store.finish_run(run.id)
     alone = tmp_path / "alone.db"
     with open_store(db) as src, open_store(alone) as dst:  # the same two runs with no history around them

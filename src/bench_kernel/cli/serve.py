@@ -13,7 +13,13 @@ from pathlib import Path
 
 import click
 
-from bench_kernel.cli._common import Output, command_line, db_option, emit, output_options
+from bench_kernel.cli._common import (
+    Output,
+    command_line,
+    db_option,
+    emit,
+    output_options,
+)
 from bench_kernel.cli._numbers import Number
 from bench_kernel.errors import Interrupted, ServerError, UsageError
 from bench_kernel.serve import SCHEMA_VERSION as SERVE_SCHEMA_VERSION
