@@ -125,7 +125,7 @@ def test_an_inline_sweep_stores_each_exit_as_that_points_error(run_cli, spec, tm
 @pytest.mark.slow
 def test_workers_and_inline_say_the_same(spec, tmp_path):
     loaded = load_spec(str(spec))
-    fast = dict(methods=("host",), precision=0.5, max_time_s=0.02)
+    fast = dict(methods=("host",), precision=0.5, max_time_s=0.02, rounds=1)
     inline = run_sweep(loaded, store=tmp_path / "inline.db", options=fast)
     workers = run_sweep(loaded, store=tmp_path / "workers.db", workers=1, options=fast)
     assert {p.key: (p.status, p.error) for p in inline.points} == {p.key: (p.status, p.error) for p in workers.points}

@@ -141,7 +141,7 @@ def printing(tmp_path: Path) -> Path:
 def test_prints_and_fd_writes_go_to_stderr(printing, fmt, parse):
     # a real process: the C-level write to fd 1 is only caught by pointing fd 1 at stderr
     r = subprocess.run([sys.executable, "-m", "bench_kernel", "run", f"{printing}:cases", fmt, "-m", "host",
-                        "--max-time", "0.02"], capture_output=True, text=True)
+                        "--max-time", "0.02", "--rounds", "1"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert parse(r.stdout) == "p"
     assert "says hi" not in r.stdout and "C-level" not in r.stdout

@@ -180,7 +180,7 @@ def test_api_refuses_a_negative_timeout():
 def test_stuck_in_c_writes_the_results_so_far_and_exits_1(hanging, tmp_path):
     out = tmp_path / "res.json"
     r = subprocess.run([sys.executable, "-m", "bench_kernel", "run", f"{hanging}:in_c", "--timeout", "0.5",
-                        "-m", "host", "--max-time", "0.02", "-o", str(out)], capture_output=True, text=True,
+                        "-m", "host", "--max-time", "0.02", "--rounds", "1", "-o", str(out)], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 1
     assert r.stderr.splitlines()[-1] == (
