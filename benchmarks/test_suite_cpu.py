@@ -34,7 +34,7 @@ def _counts(output: str) -> str:
     return lines[-1].strip("= ") if lines else "no pytest summary line"
 
 
-def run(which: str, load: int) -> str:
+def run(which: str, load: int, log: str) -> str:
     before = os.getloadavg()[0]
     loops = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(load)]
     seen: list[float] = []
@@ -49,12 +49,14 @@ def run(which: str, load: int) -> str:
         time.sleep(20 if load else 0)  # let the load average see the loops before the suite starts
         sampler.start()
         t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, *COMMANDS[which], "-p", "no:cacheprovider"], cwd=ROOT,
+        proc = subprocess.Popen([sys.executable, *COMMANDS[which], "-p", "no:cacheprovider", "-rf"], cwd=ROOT,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         out = proc.stdout.read() if proc.stdout else ""
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         wall_s = time.perf_counter() - t0
+        with open(log, "w") as fh:
+            fh.write(out)
     finally:
         done.set()
         for p in loops:
@@ -72,9 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--which", choices=sorted(COMMANDS), default="full")
     ap.add_argument("--load", type=int, default=0, help="busy loops to run beside the suite")
+    ap.add_argument("--log", default=None, help="where pytest's output goes (default /tmp/test-suite-WHICH-LOAD.log)")
     ap.add_argument("--append", action="store_true", help=f"append the row to {RESULT_FILE.relative_to(ROOT)}")
     args = ap.parse_args(argv)
-    row = run(args.which, args.load)
+    row = run(args.which, args.load, args.log or f"/tmp/test-suite-{args.which}-{args.load}.log")
     print(machine())
     print(row)
     if args.append:
