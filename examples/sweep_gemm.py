@@ -5,17 +5,9 @@
 On a GPU: M in {1, 16, 128, 1024, 8192}, N = K = 4096, bf16. Without one there is no Triton:
 the Triton providers say "unsupported" at every point, and torch.matmul runs small float32
 GEMMs (M in {1, 16, 128}, N = K = 256) with the host clock, so the sweep still shows its table.
-
-``SWEEP_GEMM_SLOW=<provider>`` makes that provider ~10% slower at every point: after each call it
-spins for a tenth of the call's own time (a ``torch.cuda._sleep`` kernel sized from a quick timing
-in the factory; on the CPU a busy wait). That is how ``benchmarks/gpu/sweep_gemm.sh`` proves that
-``bench-kernel compare`` catches a real 10% regression (an extra GEMM was tried first: at small M
-its launch alone made the provider 1.6-2.6x slower, not 10%).
 """
 
 from __future__ import annotations
-
-import os
 
 import torch
 
@@ -29,9 +21,6 @@ TRITON_CONFIGS = {
     "triton_128x128x64": (128, 128, 64, 4, 4),
     "triton_32x64x128": (32, 64, 128, 4, 4),
 }
-SLOW = os.environ.get("SWEEP_GEMM_SLOW", "")
-#: What one more graph node costs on an H200 (per-node slope of the sub-microsecond experiment).
-NODE_US = 1.1
 
 if GPU:
     import triton
@@ -85,52 +74,7 @@ def _triton_matmul(config: tuple[int, int, int, int, int]):
     return matmul
 
 
-def _call_us(fn, inputs) -> float:
-    """Median time of one call of ``fn(*inputs)``, microseconds (warm; events on a GPU)."""
-    import statistics
-    import time
-
-    for _ in range(5):
-        fn(*inputs)
-    if GPU:
-        from bench_kernel.gpu import time_each_us
-
-        torch.cuda.synchronize()
-        return statistics.median(time_each_us(lambda: fn(*inputs), 20))
-    t0 = time.perf_counter()
-    for _ in range(20):
-        fn(*inputs)
-    return (time.perf_counter() - t0) / 20 * 1e6
-
-
-def _slowed(fn, name: str, inputs):
-    """``fn`` made ~10% slower when SWEEP_GEMM_SLOW names it: it spins a tenth of its own time after."""
-    if SLOW != name:
-        return fn
-    # In a CUDA graph the spin kernel's own node costs ~1.1 us on an H200 (benchmarks/results/
-    # trust-h200.md): take it off, so a 12 us GEMV is slowed by 10% and not by 20%.
-    extra_us = max(0.1 * _call_us(fn, inputs) - (NODE_US if GPU else 0.0), 1e-3)
-    if GPU:
-        from bench_kernel.gpu import sleep_us
-
-        def slow(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-            out = fn(a, b)
-            sleep_us(extra_us)
-            return out
-    else:
-        import time
-
-        def slow(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-            out = fn(a, b)
-            end = time.perf_counter() + extra_us * 1e-6
-            while time.perf_counter() < end:
-                pass
-            return out
-
-    return slow
-
-
-def _case(name: str, fn, point: dict) -> dict:
+def _case(fn, point: dict) -> dict:
     m, n, k = point["M"], point["N"], point["K"]
     dev, dt = ("cuda", torch.bfloat16) if GPU else ("cpu", torch.float32)
     size = torch.empty((), dtype=dt).element_size()
@@ -142,7 +86,7 @@ def _case(name: str, fn, point: dict) -> dict:
         return (torch.randn(m, k, device=dev, dtype=dt), torch.randn(k, n, device=dev, dtype=dt) / k**0.5)
 
     return {
-        "fn": _slowed(fn, name, make_inputs() if SLOW == name else None),
+        "fn": fn,
         "make_inputs": make_inputs,
         "flops": 2.0 * m * n * k,
         "bytes": float(size * (m * k + k * n + m * n)),
@@ -150,14 +94,14 @@ def _case(name: str, fn, point: dict) -> dict:
 
 
 def _torch(point: dict) -> dict:
-    return _case("torch", torch.matmul, point)
+    return _case(torch.matmul, point)
 
 
 def _triton(name: str):
     def factory(point: dict) -> dict:
         if not GPU:
             raise Unsupported("Triton needs a CUDA/HIP GPU")
-        return _case(name, _triton_matmul(TRITON_CONFIGS[name]), point)
+        return _case(_triton_matmul(TRITON_CONFIGS[name]), point)
 
     return factory
 

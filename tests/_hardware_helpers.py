@@ -7,7 +7,6 @@ import pytest
 from bench_kernel.gpu import has_gpu, has_torch
 from bench_kernel.hardware import Calibration
 
-
 #: For tests of what happens without a GPU (they cannot run on a GPU machine). Without torch the
 #: no-GPU paths are not the ones under test either: skip them then too.
 needs_no_gpu = pytest.mark.skipif(has_gpu() or not has_torch(), reason="a GPU is present (or torch is missing)")

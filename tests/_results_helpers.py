@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from bench_kernel.records import BenchResult, Measurement, Samples
+
+if TYPE_CHECKING:
+    from bench_kernel.results import PointResult
 
 
 def gpu_like_samples(seed: int, n: int = 100, median_us: float = 100.0, sigma: float = 0.02) -> list[float]:
@@ -59,7 +64,7 @@ def rounds_measurement(seed: int, rounds: int, median_us: float = 100.0, between
                        sm_clock_mhz=clocks, round_sizes=(n,) * rounds if rounds > 1 else ())
 
 
-def rounds_point(provider: str, params: dict, m) -> "PointResult":
+def rounds_point(provider: str, params: dict, m) -> PointResult:
     """A measured ``PointResult`` holding the Measurement ``m``."""
     from bench_kernel.records import PointResult
 

@@ -1,4 +1,5 @@
-"""Shared fixtures: the real-data folder, the GPU marker, and a CLI runner."""
+"""Shared fixtures: the real-data folder, the GPU marker, and a CLI runner; and the guards of
+tests/_guards.py (an unmarked test that starts a process, or runs past its time bound, fails)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
+# the guards' hooks, found by pytest in this module's names
+from _guards import pytest_configure, pytest_runtest_call, pytest_runtest_setup, pytest_runtest_teardown  # noqa: E402,F401
 from bench_kernel.gpu import has_gpu  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -39,6 +39,7 @@ def test_a_command_like_nothing_lists_the_commands(run_cli):
 
 @pytest.mark.parametrize(("shell", "marker"), [("bash", "_bench_kernel_completion()"), ("zsh", "#compdef bench-kernel"),
                                                ("fish", "function _bench_kernel_completion")])
+@pytest.mark.multiprocess
 def test_completion_script(run_cli, monkeypatch, shell, marker):
     # `eval "$(_BENCH_KERNEL_COMPLETE=bash_source bench-kernel)"` in ~/.bashrc, as click documents it.
     monkeypatch.setenv("_BENCH_KERNEL_COMPLETE", f"{shell}_source")
@@ -78,6 +79,7 @@ sys.stderr.write(" ".join(m for m in ("torch", "numpy", "bench_kernel.report_mod
 """
 
 
+@pytest.mark.multiprocess
 @pytest.mark.parametrize("words", ["bench-kernel ", "bench-kernel r"] + [f"bench-kernel {c} --" for c in sorted(_COMMANDS)])
 def test_completion_imports_no_torch(words):
     import os

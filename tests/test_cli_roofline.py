@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from _hardware_helpers import make_calibration, needs_no_gpu
 
+from _hardware_helpers import make_calibration, needs_no_gpu
 from bench_kernel.hardware import save_calibration
 
 CONTRACT = {"device", "dtype", "peak_tflops", "peak_tbps", "arithmetic_intensity", "floor_us",

@@ -9,8 +9,8 @@ import textwrap
 
 import pytest
 
-from bench_kernel.errors import TargetError
 from _hardware_helpers import needs_no_gpu
+from bench_kernel.errors import TargetError
 
 # The targets build CPU tensors and the runs ask for the host method, so these tests mean the same
 # on a GPU machine; only the ones about falling back without a GPU are marked needs_no_gpu.
@@ -44,7 +44,7 @@ def target(tmp_path):
 
 
 def test_json_schema(run_cli, target):
-    r = run_cli("run", f"{target}:cases", "--json", "--max-time", "0.05", "-m", "host")
+    r = run_cli("run", f"{target}:cases", "--json", "--max-time", "0.05", "-m", "host", "--rounds", "1")
     assert r.exit_code == 0, r.stderr
     data = json.loads(r.stdout)
     assert [x["name"] for x in data["results"]] == ["add", "mul"]
@@ -74,14 +74,14 @@ def test_json_schema(run_cli, target):
     ("--md", lambda out: out.startswith("### bench-kernel run") and "| add |" in out),
 ])
 def test_csv_and_markdown(run_cli, target, fmt, check):
-    r = run_cli("run", f"{target}:cases", fmt, "--max-time", "0.05", "-m", "host")
+    r = run_cli("run", f"{target}:cases", fmt, "--max-time", "0.05", "-m", "host", "--rounds", "1")
     assert r.exit_code == 0, r.stderr
     assert check(r.stdout)
 
 
 def test_output_file_takes_format_from_extension(run_cli, target, tmp_path):
     out = tmp_path / "res.json"
-    r = run_cli("run", f"{target}:cases", "-o", str(out), "--max-time", "0.05", "-m", "host")
+    r = run_cli("run", f"{target}:cases", "-o", str(out), "--max-time", "0.05", "-m", "host", "--rounds", "1")
     assert r.exit_code == 0
     assert len(json.loads(out.read_text())["results"]) == 2
 
@@ -94,7 +94,7 @@ def test_wrong_result_exits_1_with_reason(run_cli, target):
 
 
 def test_one_failing_case_of_several_reports_and_continues(run_cli, target):
-    r = run_cli("run", f"{target}:mixed", "--json", "--max-time", "0.05", "-m", "host")
+    r = run_cli("run", f"{target}:mixed", "--json", "--max-time", "0.05", "-m", "host", "--rounds", "1")
     assert r.exit_code == 1
     assert "bench-kernel: error: case 'boom' raised ZeroDivisionError during warm-up" in r.stderr
     assert [x["name"] for x in json.loads(r.stdout)["results"]] == ["add"]
@@ -125,7 +125,7 @@ def test_debug_raises_the_error_itself(run_cli, target):
 
 @needs_no_gpu
 def test_builtin_suite_on_cpu(run_cli):
-    r = run_cli("run", "--json", "--max-time", "0.02", "--precision", "0.5")
+    r = run_cli("run", "--json", "--max-time", "0.02", "--precision", "0.5", "--rounds", "1")
     assert r.exit_code == 0, r.stderr
     names = [x["name"] for x in json.loads(r.stdout)["results"]]
     assert names == ["gemm", "gemv", "rmsnorm", "softmax", "add", "copy"]
@@ -155,6 +155,7 @@ def test_bad_options_for_the_suite_print_only_the_error(run_cli, args, code):
     assert r.stderr.startswith("bench-kernel: error: ") and r.stderr.count("\n") == 1
 
 
+@pytest.mark.multiprocess
 def test_run_without_torch_is_one_clear_line():
     # torch hidden from the import system: the suite needs it, and says how to get it
     code = ("import sys; sys.modules['torch'] = None\n"

@@ -9,10 +9,10 @@ import re
 
 import numpy as np
 import pytest
-from _results_helpers import gpu_like_samples, result, rounds_measurement, rounds_point
-from _sweep_helpers import write_spec
 from rich.console import Console
 
+from _results_helpers import gpu_like_samples, result, rounds_measurement, rounds_point
+from _sweep_helpers import write_spec
 from bench_kernel.report import ProgressBar
 from bench_kernel.results import open_store
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from _report_helpers import gpu_result
 
+from _report_helpers import gpu_result
 from bench_kernel.counters import join, read_counters
 from bench_kernel.records import BenchResult, CounterReport, KernelStat
 from bench_kernel.report import (

@@ -18,7 +18,8 @@ pytest.importorskip("torch")
 pytestmark = pytest.mark.skipif(has_gpu(), reason="the CPU versions of the examples")
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-FAST = ("-m", "host", "--max-time", "0.05", "--precision", "0.5", "--json")
+SLOWED = EXAMPLES.parent / "benchmarks" / "gpu" / "sweep_gemm_slowed.py"
+FAST = ("-m", "host", "--max-time", "0.05", "--precision", "0.5", "--rounds", "1", "--json")
 
 
 @pytest.mark.parametrize(("example", "cases"), [
@@ -49,6 +50,7 @@ def test_the_triton_example_says_in_one_line_that_it_needs_a_gpu(run_cli):
                         "examples/torch_ops.py:cases\n")
 
 
+@pytest.mark.multiprocess
 def test_the_sweep_example_runs_torch_and_says_why_triton_does_not(run_cli, tmp_path):
     r = run_cli("sweep", str(EXAMPLES / "sweep_gemm.py"), "--db", str(tmp_path / "r.db"), *FAST)
     assert r.exit_code == 0, r.stderr
@@ -59,3 +61,24 @@ def test_the_sweep_example_runs_torch_and_says_why_triton_does_not(run_cli, tmp_
     others = [p for p in points if p["provider"] != "torch"]
     assert len(others) == 9 and all(p["status"] == "unsupported" for p in others)
     assert {p["error"] for p in others} == {"Triton needs a CUDA/HIP GPU"}
+
+
+def test_the_slowed_twin_of_the_sweep_example_slows_only_the_provider_named(monkeypatch):
+    # The benchmarks' 10% regression lives beside them, not in the example a user copies.
+    import torch
+
+    from bench_kernel.errors import TargetError
+    from bench_kernel.sweeps import load_spec
+
+    assert "SLOW" not in (EXAMPLES / "sweep_gemm.py").read_text()
+    monkeypatch.setenv("SWEEP_GEMM_SLOW", "torch")
+    plain, slowed = load_spec(str(EXAMPLES / "sweep_gemm.py")), load_spec(str(SLOWED))
+    assert slowed.axes == plain.axes and list(slowed.providers) == list(plain.providers)
+    point = {"M": 16, "N": 256, "K": 256}
+    case, twin = plain.providers["torch"](point), slowed.providers["torch"](point)
+    assert case["fn"] is torch.matmul and twin["fn"] is not torch.matmul
+    a, b = twin["make_inputs"]()
+    assert torch.equal(twin["fn"](a, b), torch.matmul(a, b)) and twin["flops"] == case["flops"] == 2.0 * 16 * 256 * 256
+    monkeypatch.setenv("SWEEP_GEMM_SLOW", "nope")
+    with pytest.raises(TargetError, match="SWEEP_GEMM_SLOW=.nope.: no such provider in sweep_gemm.py"):
+        load_spec(str(SLOWED))

@@ -8,9 +8,9 @@ import json
 import pytest
 
 import bench_kernel.hardware
+from _hardware_helpers import make_calibration
 from bench_kernel.hardware import get_device
 from conftest import ROOT
-from _hardware_helpers import make_calibration
 
 
 def _load_script():

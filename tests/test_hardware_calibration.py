@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from pathlib import Path
 
 import pytest
 
-from bench_kernel.errors import DeviceError, InputError
 from _hardware_helpers import make_calibration, needs_no_gpu
+from bench_kernel.errors import DeviceError, InputError
 from bench_kernel.hardware import (
     cache_dir,
     calibrate,

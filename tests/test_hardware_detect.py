@@ -11,7 +11,6 @@ from _hardware_helpers import needs_no_gpu
 from bench_kernel.errors import DeviceError
 from bench_kernel.hardware import _detect, detect_device, driver_version, resolve_reported
 
-
 # The smallest real trace of each device (the others repeat them and take seconds to parse).
 TRACES = ["h200__inductor_mlp_rmsnorm.json.gz", "b200__eager_trace.json.gz", "torch_compile_triton__trace.json.gz"]
 

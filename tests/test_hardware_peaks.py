@@ -7,8 +7,8 @@ from importlib import resources
 
 import pytest
 
-from bench_kernel.errors import DeviceError, InputError, UsageError
 from bench_kernel.dtypes import peak_class
+from bench_kernel.errors import DeviceError, InputError, UsageError
 from bench_kernel.hardware import get_device, list_devices, parse_peak_table, peak_table
 
 RAW = json.loads(resources.files("bench_kernel.hardware").joinpath("data", "peaks.json").read_bytes())

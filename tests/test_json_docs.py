@@ -14,9 +14,9 @@ from pathlib import Path
 
 import msgspec
 import pytest
+
 from _json_docs import check, parse, used_shapes
 from _sweep_helpers import write_spec
-
 from bench_kernel.cli import _COMMANDS
 from bench_kernel.records import DOCUMENTS
 from bench_kernel.trace import sample_trace
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOC = parse(ROOT / "docs" / "json.md")
 TRACES = ROOT / "tests" / "data" / "trace"
 SAMPLE = str(sample_trace())
-FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02"]
+FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02", "--rounds", "1"]
 
 TARGET = """
 import torch
@@ -79,6 +79,8 @@ CORPUS: dict[str, list[list[str]]] = {
               ["serve", "--url", "{serve_url}", "--dataset-name", "jsonl", "--dataset-path", "{tmp}/prompts.jsonl",
                "--num-prompts", "3", "--max-concurrency", "1,2"]],
 }
+#: The corpus's exit codes other than 0: run's target and sweep's spec each hold a wrong result.
+EXIT_CODES = {"run": 1, "sweep": 1}
 #: Commands whose JSON only a GPU can produce: checked from their record here, and on a GPU by
 #: tests/test_json_docs_gpu.py (with run and profile, whose GPU-only fields this corpus cannot reach).
 GPU_ONLY = {"calibrate"}
@@ -93,7 +95,8 @@ def inputs(tmp_path_factory, run_cli_module) -> dict[str, str]:
     db = str(tmp / "results.db")
     for argv in (["sweep", str(tmp / "spec.py"), "--db", db, *FAST], ["sweep", str(tmp / "spec.py"), "--db", db, *FAST],
                  ["run", f"{tmp}/target.py:cases", *FAST, "--save", "--db", db]):
-        assert run_cli_module(*argv).exit_code in (0, 1)  # a mismatch point exits 1 and is stored
+        # each has a case or point whose result differs from its reference: it exits 1 and is stored
+        assert run_cli_module(*argv).exit_code == 1
     (tmp / "prompts.jsonl").write_text("\n".join(json.dumps({"prompt": f"{n} hi", "max_tokens": 8})
                                                 for n in ("fast", "five", "reason")))
     return {"tmp": str(tmp), "db": db}
@@ -147,6 +150,7 @@ def test_each_command_has_one_schema_version_constant(command):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("command", sorted(CORPUS))
+@pytest.mark.multiprocess
 def test_each_commands_json_is_what_the_page_says(command, inputs, run_cli, request):
     version, root = DOC.commands[command]
     names = dict(inputs)
@@ -155,7 +159,7 @@ def test_each_commands_json_is_what_the_page_says(command, inputs, run_cli, requ
     for template in CORPUS[command]:
         argv = [a.format(**names) for a in template] + ["--json"]
         r = run_cli(*argv)
-        assert r.exit_code in (0, 1), r.stderr  # run and sweep exit 1 on a wrong result, and say so
+        assert r.exit_code == EXIT_CODES.get(command, 0), r.stderr
         data = json.loads(r.stdout)
         # first, but for serve's, whose first key "kind" tells report a serving run from other JSON
         first = list(data)[:2] if command == "serve" else list(data)[:1]
@@ -169,7 +173,6 @@ def test_each_commands_json_is_what_the_page_says(command, inputs, run_cli, requ
 
 def test_calibrate_json_is_its_record():
     from _hardware_helpers import make_calibration
-
     from bench_kernel.cli.calibrate import SCHEMA_VERSION
 
     # calibrate prints Calibration.to_dict() as it is (cli/calibrate.py); a real record, as the command would.

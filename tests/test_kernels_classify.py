@@ -3,8 +3,6 @@ validated row by row, and user rules come before the built-in ones."""
 
 from __future__ import annotations
 
-import inspect
-
 import pytest
 
 from bench_kernel.errors import InputError

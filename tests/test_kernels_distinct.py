@@ -61,6 +61,7 @@ def _kernel_names(path: Path) -> set[str]:
         return {e["name"] for e in json.load(f)["traceEvents"] if e.get("cat") == "kernel"}
 
 
+@pytest.mark.slow
 def test_no_two_kernels_of_a_shared_trace_share_a_short_name_in_a_table(traces_dir):
     seen_collisions = 0
     for path in _traces(traces_dir):

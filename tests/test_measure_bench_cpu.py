@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 import torch
-from _hardware_helpers import needs_no_gpu
 
 import bench_kernel
+from _hardware_helpers import needs_no_gpu
 from bench_kernel.errors import MeasurementError, UsageError
 from bench_kernel.measure._graph import explain_capture_error
 
@@ -14,7 +14,7 @@ from bench_kernel.measure._graph import explain_capture_error
 @needs_no_gpu
 def test_without_gpu_falls_back_to_host_and_says_so():
     r = bench_kernel.bench(lambda a, b: a @ b, make_inputs=lambda: (torch.randn(64, 64), torch.randn(64, 64)),
-                           flops=2 * 64**3, max_time_s=0.2, name="mm")
+                           flops=2 * 64**3, max_time_s=0.2, name="mm", rounds=1)
     assert list(r.measurements) == ["host"]
     host = r.measurements["host"]
     assert host.ok and host.median_us > 0 and host.samples.n >= 1
@@ -37,7 +37,7 @@ def test_wrong_result_is_not_timed():
 
 def test_reference_sees_inputs_before_in_place_ops():
     r = bench_kernel.bench(lambda x: x.mul_(2), make_inputs=lambda: (torch.randn(100),),
-                           reference=lambda x: x * 2, methods=("host",), max_time_s=0.05)
+                           reference=lambda x: x * 2, methods=("host",), max_time_s=0.05, rounds=1)
     assert r.correct is True and r.measurements["host"].ok
 
 
@@ -66,7 +66,8 @@ def test_capture_error_reports_the_first_error_not_the_cleanup_one():
             raise RuntimeError("CUDA error: operation not permitted when stream is capturing "
                                "Search for `cudaErrorStreamCaptureUnsupported' in https://docs")
         except RuntimeError:
-            raise RuntimeError("operation failed due to a previous error during capture")
+            # no "from", as in torch: the first error is only the context, where the explanation looks
+            raise RuntimeError("operation failed due to a previous error during capture")  # noqa: B904
     except RuntimeError as e:
         text = explain_capture_error(e)
     assert "synchronises with the host" in text

@@ -18,8 +18,7 @@ import torch
 
 import bench_kernel
 from bench_kernel.errors import UsageError
-from bench_kernel.measure import StoppingRule, merge_measurements, suite_options
-from bench_kernel.measure import _cpuwait, _host, _suite
+from bench_kernel.measure import StoppingRule, _cpuwait, _host, _suite, merge_measurements, suite_options
 from bench_kernel.measure._cpuwait import CpuClock, CpuReading, Load, cpu_wait_note
 from bench_kernel.measure._host import HostMethod
 from bench_kernel.measure._runner import Runner
@@ -162,6 +161,7 @@ def _spin(seconds: float) -> None:
         pass
 
 
+@pytest.mark.multiprocess
 @pytest.mark.skipif(not CpuClock().available, reason="no /proc/<pid>/task/*/schedstat here")
 def test_the_reading_sees_a_wait_for_a_shared_core():
     # Two spinning processes on this process's one core: it gets about a third of it, and its

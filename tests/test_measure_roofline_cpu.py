@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 import torch
-from _hardware_helpers import needs_no_gpu
 
+from _hardware_helpers import needs_no_gpu
 from bench_kernel.measure import Case
 from bench_kernel.orchestrate import count_work, infer_dtype
 
@@ -72,7 +72,7 @@ def test_a_counting_failure_keeps_the_timed_case(run_cli, tmp_path):
     # The H200 finding: torch's counter raised on a GQA attention and the whole case was lost.
     t = tmp_path / "t.py"
     t.write_text(FRAGILE)
-    r = run_cli("run", f"{t}:cases", "--roofline", "--device", "H200", "--json", "-m", "host", "--max-time", "0.05")
+    r = run_cli("run", f"{t}:cases", "--roofline", "--device", "H200", "--json", "-m", "host", "--max-time", "0.05", "--rounds", "1")
     assert r.exit_code == 0, r.stderr
     [res] = json.loads(r.stdout)["results"]
     assert res["time_us"] > 0 and res["roofline"]["bytes"] == 8.0e3
@@ -117,7 +117,7 @@ def test_a_result_above_its_roof_is_marked_and_explained(run_cli, tmp_path):
         def cases():
             return {"name": "overstated", "fn": lambda: a @ b, "flops": 1.0e15}
     """))
-    r = run_cli("run", f"{t}:cases", "--roofline", "--device", "H200", "--md", "-m", "host", "--max-time", "0.05")
+    r = run_cli("run", f"{t}:cases", "--roofline", "--device", "H200", "--md", "-m", "host", "--max-time", "0.05", "--rounds", "1")
     assert r.exit_code == 0, r.stderr
     row = next(line for line in r.stdout.splitlines() if line.startswith("| overstated"))
     assert row.rstrip(" |").endswith("compute") and "% (!)" in row
@@ -139,7 +139,7 @@ def test_run_roofline_on_a_named_device(run_cli, tmp_path):
     t.write_text(textwrap.dedent(TARGET))
     png = tmp_path / "rl.png"
     r = run_cli("run", f"{t}:cases", "--roofline", "--device", "H200", "--plot", str(png), "--json", "-m", "host",
-                "--max-time", "0.05")
+                "--max-time", "0.05", "--rounds", "1")
     assert r.exit_code == 0, r.stderr
     [res] = json.loads(r.stdout)["results"]
     rl = res["roofline"]

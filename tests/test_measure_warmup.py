@@ -6,8 +6,14 @@ from __future__ import annotations
 import pytest
 
 from bench_kernel.measure import _warmup
-from bench_kernel.measure._warmup import (FALLEN_FRACTION, IDLE_REHOLD_S, _Seen, clock_settled, ensure_warm,
-                                          warmup_decision)
+from bench_kernel.measure._warmup import (
+    FALLEN_FRACTION,
+    IDLE_REHOLD_S,
+    _Seen,
+    clock_settled,
+    ensure_warm,
+    warmup_decision,
+)
 
 
 def test_the_clock_settles_on_three_agreeing_readings_not_on_the_load_s_time():

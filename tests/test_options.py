@@ -88,7 +88,7 @@ def test_bench_takes_options_or_keywords_not_both():
 
     with pytest.raises(UsageError, match="give either options= or cache, precision"):
         bench_kernel.bench(lambda: None, cache="warm", precision=0.5, options=Options())
-    r = bench_kernel.bench(lambda: None, options=Options(methods=("host",), precision=0.5, max_time_s=0.02))
+    r = bench_kernel.bench(lambda: None, options=Options(methods=("host",), precision=0.5, max_time_s=0.02, rounds=1))
     assert list(r.measurements) == ["host"]
 
 

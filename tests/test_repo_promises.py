@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,7 +34,7 @@ def test_ci_and_a_fresh_clone_pin_torch_through_constraints_and_users_get_ranges
     # installing [test] or [torch] never replaces a contributor's CUDA/ROCm torch.
     pins = dict(line.split("==") for line in (ROOT / ".ci" / "constraints.txt").read_text().splitlines()
                 if line and not line.startswith("#"))
-    assert pins["torch"] == "2.13.0" and set(pins) == {"torch", "ray", "aiohttp", "transformers"}
+    assert pins["torch"] == "2.13.0" and set(pins) == {"torch", "ray", "aiohttp", "transformers", "ruff", "mypy"}
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
     requirements = meta["project"]["dependencies"] + sum(meta["project"]["optional-dependencies"].values(), [])
     assert [r for r in requirements if "==" in r] == []
@@ -52,3 +53,11 @@ def test_the_readme_states_the_thresholds_the_code_uses():
     stated = {"compare": re.findall(r"--threshold` \(default (\d+)%", text),
               "plugin": re.findall(r"`--kernel-bench-threshold` \((\d+)%", text)}
     assert stated == {"compare": [f"{DEFAULT_THRESHOLD:.0%}"[:-1]], "plugin": [f"{_DEFAULT_THRESHOLD:.0%}"[:-1]]}
+
+
+def test_ci_runs_the_static_checks_before_the_tests():
+    lines = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert lines.index(".venv/bin/ruff check src tests") < lines.index(".venv/bin/mypy") < len(lines) - 1
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert meta["tool"]["mypy"]["files"] == ["src/bench_kernel"]
+    assert {"F", "B", "I"} <= set(meta["tool"]["ruff"]["lint"]["select"])

@@ -13,8 +13,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from _report_helpers import EVIL, LONG_KERNEL, h200_results, write_run_json
 
+from _report_helpers import EVIL, LONG_KERNEL, h200_results, write_run_json
 from bench_kernel.report import html_for_output, render_report
 from bench_kernel.report._html import clipped, el, esc  # the builder's own contract
 from bench_kernel.report._html_page import SORT_JS
@@ -186,6 +186,7 @@ def test_an_analysis_that_does_not_apply_is_named_with_its_reason():
     assert "capture.json: layers not shown: none of its 1 kernels was launched inside a step" in html
 
 
+@pytest.mark.multiprocess
 def test_report_renders_without_matplotlib_and_says_why(h200_file):
     code = ("import sys; sys.modules['matplotlib'] = None\n"
             "from bench_kernel.report import render_report\n"
@@ -284,7 +285,6 @@ def test_the_stored_roofline_is_shown_as_stored(tmp_path):
     # Had the report re-placed the result against today's peak table it would show 62.4%;
     # the store says 12.3%, and that is what the page must show.
     from _report_helpers import h200_results
-
     from bench_kernel.results import open_store
 
     r = h200_results()[0]
@@ -343,7 +343,6 @@ def test_compare_with_an_html_path_writes_its_table_with_coloured_verdicts(run_c
 def test_a_slowdown_the_lower_clock_explains_is_marked_clock_in_the_report(tmp_path, run_cli):
     # Two identical GEMM sweeps on a power-capped H200: run 2 sampled at lower SM clocks.
     from _results_helpers import clocked_point
-
     from bench_kernel.results import open_store
 
     db = tmp_path / "r.db"

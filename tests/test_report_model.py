@@ -9,8 +9,8 @@ import io
 import re
 
 import pytest
-from _report_helpers import h200_results, samples, store_sweeps, write_run_json
 
+from _report_helpers import h200_results, samples, store_sweeps, write_run_json
 from bench_kernel.records import BenchResult, Measurement, Samples, info, warning
 from bench_kernel.report import (
     comparison_table,
@@ -152,6 +152,7 @@ def test_two_sweeps_plotted_together_share_one_y_scale(tmp_path):
     assert html.count("the same y scale as the other sweeps over M") == 2
 
 
+@pytest.mark.slow
 def test_the_model_holds_the_comparisons_and_the_renderer_only_reads_them(tmp_path):
     store_sweeps(tmp_path / "r.db")
     model = load_report(["1", "2"], db_path=str(tmp_path / "r.db"), threshold=0.5)

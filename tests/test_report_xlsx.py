@@ -8,8 +8,8 @@ from __future__ import annotations
 import io
 
 import pytest
-from _report_helpers import ENV, h200_results, store_sweeps
 
+from _report_helpers import ENV, h200_results, store_sweeps
 from bench_kernel.records import Measurement
 from bench_kernel.report import comparison_table, render_body, results_table
 

@@ -12,8 +12,8 @@ import json
 from dataclasses import replace
 
 import pytest
-from _results_helpers import clocked_point, clocks_around, rounds_measurement
 
+from _results_helpers import clocked_point, clocks_around, rounds_measurement
 from bench_kernel.records import Measurement, RunInfo
 from bench_kernel.results import (
     clock_explains,

@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 import pytest
-from _results_helpers import gpu_like_samples, result, rounds_measurement, rounds_point
 
+from _results_helpers import gpu_like_samples, result, rounds_measurement, rounds_point
 from bench_kernel.records import Measurement, PointResult, Samples
 from bench_kernel.results import (
     CONFIDENCE,

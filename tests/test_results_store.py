@@ -8,8 +8,8 @@ import subprocess
 import time
 
 import pytest
-from _results_helpers import gpu_like_samples, result, v1_database
 
+from _results_helpers import gpu_like_samples, result, v1_database
 from bench_kernel.errors import StoreError
 from bench_kernel.records import BenchResult, PointResult, RunInfo, info
 from bench_kernel.results import SCHEMA_VERSION, default_db_path, open_store, provenance

@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 import pytest
-from _hardware_helpers import make_calibration
 
+from _hardware_helpers import make_calibration
 from bench_kernel.errors import DeviceError, UsageError
 from bench_kernel.hardware import save_calibration
 from bench_kernel.roofline import analyze
@@ -165,6 +165,7 @@ def test_a_calibration_of_another_device_is_refused():
         analyze(1e6, 1e6, 10.0, device="H200", calibration=make_calibration(device="MI300X"))
 
 
+@pytest.mark.multiprocess
 def test_the_package_and_its_function_have_different_names():
     # One name, one thing: bench_kernel.roofline is the package, analyze() its function (issue 9).
     code = ("import bench_kernel.roofline._count, bench_kernel; "
@@ -174,6 +175,7 @@ def test_the_package_and_its_function_have_different_names():
     assert out.split() == ["memory", "True", "False"]
 
 
+@pytest.mark.multiprocess
 def test_analysis_and_cli_import_neither_torch_nor_matplotlib():
     code = ("import sys, bench_kernel.roofline, bench_kernel.hardware, bench_kernel.cli.roofline, "
             "bench_kernel.cli.devices, bench_kernel.cli.calibrate; from bench_kernel.cli import main; "

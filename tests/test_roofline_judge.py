@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from _hardware_helpers import make_calibration
 from bench_kernel.hardware import get_device
 from bench_kernel.report import format_value
 from bench_kernel.roofline import analyze, over_roof
-from _hardware_helpers import make_calibration
 
 H200 = get_device("H200")
 GEMM = 2 * 8192**3  # 8192^3 bf16 GEMM: 1.1e12 FLOPs

@@ -10,10 +10,10 @@ import pytest
 # find_spec, not importorskip: matplotlib loads when a test draws, not in every xdist worker's collection.
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None, reason="matplotlib is not installed")
 
+from _hardware_helpers import make_calibration  # noqa: E402
 from bench_kernel.errors import MissingExtraError, UsageError  # noqa: E402
 from bench_kernel.roofline import analyze, plot_roofline  # noqa: E402
 from bench_kernel.roofline._plot import build_figure  # noqa: E402
-from _hardware_helpers import make_calibration  # noqa: E402
 
 CAL = make_calibration(dram_tbps=4.3, matmul_tflops={"bf16": 760.0})
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT
 
 
-
+@pytest.mark.slow
 def test_smoke_run_writes_table_plot_and_json(tmp_path, monkeypatch):
     pytest.importorskip("torch")
     pytest.importorskip("matplotlib")  # here, not at collection: every xdist worker would pay for it

@@ -8,7 +8,7 @@ import pytest
 
 import bench_kernel.orchestrate._bench as bench_module
 from _sweep_helpers import FAST
-from bench_kernel.errors import MeasurementError, UsageError
+from bench_kernel.errors import DeviceError, MeasurementError, UsageError
 from bench_kernel.measure import Case
 from bench_kernel.options import Options
 from bench_kernel.orchestrate import CaseRunner, run_cases
@@ -45,7 +45,7 @@ def test_the_machine_state_is_captured_once_per_run(monkeypatch):
     calls = []
     real = bench_module.capture_env  # run_env, the one start of a run, captures it
     monkeypatch.setattr(bench_module, "capture_env", lambda i=0: calls.append(i) or real(i))
-    out = run_cases([Case(fn=lambda: k, name=f"c{k}") for k in range(4)], OPTS)
+    out = run_cases([Case(fn=lambda k=k: k, name=f"c{k}") for k in range(4)], OPTS)
     assert len(out.results) == 4 and calls == [0]
     assert all(r.env is out.results[0].env or r.env == out.results[0].env for r in out.results)
 
@@ -70,9 +70,11 @@ def test_a_call_may_override_the_runs_options():
 
 def test_a_wrong_device_fails_before_anything_runs():
     ran = []
-    with pytest.raises(Exception, match="unknown device 'H2000'") as e:
-        CaseRunner(Options(roofline=True, device="H2000"))
-    assert not ran and e.type.__name__ in ("DeviceError", "UsageError")
+    with pytest.raises(DeviceError, match="unknown device 'H2000'; close matches: H200"):
+        run_cases([Case(fn=lambda: ran.append(1), name="x")], Options.build(OPTS, roofline=True, device="H2000"))
+    assert ran == []
+    with pytest.raises(DeviceError, match="unknown device 'H2000'"):  # the runner checks it as it is made
+        CaseRunner(Options.build(OPTS, roofline=True, device="H2000"))
 
 
 def test_sweep_timeout_bounds_each_point(tmp_path, run_cli):
@@ -102,6 +104,7 @@ def test_a_bad_option_is_refused_before_the_target_loads(tmp_path, run_cli):
         Options(precision=0)
 
 
+@pytest.mark.multiprocess
 def test_torch_is_imported_before_the_target_loads_under_its_time_limit(tmp_path):
     # A target's `import torch` took 2-6 s on a cold disk and used up `--timeout 2` before any case
     # ran (seen on the H200): bench-kernel imports torch itself, outside the loading limit.

@@ -11,8 +11,19 @@ import numpy as np
 import pytest
 
 from bench_kernel.errors import UsageError
-from bench_kernel.serve import (Load, RequestRecord, SSEDecoder, StreamError, StreamState, arrivals, load_dataset,
-                                parse_goodput, range_bounds, serve_metrics, stats)
+from bench_kernel.serve import (
+    Load,
+    RequestRecord,
+    SSEDecoder,
+    StreamError,
+    StreamState,
+    arrivals,
+    load_dataset,
+    parse_goodput,
+    range_bounds,
+    serve_metrics,
+    stats,
+)
 
 
 def _events(*objs, sep=b"\n\n"):

@@ -23,11 +23,10 @@ pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 pytest.importorskip("tokenizers")
 
-from serve_models import build_model  # noqa: E402
-from serve_scripted import free_port  # noqa: E402
-
 from bench_kernel.cli import main  # noqa: E402
 from bench_kernel.serve import Endpoint, Load, connect, launched, load_dataset, run_point, wait_ready  # noqa: E402
+from serve_models import build_model  # noqa: E402
+from serve_scripted import free_port  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.multiprocess]  # a real `transformers serve`
 WRAPPER = Path(__file__).with_name("serve_profiling_wrapper.py")

@@ -11,11 +11,12 @@ import math
 import pytest
 
 pytest.importorskip("aiohttp")
-
-from serve_scripted import start  # noqa: E402
+# the scripted server runs in a subprocess, started by the module fixture for whichever test comes first
+pytestmark = pytest.mark.multiprocess
 
 from bench_kernel.cli import main  # noqa: E402
 from bench_kernel.serve import Endpoint, Load, Prompt, connect, load_dataset, run_point  # noqa: E402
+from serve_scripted import start  # noqa: E402
 
 SCENARIOS = {
     "fast": {"ttft_ms": 20, "itl_ms": 5, "tokens": 6},

@@ -20,10 +20,9 @@ pytestmark = [pytest.mark.slow,
 
 def test_vllm_cpu_continuous_usage_profile_and_phases(tmp_path, capsys):
     sys.path.insert(0, os.path.dirname(__file__))
+    from bench_kernel.cli import main
     from serve_models import build_model
     from serve_scripted import free_port
-
-    from bench_kernel.cli import main
 
     os.environ["HF_HUB_OFFLINE"] = "1"
     model = build_model(tmp_path / "llama", hidden=256, heads=4, kv_heads=2)  # head_dim 64 (SERVING.md)

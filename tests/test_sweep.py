@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from _sweep_helpers import FAST, write_spec
 
 import bench_kernel
+from _sweep_helpers import FAST, write_spec
 from bench_kernel.errors import Interrupted, StoreError, TargetError
 from bench_kernel.results import open_store
 from bench_kernel.sweeps import load_spec, run_sweep

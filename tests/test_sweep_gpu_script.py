@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from _results_helpers import gpu_like_samples, result
 from bench_kernel.results import open_store
@@ -36,6 +37,7 @@ def _fill(db):
             store.finish_run(run.id, wall_s=8.0 if run_no < 3 else 4.2)
 
 
+@pytest.mark.multiprocess
 def test_report_script(tmp_path):
     db = tmp_path / "r.db"
     _fill(db)

@@ -1,22 +1,57 @@
 """The Ray backend against a local Ray instance on the CPU, host method: the same points as a
-sweep in one process, all stored by the driver, and a task whose worker dies is one error."""
+sweep in one process, all stored by the driver, and a task whose worker dies is one error.
+
+The instance is one per test session (tests/_ray_cluster.py): the backend, given no address,
+joins it through ``RAY_ADDRESS`` as it would join any cluster, instead of starting (and waiting
+for) an instance of its own in each test.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+
 import pytest
 
+from _ray_cluster import CannotStart, shared_instance
 from _sweep_helpers import FAST, write_spec
 from bench_kernel.sweeps import load_spec, run_sweep
 
 pytestmark = [pytest.mark.slow, pytest.mark.multiprocess]
 
 
-def test_ray_backend_on_a_local_instance(tmp_path, monkeypatch):
-    # Imported here, not at collection: Ray's import costs every xdist worker ~2 s, and one runs this.
-    ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
+@pytest.fixture(scope="session")
+def ray_instance(tmp_path_factory):
+    """The address of the session's local Ray instance (shared by xdist's workers)."""
+    pytest.importorskip("ray", reason="the [ray] extra is not installed")
+    base = tmp_path_factory.getbasetemp()
+    folder = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the workers' common folder
+    try:
+        with shared_instance(folder) as address:
+            yield address
+    except CannotStart as e:
+        pytest.skip(f"Ray cannot start on this machine: {e}")
+
+
+@pytest.fixture
+def ray(ray_instance, monkeypatch):
+    import ray
+
+    monkeypatch.setenv("RAY_ADDRESS", ray_instance)
+    yield ray
+    ray.shutdown()  # a test that failed half-way leaves no driver connected for the next
+
+
+def _job_env(monkeypatch, **env: str) -> None:
+    """Environment for the tasks of the next driver: a cluster's workers do not inherit the driver's, and
+    this variable is how ``ray job submit`` hands a job its runtime environment."""
+    monkeypatch.setenv("RAY_JOB_CONFIG_JSON_ENV_VAR", json.dumps({"runtime_env": {"env_vars": env}}))
+
+
+def test_ray_backend_on_a_local_instance(tmp_path, monkeypatch, ray):
     spec = load_spec(str(write_spec(tmp_path)))
     inline = run_sweep(spec, store=tmp_path / "inline.db", options=FAST)
-    monkeypatch.setenv("SWEEP_TEST_DIE_AT", "3:exit")  # Ray workers inherit the driver's environment
+    _job_env(monkeypatch, SWEEP_TEST_DIE_AT="3:exit")
     res = run_sweep(spec, store=tmp_path / "ray.db", backend="ray", options=FAST)
     assert not ray.is_initialized()  # the driver disconnected
     got = {p.key: p.status for p in res.points}
@@ -32,8 +67,7 @@ def test_ray_backend_on_a_local_instance(tmp_path, monkeypatch):
     assert res.run.config["sharding"]["backend"] == "ray"
 
 
-def test_gpu_methods_on_a_cluster_without_gpus_are_one_error_not_a_hang(tmp_path, run_cli):
-    ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
+def test_gpu_methods_on_a_cluster_without_gpus_are_one_error_not_a_hang(tmp_path, run_cli, ray):
     # issue 20: the tasks asked for {GPU: 1}, the local cluster had none, and the sweep waited forever
     spec = write_spec(tmp_path)
     r = run_cli("sweep", str(spec), "--db", str(tmp_path / "r.db"), "--backend", "ray", "--rounds", "1")
@@ -44,20 +78,19 @@ def test_gpu_methods_on_a_cluster_without_gpus_are_one_error_not_a_hang(tmp_path
     assert not ray.is_initialized()
 
 
-def test_a_task_that_cannot_be_placed_in_time_is_an_error(tmp_path, monkeypatch):
+def test_a_task_that_cannot_be_placed_in_time_is_an_error(tmp_path, monkeypatch, ray):
     from bench_kernel.errors import DeviceError
     from bench_kernel.results import open_store
 
-    ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
     monkeypatch.setenv("BENCH_KERNEL_RAY_PLACEMENT_S", "3")
-    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    ray.init(log_to_driver=False)
 
-    @ray.remote(num_cpus=1)
-    class Hog:  # another job holding the cluster's only CPU
+    @ray.remote
+    class Hog:  # another job holding every CPU of the cluster (it ends with this driver)
         def ready(self) -> bool:
             return True
 
-    hog = Hog.remote()
+    hog = Hog.options(num_cpus=ray.cluster_resources()["CPU"]).remote()
     ray.get(hog.ready.remote())
     spec = load_spec(str(write_spec(tmp_path)))
     with pytest.raises(DeviceError, match=r"could not place one point's task \(\{CPU: 1\}\) within 3 s: its "

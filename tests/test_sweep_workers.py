@@ -7,10 +7,10 @@ import pytest
 
 from _sweep_helpers import FAST, write_spec
 from bench_kernel.errors import DeviceError, TargetError, UsageError
-from bench_kernel.sweeps import load_spec, parse_gpus, run_sweep
-from bench_kernel.sweeps._local import gpu_slots
 from bench_kernel.gpu import has_gpu
 from bench_kernel.results import open_store
+from bench_kernel.sweeps import load_spec, parse_gpus, run_sweep
+from bench_kernel.sweeps._local import gpu_slots
 
 pytestmark = [pytest.mark.slow, pytest.mark.multiprocess]
 

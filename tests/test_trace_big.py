@@ -51,6 +51,7 @@ def _close(a: float, b: float) -> bool:
 
 
 @pytest.mark.slow
+@pytest.mark.multiprocess
 def test_every_trace_command_on_a_100_mb_trace(big, traces_dir, run_cli):
     plain, copies = big
     src = str(traces_dir / SOURCE)
@@ -102,6 +103,7 @@ def test_every_trace_command_on_a_100_mb_trace(big, traces_dir, run_cli):
     assert abs(d["delta_us"]) < 1e-6
 
 
+@pytest.mark.slow
 def test_a_real_cpu_trace_of_many_blocks_loads_with_shapes(traces_dir, run_cli):
     # A CPU-only `transformers serve` trace: 20.7 MB of JSON, no kernels, 48,783 ops with shapes.
     path = traces_dir / "cpu_serve__transformers_serve.json.gz"

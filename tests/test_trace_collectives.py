@@ -91,6 +91,7 @@ def _nccl_starts(rank: int) -> list[float]:
                   if e.get("cat") == "kernel" and e["name"].startswith("ncclDevKernel"))
 
 
+@pytest.mark.multiprocess
 def test_ranks_side_by_side_straggler_and_skew():
     r = timeline_ranks(NCCL, workers=2)  # two worker processes
     s0, s1 = _nccl_starts(0), _nccl_starts(1)

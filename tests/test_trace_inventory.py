@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import gzip
-from collections import Counter
-import inspect
 import json
 import math
+from collections import Counter
 from pathlib import Path
 
 import pytest

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from bench_kernel.kernels import decode
-
 from bench_kernel.trace import load_trace, phases
 
 DATA = Path(__file__).parent / "data" / "trace"

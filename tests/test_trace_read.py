@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -134,6 +135,7 @@ def _loaded(t: Any, shapes: bool) -> dict[str, Any]:
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=_document(), block=st.integers(1, 700) | st.sampled_from([4096, 1 << 16]), gz=st.booleans())
 def test_every_field_set_equals_json_load_at_any_block_size(tmp_path_factory, data, block, gz):

@@ -4,7 +4,7 @@
 #   OUT=/some/dir bash benchmarks/gpu/report_example.sh          # from the repository root, ~6 min
 #
 # 1. the GEMM sweep of examples/sweep_gemm.py held steady (torch vs three Triton tiles, M in 1..8192)
-# 2. the same sweep with torch made ~10% slower (SWEEP_GEMM_SLOW=torch): the report's comparison
+# 2. the same sweep with torch made ~10% slower (benchmarks/gpu/sweep_gemm_slowed.py): the report's comparison
 # 3. run --roofline on examples/torch_ops.py and examples/multi_kernel.py (per-kernel breakdowns)
 # 4. profile of examples/multi_kernel.py's LayerNorm+GELU case: a trace, for the timeline section
 # 5. bench-kernel report over all of them (a check that it renders on the GPU machine too)
@@ -37,7 +37,7 @@ timeout 280 $BK sweep examples/sweep_gemm.py $STEADY --max-time 0.2 --json -o "$
 echo "exit $?" | tee -a "$LOG"
 step "sweep, torch ~10% slower"
 # shellcheck disable=SC2086
-SWEEP_GEMM_SLOW=torch timeout 280 $BK sweep examples/sweep_gemm.py $STEADY --max-time 0.2 \
+SWEEP_GEMM_SLOW=torch timeout 280 $BK sweep benchmarks/gpu/sweep_gemm_slowed.py $STEADY --max-time 0.2 \
   --json -o "$OUT/sweep-gemm-slow.json" >> "$LOG" 2>&1
 echo "exit $?" | tee -a "$LOG"
 step "run --roofline"

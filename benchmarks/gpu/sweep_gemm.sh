@@ -5,7 +5,7 @@
 #
 # 1. bench-kernel sweep examples/sweep_gemm.py --best --plot   (run 1: torch vs 3 Triton tiles)
 # 2. the same sweep again                                      (run 2)
-# 3. SWEEP_GEMM_SLOW=torch: torch made ~10% slower             (run 3)
+# 3. benchmarks/gpu/sweep_gemm_slowed.py: torch ~10% slower    (run 3)
 # 4. compare 1 2 (must be "same" or "(clock)" everywhere, exit 0; with --strict-clocks the clock-
 #    limited slowdowns count), compare 2 3 (must catch torch, exit 1), compare 3 2 (faster, exit 0)
 # 5. with 2+ GPUs: --gpus all (run 4), compare 1 4, and the wall-time speed-up (issue 15)
@@ -32,7 +32,7 @@ step "run 2: the same sweep again"
 timeout $T $BK sweep $SPEC $ARGS >> "$LOG" 2>&1
 echo "exit $?" >> "$LOG"
 step "run 3: torch made ~10% slower"
-SWEEP_GEMM_SLOW=torch timeout $T $BK sweep $SPEC $ARGS >> "$LOG" 2>&1
+SWEEP_GEMM_SLOW=torch timeout $T $BK sweep benchmarks/gpu/sweep_gemm_slowed.py $ARGS >> "$LOG" 2>&1
 echo "exit $?" >> "$LOG"
 step "compare"
 $BK compare 1 2 >> "$LOG" 2>&1; SAME=$?

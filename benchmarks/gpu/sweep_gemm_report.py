@@ -50,7 +50,7 @@ def build(db: str, first: int, second: int, slow: int, multi: int | None, exits:
     lines += [to_markdown(sweep_table(r1, points[first], best_per_point(points[first]))), ""]
     lines += [to_markdown(best_table(r1, best_per_point(points[first]), points[first])), ""]
     lines += ["## Runs", "", "| run | what | points | wall s |", "|---:|---|---:|---:|"]
-    what = {first: "the sweep", second: "the same sweep again", slow: "SWEEP_GEMM_SLOW=torch (a spin of 10% of each call after it)",
+    what = {first: "the sweep", second: "the same sweep again", slow: "sweep_gemm_slowed.py: torch with a spin of 10% of each call after it",
             multi: "--gpus all"}
     for i, r in runs.items():
         lines.append(f"| {i} | {what[i]} | {r.n_points}/{r.total_points} | {r.wall_s:.1f} |")

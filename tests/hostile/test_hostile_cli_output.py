@@ -226,6 +226,7 @@ def test_closed_stdout_ends_quietly():
 
 @pytest.mark.multiprocess
 @pytest.mark.parametrize("fmt", [(), ("--json",)])
+@pytest.mark.slow
 def test_a_reader_that_stops_early_ends_the_output_quietly(fmt):
     # `... | head -1`: 2,500 names print far more than a pipe holds (64 KiB: 70+ bytes a row), so the
     # writer is still writing when the reader closes its end: the EPIPE arrives mid-output, every time.
@@ -260,7 +261,7 @@ def test_a_plot_that_fails_keeps_the_results(run_cli, tmp_path, monkeypatch):
     out, plot = tmp_path / "res.json", tmp_path / "r.png"
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # plotting cannot work: matplotlib is missing
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
-    r = run_cli("run", f"{target}:cases", "-m", "host", "--max-time", "0.02", "--device", "H200",
+    r = run_cli("run", f"{target}:cases", "-m", "host", "--max-time", "0.02", "--rounds", "1", "--device", "H200",
                 "--plot", str(plot), "-o", str(out))
     assert r.exit_code == 1
     assert r.stderr == (f"wrote {out}: 1 result(s)\n"  # the results went out first, and it says so

@@ -12,8 +12,8 @@ import json
 import math
 
 import pytest
-from _results_helpers import gpu_like_samples, result
 
+from _results_helpers import gpu_like_samples, result
 from bench_kernel.records import BenchResult, Measurement, PointResult, Samples
 from bench_kernel.results import (
     best_per_point,
@@ -120,6 +120,7 @@ def test_best_per_point_does_not_rank_a_damaged_provider():
     assert rc.rows == () and [u.invalid for u in rc.unmatched] == [True] and rc.regressions == []
 
 
+@pytest.mark.multiprocess
 def test_no_numpy_warning_reaches_stderr(tmp_path):
     # In a process of its own: pytest would catch a RuntimeWarning that a user's terminal shows.
     import subprocess

@@ -47,6 +47,7 @@ def test_no_ncu_on_path(monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize("status", [0, 1])
+@pytest.mark.multiprocess
 def test_counters_not_permitted(tmp_path, status):
     ncu = fake_tool(tmp_path, f"""
         print('==PROF== Connected to process 4242 (/usr/bin/python3.12)')
@@ -59,6 +60,7 @@ def test_counters_not_permitted(tmp_path, status):
     assert report.kernels == () and report.tool_version == "2025.3.1.0"
 
 
+@pytest.mark.multiprocess
 def test_ncu_failing_says_its_first_error(tmp_path):
     ncu = fake_tool(tmp_path, """
         print('==ERROR== The application returned an error code (11).', file=sys.stderr)
@@ -69,6 +71,7 @@ def test_ncu_failing_says_its_first_error(tmp_path):
     assert report.error == "ncu failed (exit status 11): ==ERROR== The application returned an error code (11)."
 
 
+@pytest.mark.multiprocess
 def test_hanging_ncu_is_stopped_with_its_child(tmp_path):
     pids = tmp_path / "pids"
     ncu = fake_tool(tmp_path, f"""
@@ -97,6 +100,7 @@ def _running(pid: int) -> bool:
         return False
 
 
+@pytest.mark.multiprocess
 def test_no_kernel_in_the_range(tmp_path):
     # ncu's complete output when its NVTX filter matched nothing (recorded on the H200)
     ncu = fake_tool(tmp_path, f"print(open({str(DATA / 'ncu_no_kernels_h200.txt')!r}).read())")
@@ -105,6 +109,7 @@ def test_no_kernel_in_the_range(tmp_path):
                                    f"profiled): does the call launch GPU work")
 
 
+@pytest.mark.multiprocess
 def test_the_child_runs_under_the_tool_and_its_failure_is_repeated(tmp_path):
     # The double runs what follows its options, as ncu does; the child fails while rebuilding the case.
     ncu = fake_tool(tmp_path, "import subprocess\nsys.exit(subprocess.call(argv[argv.index('--metrics') + 2:]))\n")
@@ -119,6 +124,7 @@ def test_the_child_runs_under_the_tool_and_its_failure_is_repeated(tmp_path):
     assert "raised ValueError: no such shape" in report.error
 
 
+@pytest.mark.multiprocess
 def test_a_failing_child_is_said_even_when_ncu_exits_0(tmp_path):
     ncu = fake_tool(tmp_path, f"""
         print('==PROF== Connected to process 7 (/usr/bin/python3.12)')
@@ -129,6 +135,7 @@ def test_a_failing_child_is_said_even_when_ncu_exits_0(tmp_path):
     assert report.error == "the counted call failed in the child process: TargetError: cannot import module mypkg"
 
 
+@pytest.mark.multiprocess
 def test_a_metric_this_ncu_lacks_is_dropped_once(tmp_path):
     calls = tmp_path / "calls"
     ncu = fake_tool(tmp_path, f"""
@@ -179,7 +186,7 @@ def test_run_counters_on_a_machine_without_gpu_keeps_the_timings(run_cli, tmp_pa
     target.write_text("import torch\n\ndef cases():\n    return [{'name': 'add', 'fn': torch.add,\n"
                       "             'make_inputs': lambda: (torch.ones(256), torch.ones(256))}]\n")
     r = run_cli("run", f"{target}:cases", "--counters", "--method", "host", "--max-time", "0.05", "--device", "H200",
-                "--json")
+                "--rounds", "1", "--json")
     assert r.exit_code == 0, r.stderr
     (result,) = json.loads(r.stdout)["results"]
     assert result["measurements"]["host"]["median_us"] > 0

@@ -184,6 +184,8 @@ def test_the_calibration_cache_never_replaces_a_node(tmp_path):
 
 
 @pytest.mark.parametrize("dash", ["-", "/dev/stdout"])
+@pytest.mark.multiprocess
+@pytest.mark.slow
 def test_profile_to_stdout_writes_the_trace_there_and_the_summary_to_stderr(tmp_path, dash):
     # Before: -o - made a file named '-'; -o /dev/stdout sent the trace to stderr (fd 1 points there
     # while the target runs, so that what it prints cannot mix with the output).

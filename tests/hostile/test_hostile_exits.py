@@ -21,7 +21,7 @@ from bench_kernel.measure import ProcessExit, exits_raise
 from bench_kernel.results import open_store
 from bench_kernel.sweeps import load_spec, run_sweep
 
-FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02"]
+FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02", "--rounds", "1"]
 
 TARGET = textwrap.dedent('''
     import os, sys
@@ -102,6 +102,8 @@ def test_an_exit_while_loading_the_target_is_one_line(run_cli, target, tmp_path)
     assert (r.exit_code, r.stderr) == (1, f"bench-kernel: error: importing {str(at_import)!r} called os._exit(0)\n")
 
 
+@pytest.mark.multiprocess
+@pytest.mark.slow
 def test_an_inline_sweep_stores_each_exit_as_that_points_error(run_cli, spec, tmp_path):
     db = tmp_path / "r.db"
     r = run_cli("sweep", str(spec), "--db", str(db), *FAST, "--json")
@@ -119,9 +121,11 @@ def test_an_inline_sweep_stores_each_exit_as_that_points_error(run_cli, spec, tm
     assert again.exit_code == 1 and len(json.loads(again.stdout)["points"]) == 4
 
 
+@pytest.mark.multiprocess
+@pytest.mark.slow
 def test_workers_and_inline_say_the_same(spec, tmp_path):
     loaded = load_spec(str(spec))
-    fast = dict(methods=("host",), precision=0.5, max_time_s=0.02)
+    fast = dict(methods=("host",), precision=0.5, max_time_s=0.02, rounds=1)
     inline = run_sweep(loaded, store=tmp_path / "inline.db", options=fast)
     workers = run_sweep(loaded, store=tmp_path / "workers.db", workers=1, options=fast)
     assert {p.key: (p.status, p.error) for p in inline.points} == {p.key: (p.status, p.error) for p in workers.points}
@@ -132,6 +136,7 @@ def test_a_callable_spec_that_exits(run_cli, spec):
     assert (r.exit_code, r.stderr) == (1, f"bench-kernel: error: {spec}:exits() called os._exit(0)\n")
 
 
+@pytest.mark.multiprocess
 def test_os_exit_is_real_outside_the_block_in_a_forked_child_and_through_a_captured_name():
     with exits_raise():
         with pytest.raises(ProcessExit) as e:
@@ -149,6 +154,8 @@ def test_os_exit_is_real_outside_the_block_in_a_forked_child_and_through_a_captu
     assert (r.returncode, r.stdout) == (5, "")
 
 
+@pytest.mark.multiprocess
+@pytest.mark.slow
 def test_an_exit_no_python_code_can_intercept_leaves_the_point_claimed_for_resume(tmp_path):
     # C's _exit (a C extension's exit()) still ends the process, with C's status. Its point stays
     # claimed ('running', one attempt): --resume tries it once more, then stores it as an error
@@ -159,8 +166,8 @@ def test_an_exit_no_python_code_can_intercept_leaves_the_point_claimed_for_resum
                     "(lambda: ctypes.CDLL(None)._exit(0)) if p['n'] == 2 else (lambda: 1)}}\n")
     db = tmp_path / "r.db"
     # One round runs inline, in the sweep's own process: the exit ends the sweep.
-    r = subprocess.run([sys.executable, "-m", "bench_kernel", "sweep", str(spec), "--db", str(db), *FAST,
-                        "--rounds", "1"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "bench_kernel", "sweep", str(spec), "--db", str(db), *FAST],
+                       capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout == ""
     with open_store(db) as store:
         assert store.run(1).status == "running"

@@ -82,7 +82,8 @@ def test_decode_table_and_tree(run_cli):
 
 
 def test_run_case_names_in_table_and_notes(run_cli, hostile_target):
-    r = run_cli("run", f"{hostile_target}:cases", "-m", "host", "--max-time", "0.02", "--precision", "0.5")
+    r = run_cli("run", f"{hostile_target}:cases", "-m", "host", "--max-time", "0.02", "--precision", "0.5",
+                "--rounds", "1")
     _clean(r)
     for name in (CLOSE, STYLE, ANSI, CR):
         assert SHOWN[name] in r.stdout

@@ -79,6 +79,7 @@ def test_run_plot_suffix_and_folder_are_checked_before_timing(run_cli, tmp_path)
 
 
 @pytest.mark.skipif(not _no_gpu_driver(), reason="this machine has a GPU driver: torch must be asked")
+@pytest.mark.multiprocess
 def test_roofline_without_a_gpu_fails_before_torch_is_imported():
     # Before: `run --roofline` on a laptop imported torch (2-7 s) only to learn there is no GPU. With no
     # driver on the machine there is none to find: the error comes first, torch is never loaded.

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02"]
+FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02", "--rounds", "1"]
 #: A target and a spec of plain Python that leave a marker file when imported: proof of "before any work".
 TARGET = ("import os, pathlib\npathlib.Path(os.environ['BK_MARK']).write_text('imported')\n"
           "def cases():\n    return {'name': 'sum', 'fn': lambda: sum(range(50))}\n"

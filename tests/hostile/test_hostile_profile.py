@@ -39,6 +39,7 @@ def test_target_file_that_does_not_exist(run_cli, tmp_path):
               f"target file '{tmp_path}/nope.py' does not exist")
 
 
+@pytest.mark.slow
 def test_callable_that_raises(run_cli, target, tmp_path):
     _one_line(run_cli("profile", f"{target}:cases", "-o", str(tmp_path / "t.json.gz")), 1,
               "case 'boom' raised RuntimeError during profiling: boom at step")
@@ -101,6 +102,8 @@ def test_an_absurd_step_count_is_refused_before_the_target_loads(run_cli, tmp_pa
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS and mallinfo2 are Linux's and glibc's")
+@pytest.mark.multiprocess
+@pytest.mark.slow
 def test_a_recording_that_would_not_fit_stops_before_it_starts(tmp_path):
     # 50,000 one-op steps need ~4 GiB once the profiler stops (~80 KiB each, measured); in an
     # address space capped at 2.5 GiB that must be one line, not a SIGABRT after a minute.

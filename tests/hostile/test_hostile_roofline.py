@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02", "--roofline", "--device", "H200"]
+FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02", "--rounds", "1", "--roofline", "--device", "H200"]
 TARGET = '''
 import torch
 
@@ -58,6 +58,7 @@ def test_the_table_says_it_under_the_case(run_cli, target):
     assert r.exit_code == 0 and f"note: view: {NO_BYTES}" in r.stdout and f"note: python: {NO_BYTES}" in r.stdout
 
 
+@pytest.mark.multiprocess
 def test_a_sweep_point_that_moves_no_data(run_cli, target, tmp_path):
     r = run_cli("sweep", str(target), "--db", str(tmp_path / "r.db"), *FAST, "--json")
     assert r.exit_code == 0, r.stderr

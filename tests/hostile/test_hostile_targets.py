@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 import bench_kernel
+from _hardware_helpers import needs_no_gpu
 from bench_kernel.errors import TargetError
 from bench_kernel.measure import Case
-from _hardware_helpers import needs_no_gpu
 
 EXITING = """
 import sys
@@ -69,14 +69,14 @@ def exiting(tmp_path: Path) -> Path:
     ("base_in_factory", "{t}:base_in_factory() raised Boom (a BaseException)"),
 ])
 def test_exits_and_base_exceptions_are_one_line_exit_1(run_cli, exiting, func, message):
-    r = run_cli("run", f"{exiting}:{func}", "-m", "host", "--max-time", "0.02")
+    r = run_cli("run", f"{exiting}:{func}", "-m", "host", "--max-time", "0.02", "--rounds", "1")
     assert r.exit_code == 1
     assert r.stderr == f"bench-kernel: error: {message.format(t=exiting)}\n"
     assert r.stdout == ""
 
 
 def test_an_exiting_case_among_several_is_reported_and_the_rest_measured(run_cli, exiting):
-    r = run_cli("run", f"{exiting}:one_of_several", "-m", "host", "--max-time", "0.02", "--json")
+    r = run_cli("run", f"{exiting}:one_of_several", "-m", "host", "--max-time", "0.02", "--rounds", "1", "--json")
     assert r.exit_code == 1
     assert r.stderr == "bench-kernel: error: case 'x' called sys.exit(0) during warm-up\n"
     assert [x["name"] for x in json.loads(r.stdout)["results"]] == ["ok"]
@@ -141,7 +141,7 @@ def printing(tmp_path: Path) -> Path:
 def test_prints_and_fd_writes_go_to_stderr(printing, fmt, parse):
     # a real process: the C-level write to fd 1 is only caught by pointing fd 1 at stderr
     r = subprocess.run([sys.executable, "-m", "bench_kernel", "run", f"{printing}:cases", fmt, "-m", "host",
-                        "--max-time", "0.02"], capture_output=True, text=True)
+                        "--max-time", "0.02", "--rounds", "1"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert parse(r.stdout) == "p"
     assert "says hi" not in r.stdout and "C-level" not in r.stdout
@@ -150,11 +150,11 @@ def test_prints_and_fd_writes_go_to_stderr(printing, fmt, parse):
 
 
 def test_prints_go_to_stderr_in_process_too(run_cli, printing):
-    r = run_cli("run", f"{printing}:cases", "--json", "-m", "host", "--max-time", "0.02")
+    r = run_cli("run", f"{printing}:cases", "--json", "-m", "host", "--max-time", "0.02", "--rounds", "1")
     assert r.exit_code == 0
     assert json.loads(r.stdout)["results"][0]["correct"] is True
     assert "import says hi" in r.stderr and "fn says hi" in r.stderr
-    r = run_cli("run", f"{printing}:cases", "--csv", "-m", "host", "--max-time", "0.02")
+    r = run_cli("run", f"{printing}:cases", "--csv", "-m", "host", "--max-time", "0.02", "--rounds", "1")
     assert r.exit_code == 0 and r.stdout.splitlines()[1].startswith("p,")
 
 

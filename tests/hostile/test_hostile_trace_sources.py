@@ -107,6 +107,7 @@ def test_a_report_not_exported_and_rocprofv3_binary_outputs(run_cli, tmp_path):
         _one_line(run_cli("inventory", str(p)), needle, "--output-format csv" if "trace" in needle else "")
 
 
+@pytest.mark.multiprocess
 def test_an_export_through_a_pipe_is_refused_not_misread(export):
     # A pipe is read forward once by the Kineto reader (a database needs random access): one line.
     r = subprocess.run([sys.executable, "-m", "bench_kernel", "inventory", "/dev/stdin"], input=export.read_bytes(),

@@ -12,7 +12,7 @@ import pytest
 
 from _sweep_helpers import write_spec
 
-FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02"]
+FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02", "--rounds", "1"]
 PLOT = "plotting needs matplotlib: pip install 'bench-kernel[plot]'"
 
 
@@ -22,6 +22,7 @@ def _hide(monkeypatch, *modules: str) -> None:
 
 
 @pytest.mark.parametrize("case", ["roofline --plot", "sweep --plot", "sweep --backend ray", "-o x.xlsx"])
+@pytest.mark.multiprocess
 def test_every_missing_extra_exits_1_with_the_install_line(case, run_cli, monkeypatch, tmp_path):
     spec = write_spec(tmp_path)
     db = str(tmp_path / "r.db")

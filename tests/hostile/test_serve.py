@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("aiohttp")
+# servers in subprocesses: the scripted one (a module fixture, for whichever test comes first) and launched ones
+pytestmark = pytest.mark.multiprocess
 
 TESTS = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(TESTS))
-from serve_scripted import free_port, start  # noqa: E402
-
 from bench_kernel.cli import main  # noqa: E402
+from serve_scripted import free_port, start  # noqa: E402
 
 SCRIPT = TESTS / "serve_scripted.py"
 
@@ -194,7 +195,9 @@ def test_ctrl_c_stores_the_partial_run_and_stops_the_launched_server(tmp_path):
         run = store.run("latest")
         assert run.kind == "serve" and run.status == "interrupted"
         assert serve_points(store, run)[0]["requests"]["failed"] == d["requests"]["failed"]
-    time.sleep(0.5)
+    deadline = time.monotonic() + 30  # the server's process is being reaped: wait for that, not a fixed time
+    while _pids_running(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert _pids_running(marker) == []  # no orphan: the server's process is gone
 
 

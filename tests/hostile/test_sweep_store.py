@@ -8,8 +8,8 @@ import sqlite3
 import sys
 
 import pytest
-from _sweep_helpers import write_spec
 
+from _sweep_helpers import write_spec
 from bench_kernel.results import open_store
 
 FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02", "--rounds", "1"]
@@ -271,6 +271,8 @@ def test_a_reader_upgrades_an_older_file_in_memory_not_on_disk(tmp_path, run_cli
         assert c.execute("PRAGMA user_version").fetchone()[0] == 1
 
 
+@pytest.mark.multiprocess
+@pytest.mark.slow
 def test_readers_work_on_a_read_only_mount(spec, tmp_path, run_cli):
     # A bind mount remounted read-only in a mount namespace of its own: even root cannot write there.
     import shutil

@@ -49,6 +49,7 @@ def test_two_files_claim_one_rank(run_cli, tmp_path):
                f"{d}: 2 traces claim rank 0 (copy_rank0.json, trace_rank0.json); keep one file per rank")
 
 
+@pytest.mark.multiprocess
 def test_truncated_rank_file_among_good_ones(run_cli, tmp_path):
     d = _ranks(tmp_path)
     text = (d / "trace_rank1.json").read_text()

@@ -212,6 +212,7 @@ def test_an_expanding_gzip_under_a_memory_limit_is_one_error_line_not_a_memory_e
 
 
 # -- pipes and FIFOs ---------------------------------------------------------------------------------
+@pytest.mark.multiprocess
 def test_a_gzip_piped_to_stdin_is_read(traces_dir):
     src = traces_dir / "h200__inductor_mlp_rmsnorm.json.gz"
     with open(src, "rb") as f:

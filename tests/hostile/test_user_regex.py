@@ -33,7 +33,7 @@ def _trace(tmp_path: Path) -> Path:
     """Three layers of (gemm, LONG, add) kernels inside one ProfilerStep annotation."""
     events, t = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#0", "pid": 1, "tid": 1, "ts": 0.0,
                   "dur": 1000.0}], 10.0
-    for layer in range(3):
+    for _layer in range(3):
         for name in ("gemm_kernel", LONG, "add_kernel"):
             c = len(events)
             events += [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": t,

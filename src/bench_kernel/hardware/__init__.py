@@ -6,7 +6,6 @@ CONTRACT (used by roofline/, measure/, the CLI):
 ``load_calibration(device) -> Calibration | None`` (the cached "measured" roof, no torch).
 """
 
-from bench_kernel.hardware._measure_ceilings import calibrate
 from bench_kernel.hardware._calibration import SCHEMA_VERSION as CALIBRATION_SCHEMA_VERSION
 from bench_kernel.hardware._calibration import (
     Calibration,
@@ -16,6 +15,7 @@ from bench_kernel.hardware._calibration import (
     save_calibration,
 )
 from bench_kernel.hardware._detect import detect_device, driver_version, resolve_reported
+from bench_kernel.hardware._measure_ceilings import calibrate
 from bench_kernel.hardware._peaks import (
     DeviceSpec,
     PeakTable,

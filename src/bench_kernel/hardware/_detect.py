@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from bench_kernel.errors import DeviceError
 from bench_kernel.gpu import import_torch, require_gpu

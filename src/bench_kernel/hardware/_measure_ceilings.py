@@ -19,8 +19,8 @@ from typing import Any, Callable
 
 from bench_kernel.dtypes import peak_class
 from bench_kernel.errors import MeasurementError
-from bench_kernel.hardware._calibration import Calibration, save_calibration
 from bench_kernel.gpu import require_gpu, sleep_us, time_each_us
+from bench_kernel.hardware._calibration import Calibration, save_calibration
 from bench_kernel.hardware._detect import driver_version, resolve_reported
 from bench_kernel.hardware._peaks import DeviceSpec, get_device
 

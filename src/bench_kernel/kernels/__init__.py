@@ -21,8 +21,13 @@ from bench_kernel.kernels._distinct import distinct_shorts
 from bench_kernel.kernels._model import CATEGORIES, FAMILIES, KernelName, Span
 from bench_kernel.kernels._shorten import MAX_SHORT
 from bench_kernel.kernels._tree import key_fields, render_tree
-from bench_kernel.kernels._triton_source import (loaded_jit_functions, loaded_jit_source, pointer_roles,
-                                                 triton_category, triton_source_category)
+from bench_kernel.kernels._triton_source import (
+                                                 loaded_jit_functions,
+                                                 loaded_jit_source,
+                                                 pointer_roles,
+                                                 triton_category,
+                                                 triton_source_category,
+)
 
 __all__ = ["KernelName", "Span", "decode", "distinct_shorts", "demangle", "render_tree", "key_fields", "Rule", "Rules",
            "load_rules", "default_rules", "FAMILIES", "CATEGORIES", "MAX_SHORT", "MAX_NAME_CHARS",

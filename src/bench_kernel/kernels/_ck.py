@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
+from bench_kernel.kernels._ck_instances import decode_instance
 from bench_kernel.kernels._cxx import parse_function, split_args, split_component, split_scope
 from bench_kernel.kernels._model import Decoded
-from bench_kernel.kernels._ck_instances import decode_instance
 from bench_kernel.kernels._spans import Builder
 
 __all__ = ["decode_ck"]

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from bench_kernel.errors import InputError
-from bench_kernel.userregex import IGNORECASE, user_regex
 from bench_kernel.kernels._data import package_text, read_tsv, user_file_text
 from bench_kernel.kernels._model import CATEGORIES, FAMILIES
+from bench_kernel.userregex import IGNORECASE, user_regex
 
 __all__ = ["Rule", "Rules", "load_rules", "default_rules"]
 

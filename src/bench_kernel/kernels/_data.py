@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+
 from bench_kernel.datafile import package_text as _package_text
-from bench_kernel.datafile import read_tsv, user_file_text as _user_file_text
+from bench_kernel.datafile import read_tsv
+from bench_kernel.datafile import user_file_text as _user_file_text
 from bench_kernel.errors import InputError
 
 __all__ = ["read_tsv", "package_text", "multiword_ops", "user_file_text"]

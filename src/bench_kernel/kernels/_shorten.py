@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from bench_kernel.kernels._cxx import parse_function, split_args, split_component, split_scope
 from bench_kernel.dtypes import lookup as dtype_lookup
+from bench_kernel.kernels._cxx import parse_function, split_args, split_component, split_scope
 
 __all__ = ["MAX_SHORT", "fit", "shorten_cxx", "dtype_of", "simplify_arg", "lambda_owner"]
 

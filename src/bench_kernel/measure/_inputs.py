@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator
 
 __all__ = ["Rotation", "plan_rotation", "iter_tensors", "tensor_bytes", "call_with", "L2Flusher"]
 

@@ -33,7 +33,6 @@ import time
 from typing import Any, Callable
 
 from bench_kernel.errors import TimeLimitError
-from bench_kernel.options import DEFAULT_TIMEOUT_S
 
 __all__ = ["Expired", "TimeLimit", "current_limit"]
 

@@ -115,7 +115,7 @@ def merge_measurements(parts: Sequence[Measurement]) -> Measurement:
         notes.append(warning("rounds-failed", f"{first.method}: round(s) {', '.join(map(str, failed))} of "
                              f"{len(parts)} did not measure ({next(m.error for m in parts if not m.ok) or 'no samples'})",
                              method=first.method, rounds=failed))
-    values: list[float] = []
+    values: list[float | None] = []
     clocks: list[float | None] = []
     waits: list[float] = []
     cpus: list[float] = []

@@ -7,7 +7,7 @@ from typing import Any
 
 from bench_kernel.errors import DeviceError, UsageError
 from bench_kernel.orchestrate._count import CaseWork
-from bench_kernel.records import BenchResult, warning
+from bench_kernel.records import BenchResult, Note, warning
 
 __all__ = ["resolve_device", "place", "plot_results"]
 
@@ -55,7 +55,7 @@ def place(result: BenchResult, spec: Any, work: CaseWork, *, warm_cache: bool = 
     verdict = over_roof(r, spec, dtype_source=work.dtype_source, flops_source=work.flops_source,
                         bytes_source=work.bytes_source, causal=work.causal, estimated=work.estimated,
                         warm_cache=warm_cache)
-    notes = (warning("over-roof", verdict),) if verdict else ()
+    notes: tuple[Note, ...] = (warning("over-roof", verdict),) if verdict else ()
     cpu = timed_on_cpu(result)
     if cpu is not None:  # --device names a GPU, but this machine timed its CPU
         notes += (warning("roofline-cpu-times", f"roofline: these are host wall-clock times of this machine's CPU "

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from bench_kernel.errors import UsageError
-from bench_kernel.options import OPTION_FIELDS, Options, OptionField
+from bench_kernel.options import OPTION_FIELDS, OptionField, Options
 from bench_kernel.pytest_plugin._fixture import KernelBench, KernelBenchResult, SessionState
 
 __all__ = ["KernelBench", "KernelBenchResult", "kernel_bench"]

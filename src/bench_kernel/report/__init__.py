@@ -22,17 +22,30 @@ if TYPE_CHECKING:  # the names, for type checkers and readers; at run time __get
     from bench_kernel.report._history import history_table, plot_history, runs_table
     from bench_kernel.report._ops import ops_table, ops_tables
     from bench_kernel.report._progress import ProgressBar, ProgressLines
-    from bench_kernel.report._render import OUTPUT_FORMATS, dumps, json_default, render_body, render_console, tool_version
+    from bench_kernel.report._render import (
+        OUTPUT_FORMATS,
+        dumps,
+        json_default,
+        render_body,
+        render_console,
+        tool_version,
+    )
     from bench_kernel.report._report import REPORT_FORMATS, html_for_output, render_report
     from bench_kernel.report._results_table import results_table
     from bench_kernel.report._serve import serve_comparison_table, serve_tables
     from bench_kernel.report._sweep import best_table, plot_sweep, sweep_table
-    from bench_kernel.report._table import (Column, Table, format_value, render_rich, to_csv, to_markdown,
-                                            verdict_style)
+    from bench_kernel.report._table import Column, Table, format_value, render_rich, to_csv, to_markdown, verdict_style
     from bench_kernel.report._text import printable
     from bench_kernel.report._timeline_plot import timeline_figure
-    from bench_kernel.report._trace_tables import (categories_table, inventory_csv, inventory_tables, layers_table,
-                                                   phases_tables, ranks_tables, timeline_tables)
+    from bench_kernel.report._trace_tables import (
+        categories_table,
+        inventory_csv,
+        inventory_tables,
+        layers_table,
+        phases_tables,
+        ranks_tables,
+        timeline_tables,
+    )
     from bench_kernel.report._xlsx import XLSX_MISSING, to_xlsx, xlsx_header
 
 #: name -> the module that defines it

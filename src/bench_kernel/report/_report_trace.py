@@ -11,8 +11,14 @@ from bench_kernel.report._html import Markup, el, join
 from bench_kernel.report._html_table import html_table
 from bench_kernel.report._svg import NO_MATPLOTLIB, figure_svg, have_matplotlib
 from bench_kernel.report._timeline_plot import timeline_figure
-from bench_kernel.report._trace_tables import (categories_table, inventory_tables, layers_table, phases_tables,
-                                               timeline_headline, timeline_tables)
+from bench_kernel.report._trace_tables import (
+    categories_table,
+    inventory_tables,
+    layers_table,
+    phases_tables,
+    timeline_headline,
+    timeline_tables,
+)
 
 __all__ = ["trace_section"]
 

@@ -14,7 +14,7 @@ import csv
 import io
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from bench_kernel.report._text import printable
 from bench_kernel.units import format_bytes, format_duration_us
@@ -56,7 +56,7 @@ class Table:
     """Rows of raw values (dicts keyed by ``Column.key``) plus a title and notes."""
 
     columns: list[Column]
-    rows: list[Mapping[str, Any]] = field(default_factory=list)
+    rows: Sequence[Mapping[str, Any]] = field(default_factory=list)
     title: str | None = None
     #: what to know or distrust about the rows (the terminal's "note:" lines)
     notes: list[str] = field(default_factory=list)

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from bench_kernel.errors import InputError
-from bench_kernel.results import DEFAULT_THRESHOLD
 from bench_kernel.report_model._inputs import TOP_KERNELS, ResultsInput, TraceInput, load_inputs, results_from_output
 from bench_kernel.report_model._serve import ServeInput
+from bench_kernel.results import DEFAULT_THRESHOLD
 
 __all__ = ["InputComparison", "ReportModel", "build_report", "load_report", "report_for_output"]
 

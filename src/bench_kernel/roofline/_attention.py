@@ -24,8 +24,8 @@ import math
 from functools import lru_cache
 from typing import Any, Mapping
 
-from bench_kernel.roofline._work import FormulaError, OpCall, Work, formula, work
 from bench_kernel.roofline._opargs import TensorArg, nbytes
+from bench_kernel.roofline._work import FormulaError, OpCall, Work, formula, work
 
 __all__ = ["visible_pairs", "step_sums"]
 

@@ -41,9 +41,9 @@ from typing import Any, Callable, Iterator, Mapping
 from bench_kernel.dtypes import lookup, peak_class
 from bench_kernel.errors import InputError, UsageError
 from bench_kernel.roofline._formulas import op_work
-from bench_kernel.roofline._work import Work
 from bench_kernel.roofline._opargs import TensorArg
 from bench_kernel.roofline._optable import op_table
+from bench_kernel.roofline._work import Work
 
 __all__ = ["Counts", "OpCount", "count", "op_tables"]
 

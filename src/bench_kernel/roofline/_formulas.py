@@ -26,7 +26,7 @@ from typing import Any, Mapping, Sequence
 from bench_kernel.roofline import _attention, _gemm, _memory, _serving  # noqa: F401
 from bench_kernel.roofline._opargs import TensorArg, touched_bytes
 from bench_kernel.roofline._optable import op_table
-from bench_kernel.roofline._work import OpCall, Work, registered, FormulaError
+from bench_kernel.roofline._work import FormulaError, OpCall, Work, registered
 
 __all__ = ["op_work", "formula_kind", "formula_context", "formula_source"]
 

@@ -14,9 +14,9 @@ import math
 from typing import Any
 
 from bench_kernel.dtypes import bits
-from bench_kernel.roofline._work import FormulaError, OpCall, Work, broadcast, formula, work
 from bench_kernel.roofline._opargs import TensorArg, nbytes, touched_bytes
 from bench_kernel.roofline._optable import scalar_type
+from bench_kernel.roofline._work import FormulaError, OpCall, Work, broadcast, formula, work
 
 __all__: list[str] = []
 

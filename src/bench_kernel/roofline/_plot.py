@@ -179,7 +179,7 @@ def build_measured_figure(points: Mapping[str, Any]) -> Any:
             model = ax.scatter([p.modelled_intensity], [p.model_flops / p.time_us / 1e6], marker="D", s=40,
                                facecolors="none", edgecolors="black", linewidths=1.0, zorder=6)
             model.set_gid(f"model-{i}")
-    for level, (color, marker, label) in _LEVEL_STYLE.items():
+    for color, marker, label in _LEVEL_STYLE.values():
         ax.scatter([], [], marker=marker, color=color, edgecolors="black", linewidths=0.5,
                    label=f"counted {label} bytes")
     ax.scatter([], [], marker="D", facecolors="none", edgecolors="black", label="modelled FLOPs and bytes")

@@ -14,13 +14,21 @@ from bench_kernel.serve._datasets import DATASETS, Dataset, load_dataset, range_
 from bench_kernel.serve._drive import Outcome, drive
 from bench_kernel.serve._launch import LaunchedServer, launched, log_tail, url_from_command, wait_ready
 from bench_kernel.serve._load import Load, arrivals
-from bench_kernel.serve._metrics import (CLIENT_BOUND_MS, GOODPUT_METRICS, LATENCY_METRICS, STAT_KEYS, ServeMetrics,
-                                         parse_goodput, serve_metrics, stats)
+from bench_kernel.serve._metrics import (
+                                         CLIENT_BOUND_MS,
+                                         GOODPUT_METRICS,
+                                         LATENCY_METRICS,
+                                         STAT_KEYS,
+                                         ServeMetrics,
+                                         parse_goodput,
+                                         serve_metrics,
+                                         stats,
+)
+from bench_kernel.serve._profile import KernelView, kernel_view, rank_of, wait_for_traces
 from bench_kernel.serve._records import Prompt, RequestRecord
 from bench_kernel.serve._run import SCHEMA_VERSION, ServePoint, ServerInfo, connect, run_point
-from bench_kernel.serve._sweep import SATURATED, attainment, auto_sweep, saturation, slo_search, sweep_loads
-from bench_kernel.serve._profile import KernelView, kernel_view, rank_of, wait_for_traces
 from bench_kernel.serve._sse import SSEDecoder, StreamError, StreamState
+from bench_kernel.serve._sweep import SATURATED, attainment, auto_sweep, saturation, slo_search, sweep_loads
 
 __all__ = [
     "CLIENT_BOUND_MS", "DATASETS", "ENDPOINTS", "GOODPUT_METRICS", "LATENCY_METRICS", "SCHEMA_VERSION", "STAT_KEYS",

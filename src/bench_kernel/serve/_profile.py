@@ -150,8 +150,16 @@ def _top_ops(trace: Any) -> tuple[int, tuple[dict[str, Any], ...]]:
 def kernel_view(traces: list[Path]) -> KernelView:
     """Run ``inventory``, ``phases``, ``timeline`` and ``layers`` on rank 0's trace; each analysis that
     cannot run says why in ``notes`` instead of losing the others."""
-    from bench_kernel.trace import (annotated_tokens, find_steps, inventory, kernel_steps, layers, load_trace, phases,
-                                    timeline)
+    from bench_kernel.trace import (
+        annotated_tokens,
+        find_steps,
+        inventory,
+        kernel_steps,
+        layers,
+        load_trace,
+        phases,
+        timeline,
+    )
 
     notes: list[str] = []
     t = load_trace(traces[0], shapes=True)

@@ -42,7 +42,7 @@ def group_paths(sites: Sequence[KernelSite]) -> tuple[PathGroup, ...]:
             key = ("leaf", s.op or s.short)
         groups.setdefault(key, []).append(s)
     paths = []
-    for key, members in groups.items():
+    for members in groups.values():
         first = members[0]
         stacks = [m.stack for m in members if m.stack]
         if stacks:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bench_kernel.units import format_bytes
 from bench_kernel.source_trace._flow import flow_lines
 from bench_kernel.source_trace._links import frame_target
 from bench_kernel.source_trace._text import count, kernels, pct, shape_text, strings, tuple_text, us
+from bench_kernel.units import format_bytes
 
 if TYPE_CHECKING:  # annotations only: the model does not depend on its renderer at run time
     from bench_kernel.source_trace._model import KernelSite, ModuleNode, PathGroup, SourceFrame, SourceLink, SourceTrace

@@ -147,8 +147,9 @@ def run_rounds(units: list[Unit], rounds: int, new_backend: Callable[[], Any], f
                     run = open_run(env)
                     say(count[0], total, "")
 
+            # claim and done read `run` when called, on purpose: the first round's backend sets it once
             def claim(u: Unit, worker: str) -> bool:
-                if db is None or db.claim_point(run.id, u.provider, u.point, worker, round=u.round):
+                if db is None or db.claim_point(run.id, u.provider, u.point, worker, round=u.round):  # noqa: B023
                     return True
                 count[0] += 1  # refused: it crashed its process before, now stored as an error
                 stored.setdefault((u.provider, params_key(u.point)), {})[u.round] = "error"
@@ -159,7 +160,7 @@ def run_rounds(units: list[Unit], rounds: int, new_backend: Callable[[], Any], f
 
             def done(u: Unit, p: PointResult) -> None:
                 if db is not None:
-                    p = db.save_result(run.id, p.result, status=p.status, error=p.error, worker=p.worker,
+                    p = db.save_result(run.id, p.result, status=p.status, error=p.error, worker=p.worker,  # noqa: B023
                                        wall_s=p.wall_s, round=u.round)
                 stored.setdefault((u.provider, params_key(u.point)), {})[u.round] = p.status
                 rows.setdefault((u.provider, params_key(u.point)), []).append((u.round, p))

@@ -22,23 +22,23 @@ no op of their own (their launch is the graph launch); ``attribute(graph_trace, 
 them the op, module and stack of the launch that was captured.
 """
 
-from bench_kernel.trace._collectives import CollectiveCall, CollectiveGroup, Collectives, collective_calls
-from bench_kernel.trace._launches import LaunchStats, QueueDepth
-from bench_kernel.trace._ranks import CollectiveSkew, RankRow, RanksReport, rank_files, timeline_ranks
-from bench_kernel.trace._timeline import Breakdown, StreamBusy, TimelineReport, timeline
 from bench_kernel.trace._attribute import AttributedKernel, Attribution, attribute
+from bench_kernel.trace._collectives import CollectiveCall, CollectiveGroup, Collectives, collective_calls
 from bench_kernel.trace._diff import DiffRow, TraceDiff, diff
 from bench_kernel.trace._inventory import Inventory, InventoryRow, MemoryOpRow, inventory
+from bench_kernel.trace._launches import LaunchStats, QueueDepth
 from bench_kernel.trace._layers import LayerPosition, LayerReport, LeftOut, layers
 from bench_kernel.trace._load import find_rank_files, load_trace
 from bench_kernel.trace._match import kernel_regex
 from bench_kernel.trace._ops import ops
 from bench_kernel.trace._ops_records import OpsReport, OpsRow, Uncounted
 from bench_kernel.trace._phases import PhaseReport, PhaseSummary, annotated_tokens, phases
+from bench_kernel.trace._ranks import CollectiveSkew, RankRow, RanksReport, rank_files, timeline_ranks
 from bench_kernel.trace._records import MODULE_PREFIX, Frame, KernelRecord, LaunchRecord, OpRecord, Step, parse_frame
 from bench_kernel.trace._sample import SAMPLE_TRACE_ABOUT, sample_trace
 from bench_kernel.trace._steps import find_steps, kernel_steps
 from bench_kernel.trace._tables import StepRules, load_step_rules
+from bench_kernel.trace._timeline import Breakdown, StreamBusy, TimelineReport, timeline
 from bench_kernel.trace._trace import Trace
 
 __all__ = [

@@ -27,11 +27,11 @@ import numpy as np
 from bench_kernel.errors import DeviceError, TraceError, UsageError
 from bench_kernel.roofline import OVER_ROOF_MARK
 from bench_kernel.trace._collectives import collective_calls, communication_mask
+from bench_kernel.trace._foreign import require_data
 from bench_kernel.trace._ops_calls import REASONS, place_kernels
 from bench_kernel.trace._ops_context import ServingContext
 from bench_kernel.trace._ops_records import OpsReport, OpsRow, Uncounted
 from bench_kernel.trace._ops_rows import build_row, price_calls
-from bench_kernel.trace._foreign import require_data
 from bench_kernel.trace._steps import require_links
 from bench_kernel.trace._trace import Trace
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+
 import numpy as np
 
 from bench_kernel.roofline import formula_kind
+from bench_kernel.trace._ops_calls import Call
 from bench_kernel.trace._ops_context import ServingContext
 from bench_kernel.trace._ops_records import OpsReport, OpsRow, Uncounted
-from bench_kernel.trace._ops_calls import Call
 from bench_kernel.trace._ops_rows import NO_FORMULA, build_row, price_calls
 from bench_kernel.trace._trace import Trace
 

@@ -460,6 +460,6 @@ def _append(buf: bytearray, data: memoryview) -> bytearray:
 def _last_boundary(buf: bytes, lo: int) -> tuple[int, int] | None:
     """(end of the left event, start of the right one) of the last candidate cut at or after ``lo``."""
     last = None
-    for last in _BOUNDARY.finditer(buf, lo):
+    for last in _BOUNDARY.finditer(buf, lo):  # noqa: B007 (the loop only walks to the last match)
         pass
     return None if last is None else (last.start() + 1, last.end() - 1)

@@ -34,7 +34,6 @@ from typing import Any
 import numpy as np
 
 from bench_kernel.errors import TraceError
-from bench_kernel.units import format_duration_us as fmt_us
 from bench_kernel.trace._collectives import Collectives, collective_calls, communication_mask
 from bench_kernel.trace._diagnose import diagnose
 from bench_kernel.trace._launches import LaunchStats, QueueDepth, launch_stats, queue_depth_series
@@ -42,6 +41,7 @@ from bench_kernel.trace._spans import Spans, union
 from bench_kernel.trace._steps import find_steps, require_links, steps_of
 from bench_kernel.trace._tables import LAUNCH_KINDS, StepRules
 from bench_kernel.trace._trace import Trace
+from bench_kernel.units import format_duration_us as fmt_us
 
 __all__ = ["StreamBusy", "Breakdown", "TimelineReport", "timeline", "LAUNCH_GAP_MAX_US"]
 

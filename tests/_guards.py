@@ -1,0 +1,156 @@
+"""Two guards that keep the suite a loop of minutes, wired into pytest by tests/conftest.py.
+
+- A test that starts a process (a CLI subprocess, sweep workers, Ray, a server) is marked
+  ``multiprocess``: conftest schedules those first, and a reader knows what a test costs. Every
+  ``subprocess.Popen`` (``subprocess.run``, asyncio's subprocesses) and every ``multiprocessing``
+  start (``Process``, ``Pool``, ``ProcessPoolExecutor``) is seen here, but for the quick tools of
+  ``QUICK_TOOLS``; an unmarked test that starts one fails after its phase, naming what it started.
+  The check does not raise inside the start itself: the code under test might catch it and go on.
+  A process that a module- or session-scoped fixture starts is seen in the setup of whichever of
+  its tests runs first: mark every test that uses such a fixture (``pytestmark`` of the module).
+- A test not marked ``slow`` fails when its call phase runs past a bound: 5 s of wall time, times
+  the machine's load per core when that is above 1 (the one-minute load average at the end of the
+  test), so that a busy machine slows the suite without failing it. ``BENCH_KERNEL_TEST_BOUND_S``
+  sets the base bound (seconds; ``0`` turns the guard off), for a machine busier than that allows.
+"""
+
+from __future__ import annotations
+
+import multiprocessing.process
+import os
+import subprocess
+import threading
+import time
+from typing import Any
+
+import pytest
+
+#: The base bound of an unmarked test's call phase, seconds (docs/testing.md).
+DEFAULT_BOUND_S = 5.0
+BOUND_ENV = "BENCH_KERNEL_TEST_BOUND_S"
+
+#: Programs the library runs for milliseconds inside any command: git and uname describe the machine
+#: (every run records them), c++filt demangles a long kernel name, and ldconfig is how ctypes finds a
+#: library. A test that starts only these is not what the marker is for.
+QUICK_TOOLS = frozenset({"git", "uname", "c++filt", "ldconfig"})
+
+_lock = threading.Lock()
+#: the test whose phase runs now (one per process: xdist runs one test at a time in each worker)
+_current: pytest.Item | None = None
+_started: list[str] = []
+
+
+def _note_start(what: str) -> None:
+    with _lock:
+        if _current is not None and _current.get_closest_marker("multiprocess") is None:
+            _started.append(what)
+
+
+def install() -> None:
+    """Wrap the two ways a test starts a process, once per pytest process."""
+    popen_init = subprocess.Popen.__init__
+    if getattr(popen_init, "_bench_kernel_guard", False):
+        return
+
+    def init(self: subprocess.Popen, args: Any, *a: Any, **kw: Any) -> None:
+        argv = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args)
+        program = os.fsdecode(argv[0]) if argv else "?"
+        if os.path.basename(program) not in QUICK_TOOLS:
+            _note_start(f"subprocess {program}")
+        popen_init(self, args, *a, **kw)
+
+    init._bench_kernel_guard = True  # type: ignore[attr-defined]
+    subprocess.Popen.__init__ = init  # type: ignore[method-assign]
+    mp_start = multiprocessing.process.BaseProcess.start
+
+    def start(self: multiprocessing.process.BaseProcess) -> None:
+        _note_start(f"multiprocessing {type(self).__name__}")
+        mp_start(self)
+
+    multiprocessing.process.BaseProcess.start = start  # type: ignore[method-assign]
+
+
+def bound_s() -> float:
+    """This moment's bound on an unmarked test's call phase (seconds; 0: none)."""
+    raw = os.environ.get(BOUND_ENV, "")
+    try:
+        base = float(raw) if raw else DEFAULT_BOUND_S
+    except ValueError:
+        raise pytest.UsageError(f"{BOUND_ENV}={raw!r}: give seconds, or 0 for no bound") from None
+    if base <= 0:
+        return 0.0
+    return base * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+
+
+def enter(item: pytest.Item) -> None:
+    global _current
+    with _lock:
+        _current = item
+        _started.clear()
+
+
+def leave(item: pytest.Item, phase: str) -> str | None:
+    """End of a phase: what is wrong when an unmarked test started a process in it."""
+    global _current
+    with _lock:
+        _current = None
+        started = sorted(set(_started))
+        _started.clear()
+    if not started:
+        return None
+    return (f"{item.nodeid} starts a process in its {phase} ({', '.join(started)}) but is not marked "
+            f"multiprocess: add @pytest.mark.multiprocess (tests/_guards.py)")
+
+
+def too_long(item: pytest.Item, seconds: float) -> str | None:
+    """End of the call phase: what is wrong when an unmarked test ran past the bound."""
+    if item.get_closest_marker("slow") is not None:
+        return None
+    bound = bound_s()
+    if not bound or seconds <= bound:
+        return None
+    return (f"{item.nodeid} took {seconds:.1f} s, over the {bound:.1f} s bound of a test not marked slow "
+            f"(load {os.getloadavg()[0]:.1f}): make it faster or mark it slow ({BOUND_ENV}, tests/_guards.py)")
+
+
+def clock() -> float:
+    return time.perf_counter()
+
+
+# -- the hooks (tests/conftest.py imports them) --------------------------------------------------------
+
+def pytest_configure(config: pytest.Config) -> None:
+    install()
+    bound_s()  # a bad BENCH_KERNEL_TEST_BOUND_S stops the session before any test
+
+
+def _guarded(item: pytest.Item, phase: str):
+    """A phase of a test, under the guards; a test's own failure comes first and alone."""
+    enter(item)
+    t0 = clock()
+    try:
+        result = yield
+    except BaseException:
+        leave(item, phase)
+        raise
+    problem = leave(item, phase)
+    if not problem and phase == "call":
+        problem = too_long(item, clock() - t0)
+    if problem:
+        pytest.fail(problem, pytrace=False)
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
+    return (yield from _guarded(item, "setup"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    return (yield from _guarded(item, "call"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    return (yield from _guarded(item, "teardown"))
