@@ -21,6 +21,7 @@ from bench_kernel.measure._profiler import MAX_STEPS, check_steps, check_writabl
 from bench_kernel.measure._records import BenchResult, KernelStat, Measurement
 from bench_kernel.measure._rounds import merge_measurements, merge_results
 from bench_kernel.measure._runner import guard, user_error
+from bench_kernel.measure._smi import amd_clock_mhz, amd_power_w
 from bench_kernel.measure._stats import Samples
 from bench_kernel.measure._steady import Settle, clock_note, graph_floor_note, settled, stability_notes, trend_note
 from bench_kernel.measure._stopping import StoppingRule
@@ -28,7 +29,7 @@ from bench_kernel.measure._suite import builtin_case, builtin_suite
 from bench_kernel.measure._warmup import warm_up_device
 
 __all__ = [
-    "DEFAULT_COUNTER_TIMEOUT_S", "CaseOrigin", "attach_counters", "builtin_case", "child_command", "collect_counters",
+    "DEFAULT_COUNTER_TIMEOUT_S", "amd_clock_mhz", "amd_power_w", "CaseOrigin", "attach_counters", "builtin_case", "child_command", "collect_counters",
     "current_limit", "function_case", "function_origin", "target_case",
     "Check", "agreement_note", "check_tolerances", "merge_measurements", "merge_results", "warm_up_device",
     "CALL_MARK", "BenchResult", "Case", "Expired", "KernelStat", "Measurement", "Method", "ProcessExit",
