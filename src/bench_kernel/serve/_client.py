@@ -168,7 +168,9 @@ def _complete(index: int, scheduled_s: float, ready_s: float, sent_s: float, end
     if state.finish_reason is None and not state.done:
         return _failed(index, scheduled_s, ready_s, sent_s, end_s,
                        f"the stream ended without a finish_reason or [DONE] ({len(c.chunk_s)} token chunks)", notes)
-    if not c.chunk_s:
+    if not c.chunk_s and not c.usage_out:
+        # A stream of text-free tokens with usage counting them is a completed request (textless,
+        # below); without usage nothing shows that the server generated anything.
         return _failed(index, scheduled_s, ready_s, sent_s, end_s,
                        f"no generated token in the stream (finish_reason {state.finish_reason!r})", notes)
     if c.usage_out is not None:

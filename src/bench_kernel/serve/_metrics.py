@@ -113,6 +113,8 @@ class ServeMetrics:
     fewer_chunks_than_tokens: int
     n_out_sources: dict[str, int]
     notes: tuple[str, ...]
+    #: completed requests whose tokens decoded to no text (counted, left out of TTFT/TPOT/ITL)
+    textless: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -135,10 +137,11 @@ def serve_metrics(records: Iterable[RequestRecord], duration_s: float, *, loop_l
     vals = {k: [v for r in ok if (v := getattr(r, k)) is not None] for k in ("ttft_ms", "ttfvo_ms", "tpot_ms",
                                                                              "e2el_ms")}
     icl = [g for r in ok for g in r.icl_ms]
-    itl_by = [r.itl_ms for r in ok]
+    textless = [r for r in ok if r.textless]
+    itl_by = [r.itl_ms for r in ok if not r.textless]
     itl = [g for x in itl_by if x is not None for g in x]
     unknown = sum(x is None for x in itl_by)
-    fewer = sum(1 for r in ok if r.n_out is not None and len(r.chunk_s) < r.n_out)
+    fewer = sum(1 for r in ok if r.n_out is not None and 0 < len(r.chunk_s) < r.n_out)
     chunks = sum(len(r.chunk_s) for r in ok)
     out_tokens = sum(r.n_out or 0 for r in ok)
     in_tokens = sum(r.n_in or 0 for r in ok)
@@ -149,6 +152,10 @@ def serve_metrics(records: Iterable[RequestRecord], duration_s: float, *, loop_l
                      f"tokens): ICL (inter-chunk latency) is not a per-token latency; {how}")
     if unknown and not fewer:
         notes.append(f"{unknown} requests have no per-chunk token counts: they are left out of ITL")
+    if textless:
+        notes.append(f"{len(textless)} of {len(ok)} requests streamed tokens with no text ({sum(r.n_out or 0 for r in textless)} "
+                     f"tokens by usage; byte-level tokens that decode to nothing): counted as completed with their "
+                     f"tokens, left out of TTFT, TPOT and ITL; their E2E runs to the last byte")
     sources = Counter(r.n_out_source for r in ok if r.n_out_source)
     if sources.get("tokenizer"):
         notes.append(f"N_out of {sources['tokenizer']} requests was counted by the client tokenizer (no usage)")
@@ -158,6 +165,8 @@ def serve_metrics(records: Iterable[RequestRecord], duration_s: float, *, loop_l
     # Peak output tokens per 1 s bucket from the start, each chunk's tokens at its arrival.
     buckets: Counter[int] = Counter()
     for r in ok:
+        if not r.chunk_s:
+            continue  # textless: no arrival time per token
         weights = [k if k is not None else (r.n_out or len(r.chunk_s)) / len(r.chunk_s) for k in r.chunk_tokens]
         for t, w in zip(r.chunk_s, weights):
             buckets[int(math.floor(t))] += w
@@ -184,4 +193,4 @@ def serve_metrics(records: Iterable[RequestRecord], duration_s: float, *, loop_l
         input_tokens=in_tokens, output_tokens=out_tokens, goodput_targets_ms=targets, good_requests=good,
         goodput_per_s=(good / d) if good is not None else None, lateness_ms=late, loop_lag_ms=lag,
         client_bound=bound, chunks=chunks, fewer_chunks_than_tokens=fewer, n_out_sources=dict(sources),
-        notes=tuple(notes))
+        notes=tuple(notes), textless=len(textless))
