@@ -26,10 +26,18 @@ def serve_run_from_dict(data: dict[str, Any]) -> Any:
 
     points = tuple(ServePoint.from_dict(p) for p in (data.get("points") or [data]))
     server = ServerInfo.from_dict(data.get("server") or {"url": "?", "model": "?"})
-    known = set(ServeOptions.__dataclass_fields__)
-    cfg = {k: v for k, v in (data.get("config") or {}).items() if k in known and k in ("url", "launch", "model",
-                                                                                       "endpoint", "slo")}
-    return ServeRun(server, ServeOptions(**cfg), data.get("dataset") or "?", points, data.get("sweep"),
+    import msgspec
+
+    from bench_kernel.errors import UsageError
+
+    # What the tables read of the options; the rest of a stored config (older runs' too) is not needed.
+    keep = ("url", "launch", "model", "endpoint", "slo", "goodput_ms", "num_runs", "slice_duration_s")
+    cfg = {k: v for k, v in (data.get("config") or {}).items() if k in keep and v is not None}
+    try:
+        opts = msgspec.convert(cfg, ServeOptions)
+    except (UsageError, msgspec.ValidationError):
+        opts = ServeOptions(url=server.url)
+    return ServeRun(server, opts, data.get("dataset") or "?", points, data.get("sweep"),
                     data.get("slo_request_rate"), None, data.get("aborted"), tuple(data.get("notes") or ()))
 
 
