@@ -180,7 +180,7 @@ def measure_case(fn, make, l2: int) -> dict:
     row["bk_run_wall_s"] = med(walls["bk_cold"])
     first = got["bk_cold"][0]
     row["bk_kernels"] = [(k.short, k.count_per_call, round(k.us_per_call, 3)) for k in first.kernels]
-    row["bk_notes"] = sorted({n for r in got["bk_cold"] for n in r.notes})
+    row["bk_notes"] = sorted({n.text for r in got["bk_cold"] for n in r.notes})
     for k in ("do_bench", "do_bench_cudagraph", "seed_template", "seed_template_x1000"):
         row[f"{k}_us"] = med(got[k]) if None not in got[k] else None
         row[f"{k}_runs_us"] = got[k]

@@ -5,12 +5,11 @@ table, written as ``run --json`` writes them. Names are hostile on purpose: they
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from bench_kernel.measure import BenchResult, KernelStat, Measurement, Samples
+from bench_kernel.records import BenchResult, KernelStat, Measurement, Samples, warning
 from bench_kernel.roofline import analyze
 
 #: A kernel name that would run a script, break an attribute, start an entity or be read as
@@ -35,13 +34,13 @@ def gpu_result(name: str, params: dict, graph_us: float, *, flops: float | None 
                bytes: float | None = None, kernels: tuple[KernelStat, ...] = (), seed: int = 0,
                notes: tuple[str, ...] = ()) -> BenchResult:
     """A result with graph, events and kernel medians (events = graph + 2 us of launch cost)."""
-    meas = {"graph": Measurement("graph", samples(graph_us, seed=seed), calls_per_sample=20, stop_reason="precision"),
-            "events": Measurement("events", samples(graph_us + 2.0, seed=seed + 1), stop_reason="precision"),
-            "kernel": Measurement("kernel", samples(graph_us * 0.97, seed=seed + 2), stop_reason="time")}
+    meas = {"graph": Measurement.of("graph", samples(graph_us, seed=seed), calls_per_sample=20, stop_reason="precision"),
+            "events": Measurement.of("events", samples(graph_us + 2.0, seed=seed + 1), stop_reason="precision"),
+            "kernel": Measurement.of("kernel", samples(graph_us * 0.97, seed=seed + 2), stop_reason="time")}
     r = BenchResult(name=name, params=params, measurements=meas, kernels=kernels, env=dict(ENV), correct=True,
                     flops=flops, bytes=bytes, notes=notes)
     if bytes:
-        r = replace(r, roofline=analyze(flops or 0.0, bytes, r.time_us, device="H200", dtype="bf16", name=name,
+        r = r.replace(roofline=analyze(flops or 0.0, bytes, r.time_us, device="H200", dtype="bf16", name=name,
                                         calibration=False))
     return r
 
@@ -61,7 +60,8 @@ def h200_results() -> list[BenchResult]:
         out.append(gpu_result("gemm", {"M": m, "N": 4096, "K": 4096}, t, flops=flops, bytes=nbytes,
                               kernels=gemm_kernels(t), seed=10 * i))
     out.append(gpu_result(EVIL, {"n": 1 << 26}, 215.5, flops=float(1 << 26), bytes=3.0 * 4 * (1 << 26), seed=99,
-                          notes=("kernel: stopped at the 0.5 s bound at +/-1.4%, above the 1.0% precision asked for",)))
+                          notes=(warning("precision-not-reached", "kernel: stopped at the 0.5 s bound at +/-1.4%, "
+                                         "above the 1.0% precision asked for"),)))
     return out
 
 
@@ -95,6 +95,6 @@ def store_sweeps(db: Path, slow_factor: float = 1.10, rounds: int = 3) -> tuple[
                     for k in range(1, rounds + 1):
                         r = gpu_result(provider, {"M": m, "N": 4096, "K": 4096}, t, flops=flops, bytes=nbytes,
                                        kernels=gemm_kernels(t), seed=1000 * k + 100 * run_i + 10 * i + j)
-                        store.save_result(run.id, r, roofline=r.roofline.to_dict(), round=k)
+                        store.save_result(run.id, r, round=k)
             ids.append(store.finish_run(run.id, wall_s=12.5).id)
     return ids[0], ids[1]

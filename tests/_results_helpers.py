@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench_kernel.measure import BenchResult, Measurement, Samples
+from bench_kernel.records import BenchResult, Measurement, Samples
 
 
 def gpu_like_samples(seed: int, n: int = 100, median_us: float = 100.0, sigma: float = 0.02) -> list[float]:
@@ -17,7 +17,7 @@ def gpu_like_samples(seed: int, n: int = 100, median_us: float = 100.0, sigma: f
 
 
 def result(name: str, params: dict, samples: list[float], method: str = "host", **kw) -> BenchResult:
-    m = Measurement(method, Samples.of(samples), calls_per_sample=4, stop_reason="precision", wall_s=0.25)
+    m = Measurement.of(method, Samples.of(samples), calls_per_sample=4, stop_reason="precision", wall_s=0.25)
     return BenchResult(name=name, params=dict(params), measurements={method: m},
                        env={"device": "synthetic", "git_commit": "abc"}, **kw)
 
@@ -35,7 +35,7 @@ def clocked_point(provider: str, params: dict, median_us: float, clock_mhz: floa
     (0.5% between rounds: the rounds of one run share its clock, so they agree as an H200's steady
     rounds do) with an SM clock reading per sample around ``clock_mhz`` (none when None: the host
     method, no NVML, a run stored before clocks were)."""
-    from bench_kernel.results import PointResult
+    from bench_kernel.records import PointResult
 
     m = rounds_measurement(seed, rounds, median_us=median_us, between=0.005, n=max(1, n // rounds), method=method,
                            clock_mhz=clock_mhz)
@@ -55,13 +55,13 @@ def rounds_measurement(seed: int, rounds: int, median_us: float = 100.0, between
         centre = median_us * float(np.exp(rng.normal(0.0, between)))
         values += gpu_like_samples(seed * 1000 + r, n=n, median_us=centre, sigma=0.01)
     clocks = clocks_around(clock_mhz, len(values)) if clock_mhz is not None else ()
-    return Measurement(method, Samples.of(values), calls_per_sample=20, stop_reason="precision", wall_s=0.5,
+    return Measurement.of(method, Samples.of(values), calls_per_sample=20, stop_reason="precision", wall_s=0.5,
                        sm_clock_mhz=clocks, round_sizes=(n,) * rounds if rounds > 1 else ())
 
 
 def rounds_point(provider: str, params: dict, m) -> "PointResult":
     """A measured ``PointResult`` holding the Measurement ``m``."""
-    from bench_kernel.results import PointResult
+    from bench_kernel.records import PointResult
 
     r = BenchResult(name=provider, params=dict(params), measurements={m.method: m},
                     env={"device": "synthetic", "git_commit": "abc"})

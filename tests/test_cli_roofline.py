@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from _hardware_helpers import make_calibration, needs_no_gpu
 
 from bench_kernel.hardware import save_calibration
-from _hardware_helpers import make_calibration, needs_no_gpu
 
 CONTRACT = {"device", "dtype", "peak_tflops", "peak_tbps", "arithmetic_intensity", "floor_us",
             "achieved_tflops", "achieved_tbps", "pct_of_roof", "bound"}
@@ -24,8 +24,10 @@ def cache(tmp_path, monkeypatch):
 def test_json_contract_without_calibration(run_cli):
     r = run_cli(*ARGS, "--json")
     assert r.exit_code == 0, r.stderr
-    d = json.loads(r.stdout)
-    assert CONTRACT <= set(d) and "measured" not in d
+    doc = json.loads(r.stdout)
+    assert list(doc)[:2] == ["schema_version", "roofline"] and doc["counters"] is None and doc["plot"] is None
+    d = doc["roofline"]
+    assert CONTRACT <= set(d) and d["measured"] is None
     assert (d["device"], d["dtype"], d["bound"]) == ("H200", "bf16", "compute")
     assert d["floor_us"] == pytest.approx(100.0) and d["pct_of_roof"] == pytest.approx(50.0)
     assert d["achieved_tflops"] == pytest.approx(494.7) and d["peak_tbps"] == 4.8
@@ -33,10 +35,10 @@ def test_json_contract_without_calibration(run_cli):
 
 def test_measured_roof_when_calibrated(run_cli):
     save_calibration(make_calibration(dram_tbps=4.0, matmul_tflops={"bf16": 791.52}))
-    d = json.loads(run_cli(*ARGS, "--json").stdout)
+    d = json.loads(run_cli(*ARGS, "--json").stdout)["roofline"]
     assert d["measured"]["peak_tflops"] == 791.52 and d["measured"]["floor_us"] == pytest.approx(125.0)
     assert d["pct_of_roof"] == pytest.approx(50.0)
-    assert "measured" not in json.loads(run_cli(*ARGS, "--json", "--no-measured").stdout)
+    assert json.loads(run_cli(*ARGS, "--json", "--no-measured").stdout)["roofline"]["measured"] is None
 
 
 def test_table_output_names_bound_and_intensity(run_cli):
@@ -49,7 +51,7 @@ def test_table_output_names_bound_and_intensity(run_cli):
 def test_launch_bound_from_events_and_graph(run_cli):
     r = run_cli("roofline", "--flops", "1000", "--bytes", "4800", "--time-us", "6", "--device", "H200",
                 "--events-us", "6", "--graph-us", "1.5", "--json")
-    assert json.loads(r.stdout)["bound"] == "launch"
+    assert json.loads(r.stdout)["roofline"]["bound"] == "launch"
 
 
 def test_plot_is_written(run_cli, tmp_path):

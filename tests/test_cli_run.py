@@ -58,6 +58,14 @@ def test_json_schema(run_cli, target):
     assert add["achieved_tbps"] == pytest.approx(3 * 256 * 4 / (m["median_us"] * 1e-6) / 1e12)
     assert mul["correct"] is True and add["correct"] is None
     assert {"env", "notes", "kernels", "launch_overhead_us", "graph_gap_us"} <= set(add)
+    # every result says what it cost, at least the time its method sampled
+    assert all(x["wall_s"] >= sum(m["wall_s"] for m in x["measurements"].values()) > 0 for x in data["results"])
+    assert "took " not in r.stdout + r.stderr  # the JSON says it per result; the footer is the table's
+    table = run_cli("run", f"{target}:cases", "--max-time", "0.05", "-m", "host")
+    assert table.exit_code == 0, table.stderr
+    footer = [ln for ln in table.stdout.splitlines() if ln.startswith("took ")]
+    assert len(footer) == 1 and ": timing " in footer[0], table.stdout
+    assert table.stdout.rstrip().endswith(footer[0]) and "took " not in table.stderr
 
 
 @pytest.mark.parametrize("fmt,check", [

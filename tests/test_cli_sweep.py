@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import csv
 import io
 import json
@@ -11,10 +9,10 @@ import re
 
 import numpy as np
 import pytest
+from _results_helpers import gpu_like_samples, result, rounds_measurement, rounds_point
+from _sweep_helpers import write_spec
 from rich.console import Console
 
-from _results_helpers import rounds_measurement, rounds_point, gpu_like_samples, result
-from _sweep_helpers import write_spec
 from bench_kernel.report import ProgressBar
 from bench_kernel.results import open_store
 
@@ -147,7 +145,7 @@ def test_one_round_runs_are_unknown_unless_the_store_has_the_points_history(tmp_
         for i, us in enumerate((100.0, 101.0, 99.0, 100.5, 100.0, 130.0)):  # runs 1-5 alike, run 6 30% slower
             run = store.start_run(kind="sweep", name="s.py:sweep", config={"providers": ["k"]}, env={"device": "cpu"})
             r = result("k", {"M": 1}, (np.asarray(gpu_like_samples(i)) * us / 100.0).tolist())
-            store.save_result(run.id, dataclasses.replace(r, env={**r.env, "device": "cpu"}))
+            store.save_result(run.id, r.replace(env={**r.env, "device": "cpu"}))
             store.finish_run(run.id)
     alone = tmp_path / "alone.db"
     with open_store(db) as src, open_store(alone) as dst:  # the same two runs with no history around them

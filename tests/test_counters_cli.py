@@ -19,7 +19,7 @@ def test_roofline_checks_the_model_against_an_ncu_csv(run_cli, tmp_path):
     flops_check = next(c for c in placed["checks"] if c["quantity"] == "flops")
     assert flops_check["ratio"] == 8.0 and "masked or padded work" in flops_check["note"]
     assert placed["time_us"] == 35 and placed["levels"][0]["ceiling_tbps"] == 4.8
-    assert data["pct_of_roof"] > 0  # the model's own placement is still there
+    assert data["roofline"]["pct_of_roof"] > 0  # the model's own placement is still there
 
 
 def test_roofline_counters_markdown_and_plot(run_cli, tmp_path):

@@ -37,7 +37,7 @@ def _counted(case):
 
 def test_streaming_mul_moves_twice_its_size(proof):
     r = _counted(proof["mul_256MB"])
-    total = r.counters.total()
+    total = r.counters.total
     size = 4 * (1 << 26)
     assert abs(total.dram_bytes / (2 * size) - 1) < 0.05, (total.dram_read_bytes, total.dram_write_bytes)
     assert r.measured_roofline.level("dram").bytes == total.dram_bytes
@@ -45,7 +45,7 @@ def test_streaming_mul_moves_twice_its_size(proof):
 
 def test_bf16_gemm_flops_are_2mnk(proof):
     r = _counted(proof["gemm_4096_bf16"])
-    total = r.counters.total()
+    total = r.counters.total
     assert abs(total.tensor_flops["bf16"] / (2 * 4096**3) - 1) < 0.01
     assert abs(total.flops / (2 * 4096**3) - 1) < 0.01
     assert r.measured_roofline.dtype == "bf16"
@@ -54,7 +54,7 @@ def test_bf16_gemm_flops_are_2mnk(proof):
 @pytest.mark.parametrize("name", ["triton_add", "compiled_silu_mul"])
 def test_triton_and_compiled_kernels_are_counted_and_joined(proof, name):
     r = _counted(proof[name])
-    assert r.counters.kernels and r.counters.total().dram_bytes > 1 << 20
+    assert r.counters.kernels and r.counters.total.dram_bytes > 1 << 20
     timed = [k.name for k in r.kernels if k.kind == "kernel"]
     joined = {j.name: j for j in r.counters.joined}
     assert set(timed) <= set(joined) and all(joined[n].matched_by == "name" for n in timed)

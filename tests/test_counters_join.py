@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bench_kernel.counters import KernelCounters, join, read_counters
+from bench_kernel.counters import join, read_counters
+from bench_kernel.records import KernelCounters
 
 DATA = Path(__file__).parent / "data" / "counters"
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "kernel_names" / "real_kernel_names.tsv"
@@ -50,13 +51,13 @@ def test_one_leftover_each_side_pairs_more_do_not_and_counts_that_differ_are_sai
     triton = _launch("triton_add")  # 'add_kernel'
     (row,), notes = join([triton], [("my_renamed_add", 1.0)])
     assert (row.matched_by, row.counters.dram_read_bytes) == ("order", 134_227_200)
-    assert notes == ["joined as the only kernels left on each side, the names differ: 'my_renamed_add' (timed) "
-                     "and 'add_kernel' (counted)"]
+    assert [n.text for n in notes] == ["joined as the only kernels left on each side, the names differ: "
+                                       "'my_renamed_add' (timed) and 'add_kernel' (counted)"]
     rows, notes = join([triton, _launch("compiled_silu_mul")], [("x", 1.0), ("y", 1.0)])
     assert [r.matched_by for r in rows] == ["none", "none", "none", "none"]
     assert [r.launches_per_call for r in rows] == [1.0, 1.0, None, None]
-    assert notes == ["no counts for x, y: the counter tool saw no such launch",
-                     "counted but not in the timed breakdown: add_kernel, triton_poi_fused_mul_silu_0"]
+    assert [n.text for n in notes] == ["no counts for x, y: the counter tool saw no such launch",
+                                       "counted but not in the timed breakdown: add_kernel, triton_poi_fused_mul_silu_0"]
     (row,), notes = join([triton, triton], [("add_kernel", 1.0)])
     assert row.counters.launches == 2 and row.counters.dram_read_bytes == 2 * 134_227_200
-    assert notes == ["add_kernel: 1 launches per timed call, 2 counted"]
+    assert [n.text for n in notes] == ["add_kernel: 1 launches per timed call, 2 counted"]

@@ -7,10 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from bench_kernel.counters import (CounterReport, KernelCounters, base_name, in_range, metric_table, parse_ncu_csv,
-                                   parse_rocprof_csv, read_counters, signature, to_kernels)
+from bench_kernel.counters import (
+    base_name,
+    in_range,
+    metric_table,
+    parse_ncu_csv,
+    parse_rocprof_csv,
+    read_counters,
+    signature,
+    to_kernels,
+)
 from bench_kernel.counters._table import parse_table
 from bench_kernel.errors import InputError
+from bench_kernel.records import CounterReport, KernelCounters, info
 
 DATA = Path(__file__).parent / "data" / "counters"
 MIB = 1 << 20
@@ -166,7 +175,7 @@ def test_combine_sums_counts_and_averages_properties_and_round_trips():
     assert (both.launches, both.dram_read_bytes, both.dram_write_bytes) == (4, 40, None)
     assert both.flops_by_precision() == {"fp32": 10, "bf16": 100}
     assert both.memory_sol_pct == pytest.approx((80 + 3 * 40) / 4)  # weighted by launches
-    report = CounterReport("ncu", kernels=(a, b), chip="gh100", wall_s=3.5, notes=("n",))
+    report = CounterReport("ncu", kernels=(a, b), chip="gh100", wall_s=3.5, notes=(info("n", "n"),))
     again = CounterReport.from_dict(report.to_dict())
     assert again.to_dict() == report.to_dict()
     assert report.to_dict()["total"]["flops"] == 110

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
 from _report_helpers import gpu_result
-from bench_kernel.counters import CounterReport, join, read_counters
-from bench_kernel.measure import BenchResult, KernelStat
-from bench_kernel.report import counted, counter_kernels_table, counters_table, to_markdown
+
+from bench_kernel.counters import join, read_counters
+from bench_kernel.records import BenchResult, CounterReport, KernelStat
+from bench_kernel.report import (
+    counted,
+    counter_kernels_table,
+    counters_table,
+    to_markdown,
+)
 from bench_kernel.roofline import place_measured
 
 DATA = Path(__file__).parent / "data" / "counters"
@@ -22,18 +26,18 @@ GEMM = ("void cutlass::Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>(cutl
 def _counted(name: str, case: str, time_us: float, flops: float, nbytes: float, kernel: str) -> BenchResult:
     report = read_counters(DATA / "ncu_raw_h200_suite.csv", nvtx_range=f"bk_{case}")
     joined, notes = join(report.kernels, [(kernel, 1.0)])
-    report = replace(report, joined=joined, notes=report.notes + tuple(notes), tool_version="2025.3.1", chip="gh100",
+    report = report.replace(joined=tuple(joined), notes=report.notes + tuple(notes), tool_version="2025.3.1", chip="gh100",
                      wall_s=9.5)
     r = gpu_result(name, {"n": 2048}, time_us, flops=flops, bytes=nbytes,
                    kernels=(KernelStat(kernel, "sgemm", "gemm", "kernel", 1.0, time_us, 1.0),))
     placed = place_measured(report, r.time_us, device="H200", name=name, model_flops=flops, model_bytes=nbytes,
                             calibration=False)
-    return replace(r, counters=report, measured_roofline=placed)
+    return r.replace(counters=report, measured_roofline=placed)
 
 
 def _results() -> list[BenchResult]:
     sgemm = _counted("sgemm", "gemm_2048_fp32", 330.0, 2.0 * 2048**3, 3 * 4 * 2048**2, GEMM)
-    missing = replace(gpu_result("no_ncu", {}, 10.0, bytes=1e6),
+    missing = gpu_result("no_ncu", {}, 10.0, bytes=1e6).replace(
                       counters=CounterReport("ncu", error="ncu is not on PATH"))
     return [sgemm, missing]
 

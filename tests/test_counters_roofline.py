@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from bench_kernel.counters import CounterReport, read_counters
+from bench_kernel.counters import read_counters
 from bench_kernel.errors import UsageError
 from bench_kernel.hardware import Calibration
-from bench_kernel.roofline import MeasuredRoofline, check_model, place_measured
+from bench_kernel.records import CounterReport, MeasuredRoofline
+from bench_kernel.roofline import check_model, place_measured
 
 DATA = Path(__file__).parent / "data" / "counters"
 SUITE = DATA / "ncu_raw_h200_suite.csv"
@@ -37,7 +38,7 @@ def test_gemm_points_per_level_and_its_bound():
     assert m.level("l1").ceiling_tbps == 33.45 and m.level("l2").ceiling_tbps is None
     assert m.dtype == "bf16" and m.compute_peak_tflops == 989.4 and m.bound == "compute"
     assert m.achieved_tflops == pytest.approx(2 * 4096**3 / 180e-6 / 1e12)
-    assert any(n.startswith("no ceiling for l2") for n in m.notes)
+    assert any(n.text.startswith("no ceiling for l2") for n in m.notes)
     # re-reads: the tiles of A and B come from DRAM more than once
     (bytes_check,) = [c for c in m.checks if c.quantity == "bytes"]
     assert bytes_check.ratio == pytest.approx(dram.bytes / (3 * 4096 * 4096 * 2))

@@ -12,11 +12,13 @@ import json
 import textwrap
 from pathlib import Path
 
+import msgspec
 import pytest
-
 from _json_docs import check, parse, used_shapes
 from _sweep_helpers import write_spec
+
 from bench_kernel.cli import _COMMANDS
+from bench_kernel.records import DOCUMENTS
 from bench_kernel.trace import sample_trace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -160,10 +162,14 @@ def test_each_commands_json_is_what_the_page_says(command, inputs, run_cli, requ
         assert first in (["schema_version"], ["kind", "schema_version"]) and data["schema_version"] == version, argv
         errors = check(data, root, DOC)
         assert not errors, "\n".join([" ".join(argv), *errors])
+        if command in DOCUMENTS:  # a record: what was printed reads back as it, and writes out the same
+            back = msgspec.convert(data, DOCUMENTS[command])
+            assert json.loads(json.dumps(back.to_dict())) == data, argv
 
 
 def test_calibrate_json_is_its_record():
     from _hardware_helpers import make_calibration
+
     from bench_kernel.cli.calibrate import SCHEMA_VERSION
 
     # calibrate prints Calibration.to_dict() as it is (cli/calibrate.py); a real record, as the command would.

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import inspect
-
 import pytest
 import torch
+from _hardware_helpers import needs_no_gpu
 
 import bench_kernel
 from bench_kernel.errors import MeasurementError, UsageError
 from bench_kernel.measure._graph import explain_capture_error
-from _hardware_helpers import needs_no_gpu
 
 
 @needs_no_gpu
@@ -22,7 +20,7 @@ def test_without_gpu_falls_back_to_host_and_says_so():
     assert host.ok and host.median_us > 0 and host.samples.n >= 1
     assert r.primary_method == "host" and r.time_us == host.median_us
     assert r.achieved_tflops == pytest.approx(2 * 64**3 / (host.median_us * 1e-6) / 1e12)
-    assert any("no GPU" in n for n in r.notes)
+    assert any("no GPU" in n.text for n in r.notes)
     d = r.to_dict()
     assert d["measurements"]["host"]["median_us"] == host.median_us
     assert d["env"]["backend"] == "cpu"
@@ -34,7 +32,7 @@ def test_wrong_result_is_not_timed():
     assert r.correct is False
     assert r.measurements == {}
     assert r.time_us is None
-    assert "relative error" in r.notes[-1]
+    assert "relative error" in r.notes[-1].text and r.notes[-1].code == "wrong-result"
 
 
 def test_reference_sees_inputs_before_in_place_ops():

@@ -25,10 +25,16 @@ def test_large_sets_still_rotate_at_least_twice():
     assert r.sets == 3 and r.total_bytes == 384 * MiB and r.exceeds_l2
 
 
-def test_tiny_sets_hit_the_cap_and_say_they_stay_warm():
+def test_tiny_sets_that_all_fit_in_l2_are_one_set_and_say_they_stay_warm():
     r = plan_rotation(8, L2, budget_bytes=2**34)
-    assert r.sets == 256
+    assert r.sets == 1 and r.total_bytes == 8  # 256 sets of 8 B all stay in L2: one set is the same
     assert not r.exceeds_l2
+    assert "fit in L2" in r.note and "warm" in r.note
+
+
+def test_sets_that_reach_past_l2_but_not_twice_rotate_and_say_they_stay_warm():
+    r = plan_rotation(300 * 1024, L2, budget_bytes=2**34)  # 256 x 300 KiB = 75 MiB: past L2, not 2x
+    assert r.sets == 256 and not r.exceeds_l2
     assert "256-set cap" in r.note and "warm" in r.note
 
 

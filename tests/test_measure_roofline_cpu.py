@@ -8,10 +8,10 @@ import textwrap
 
 import pytest
 import torch
+from _hardware_helpers import needs_no_gpu
 
 from bench_kernel.measure import Case
 from bench_kernel.orchestrate import count_work, infer_dtype
-from _hardware_helpers import needs_no_gpu
 
 
 def test_dtype_is_the_param_else_the_ops_else_the_heaviest_floating_input():
@@ -29,7 +29,8 @@ def test_a_closure_gets_the_dtype_of_the_gemm_it_runs():
     work = count_work(Case(fn=lambda: a @ b, flops=2.0 * 64 * 32 * 16, bytes=2.0 * (64 * 32 + 32 * 16 + 64 * 16)), None)
     assert (work.dtype, work.dtype_source) == ("bf16", "ops")
     assert (work.case.flops, work.flops_source) == (2.0 * 64 * 32 * 16, "given")
-    assert any(n.startswith("FLOPs counted: 6.554e+04 (bench-kernel: aten::mm)") for n in work.notes)
+    assert any(n.text.startswith("FLOPs counted: 6.554e+04 (bench-kernel: aten::mm)") and n.kind == "info"
+               for n in work.notes)
 
 
 def test_missing_counts_are_counted_and_given_ones_kept():
@@ -41,7 +42,7 @@ def test_missing_counts_are_counted_and_given_ones_kept():
     assert work.dtype == "fp32" and work.counts.ops[0].op == "aten::mm"
     kept = count_work(Case(fn=torch.matmul, flops=1.0, bytes=2.0), inputs)
     assert (kept.case.flops, kept.case.bytes) == (1.0, 2.0)
-    assert "the case states 1 FLOPs; its ops count 6.554e+04" in kept.notes
+    assert "the case states 1 FLOPs; its ops count 6.554e+04" in [n.text for n in kept.notes if n.kind == "warning"]
 
 
 def test_causal_attention_is_counted_as_half_and_the_note_says_so():
@@ -50,7 +51,7 @@ def test_causal_attention_is_counted_as_half_and_the_note_says_so():
                       None)
     assert work.case.flops == 4 * 4 * 64 * 64 * 32 / 2
     assert work.causal
-    assert any("causal: counted as half the (query, key) pairs" in n for n in work.notes)
+    assert any("causal: counted as half the (query, key) pairs" in n.text for n in work.notes)
 
 
 FRAGILE = """
@@ -75,7 +76,7 @@ def test_a_counting_failure_keeps_the_timed_case(run_cli, tmp_path):
     assert r.exit_code == 0, r.stderr
     [res] = json.loads(r.stdout)["results"]
     assert res["time_us"] > 0 and res["roofline"]["bytes"] == 8.0e3
-    assert any(n.startswith("counting failed, FLOPs/bytes not counted (the case was timed anyway): "
+    assert any(n["text"].startswith("counting failed, FLOPs/bytes not counted (the case was timed anyway): "
                             "case 'fragile' raised AssertionError during counting: sdpa_flop_count")
                for n in res["notes"])
 
@@ -164,12 +165,12 @@ def test_a_result_timed_by_graph_alone_is_placed_without_a_launch_floor():
     # Seen on the H200: methods=("graph", "kernel") left events out, and every such case got
     # "roofline: events_us and graph_us go together" instead of a placement.
     from bench_kernel.hardware import get_device
-    from bench_kernel.measure import BenchResult, Measurement, Samples
     from bench_kernel.orchestrate import CaseWork, place
+    from bench_kernel.records import BenchResult, Measurement, Samples
 
-    graph = Measurement("graph", Samples.of([100.0, 101.0, 99.0]))
+    graph = Measurement.of("graph", Samples.of([100.0, 101.0, 99.0]))
     result = BenchResult(name="mm", measurements={"graph": graph}, flops=2e11, bytes=1e8)
     case = Case(fn=torch.matmul, flops=2e11, bytes=1e8)
     placed = place(result, get_device("H200"), CaseWork(case, "bf16", "params", "case", "case"))
-    assert placed.roofline is not None and not any(n.startswith("roofline:") for n in placed.notes)
+    assert placed.roofline is not None and not any(n.text.startswith("roofline:") for n in placed.notes)
     assert placed.roofline.time_us == 100.0 and placed.roofline.launch_us is None

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from bench_kernel.measure import Samples, StoppingRule
-from bench_kernel.measure._stats import median_ci95_ranks
+from bench_kernel.measure import StoppingRule
+from bench_kernel.records import Samples, median_ci95_ranks
 
 
 def test_samples_statistics_match_numpy():
@@ -97,3 +97,97 @@ def test_stops_on_time_bound_and_on_max_samples():
 def test_rejects_bad_parameters(kwargs):
     with pytest.raises(ValueError):
         StoppingRule(**kwargs)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_running_order_statistics_equal_samples_after_every_add(seed):
+    # The rule keeps the median and the CI's ranks as running order statistics; they must be the
+    # very numbers Samples computes from the same values, after every add (batches of 1-7, ties,
+    # a long tail, values added in rising and falling runs).
+    rng = np.random.default_rng(seed)
+    rule = StoppingRule(precision=1e-9, max_samples=100_000, clock=FakeClock())
+    values: list[float] = []
+    while len(values) < 600:
+        kind = rng.integers(4)
+        k = int(rng.integers(1, 8))
+        batch = (list(np.round(rng.lognormal(1.0, 0.4, k), 1)) if kind == 0 else
+                 sorted(rng.normal(3.0, 0.1, k)) if kind == 1 else
+                 sorted(rng.normal(3.0, 0.1, k), reverse=True) if kind == 2 else [float(rng.integers(1, 4))] * k)
+        rule.add(batch)
+        values += [float(v) for v in batch]
+        s = Samples.of(values)
+        assert rule.n == s.n
+        assert rule.median_us == s.median_us
+        assert rule.rel_ci95 == s.rel_ci95
+    assert rule.samples.values_us == tuple(values)
+
+
+def test_rank_tracker_answers_any_rank_in_any_order():
+    from bench_kernel.measure._stopping import RankTracker
+
+    rng = np.random.default_rng(3)
+    t, vals = RankTracker(), []
+    for _ in range(300):
+        v = float(rng.normal())
+        t.add(v)
+        vals.append(v)
+        k = int(rng.integers(len(vals)))
+        assert t.at(k) == sorted(vals)[k]
+    with pytest.raises(IndexError):
+        t.at(len(vals))
+    assert t.pair(10) == tuple(sorted(vals)[10:12])
+
+
+def test_rule_statistics_with_no_samples():
+    rule = StoppingRule(clock=FakeClock())
+    assert math.isnan(rule.median_us) and rule.rel_ci95 == math.inf and rule.n == 0
+    assert rule.samples.n == 0 and not rule.is_finished()
+
+
+def test_a_ticking_timer_stops_the_rule_at_one_step_not_at_the_time_bound():
+    # The profiler's durations on an H200 come in 32 ns steps: a 1.12 us kernel reads 1.088, 1.120 or
+    # 1.152 us, and the interval stays +/-1.4% however long it samples (it hit the bound every round).
+    from bench_kernel.measure._stopping import note_step, timer_step_us
+
+    ticks = [1.088] * 12 + [1.12] * 14 + [1.152] * 4  # the interval: ranks 9 and 21, 1.088 to 1.120
+    assert timer_step_us(ticks) == pytest.approx(0.032)
+    assert timer_step_us(list(np.random.default_rng(1).normal(10, 0.1, 50))) == 0.0  # continuous: no step
+    assert timer_step_us([2.0] * 5) == 0.0
+    rule = StoppingRule(precision=0.01, min_samples=10, clock=FakeClock())
+    rule.add(ticks)
+    assert rule.rel_ci95 > 0.01 and not rule.is_finished()  # the interval alone never gets there
+    note_step(rule, ticks)
+    assert rule.resolution_us == pytest.approx(0.032)
+    assert rule.is_finished() and rule.reason == "resolution"
+    note_step(rule, [1.0, 1.064, 1.128])  # a batch that shows two steps does not widen the step kept
+    assert rule.resolution_us == pytest.approx(0.032)
+    assert timer_step_us([1.0, 1.5]) == 0.0  # two values: any gap is their step; no tick is shown
+    # the one-element add on the H200: median 1.056 us, its interval a tick either side (1.024-1.088)
+    wide = StoppingRule(precision=0.01, min_samples=10, clock=FakeClock())
+    spread = [1.024] * 14 + [1.056] * 10 + [1.088] * 14
+    wide.add(spread)
+    assert wide.ci95_us == (1.024, 1.088) and wide.rel_ci95 > 0.03 and not wide.is_finished()
+    note_step(wide, spread)
+    assert wide.is_finished() and wide.reason == "resolution"
+
+
+def test_checks_come_early_and_batches_double_up_to_the_method_s_own():
+    rule = StoppingRule(precision=1e-9, min_samples=10, max_samples=1000, clock=FakeClock())
+    sizes = []
+    while not rule.is_finished():
+        n = rule.next_batch(200)
+        sizes.append(n)
+        rule.add([1.0 + 1e-3 * i for i in range(n)])
+    assert sizes[:6] == [10, 10, 20, 40, 80, 160] and max(sizes) == 200 and rule.n == 1000
+    assert StoppingRule(clock=FakeClock()).next_batch(5) == 5  # a method's batch smaller than the first
+
+
+def test_the_time_bound_can_start_when_sampling_does():
+    clock = FakeClock()
+    rule = StoppingRule(precision=1e-9, max_time_s=1.0, clock=clock)
+    clock.t = 3.0  # e.g. waiting for the profiler's first session
+    rule.restart_clock()
+    rule.add([1.0, 2.0])
+    assert not rule.is_finished()
+    clock.t = 4.1
+    assert rule.is_finished() and rule.reason == "time"

@@ -3,13 +3,20 @@ and the per-sample clocks a StoppingRule records."""
 
 from __future__ import annotations
 
-import math
 import statistics
 
 import pytest
 
-from bench_kernel.measure import (Measurement, Samples, Settle, StoppingRule, clock_note, graph_floor_note, settled,
-                                  stability_notes, trend_note)
+from bench_kernel.measure import (
+    Settle,
+    StoppingRule,
+    clock_note,
+    graph_floor_note,
+    settled,
+    stability_notes,
+    trend_note,
+)
+from bench_kernel.records import Measurement, Samples
 
 
 def test_settled_needs_the_last_windows_to_agree_on_time_and_clock():
@@ -25,15 +32,17 @@ def test_settled_needs_the_last_windows_to_agree_on_time_and_clock():
 
 def test_settle_note_and_record():
     s = Settle(True, 4.25, ((100.0, 1980.0), (110.0, 1500.0)))
-    assert s.note() == "steady: held the load 4.2 s until the time and clock settled, SM clock 1500 MHz"
+    assert s.note().kind == "info" and s.note().text == "steady: held the load 4.2 s until the time and clock settled, SM clock 1500 MHz"
     assert s.to_dict()["windows"][-1] == {"us_per_call": 110.0, "sm_clock_mhz": 1500.0}
-    assert Settle(False, 20.0, ((1.0, None),)).note() == (
+    assert Settle(False, 20.0, ((1.0, None),)).note().kind == "warning"
+    assert Settle(False, 20.0, ((1.0, None),)).note().text == (
         "steady: the time or the clock did not settle within 20.0 s: the numbers may still drift")
 
 
 def test_clock_note_flags_a_capped_clock_by_its_median():
     capped = [1440.0, 1500.0, 1785.0, 1600.0, 1550.0]
-    assert clock_note("graph", capped, 1980.0) == (
+    assert clock_note("graph", capped, 1980.0).data["sm_clock_mhz"] == 1550.0
+    assert clock_note("graph", capped, 1980.0).text == (
         "graph: the SM clock ran at 1440-1785 MHz while sampling (max 1980): the GPU is power- or "
         "thermal-capped and times follow the clock; steady=True (--steady) measures at the settled clock")
     assert clock_note("graph", [1980.0, 1965.0, 1200.0, 1980.0], 1980.0) is None  # one stray reading
@@ -45,7 +54,8 @@ def test_trend_note_needs_a_drift_beyond_3_percent_and_the_noise():
     drifting = [100.0 + 0.5 * i for i in range(30)]  # +14.5% over the run
     drift = statistics.median(drifting[20:]) / statistics.median(drifting[:10]) - 1  # thirds: 10 samples each
     assert round(drift, 3) == 0.098
-    assert trend_note("graph", Samples.of(drifting)) == (
+    assert trend_note("graph", Samples.of(drifting)).kind == "warning"
+    assert trend_note("graph", Samples.of(drifting)).text == (
         "graph: the per-call time drifted +9.8% from the first to the last third of the samples (the clock "
         "settling?); steady=True (--steady) holds the load until it settles")
     noisy = [100.0, 110.0, 95.0, 105.0] * 8  # no trend, just noise
@@ -56,13 +66,13 @@ def test_trend_note_needs_a_drift_beyond_3_percent_and_the_noise():
 
 
 def test_stability_notes_skip_failed_methods():
-    ok = Measurement("graph", Samples.of([100.0 + i for i in range(30)]), sm_clock_mhz=(1500.0,) * 30)
+    ok = Measurement.of("graph", Samples.of([100.0 + i for i in range(30)]), sm_clock_mhz=(1500.0,) * 30)
     failed = Measurement.failed("events", "no")
     notes = stability_notes({"graph": ok, "events": failed}, 1980.0)
-    assert [n.split(":")[0] for n in notes] == ["graph", "graph"]
+    assert [(n.code, n.text.split(":")[0]) for n in notes] == [("clock-below-max", "graph"), ("time-drifted", "graph")]
     # held steady: the settled clock below the maximum is the point, and no note suggests --steady
     held = stability_notes({"graph": ok, "events": failed}, 1980.0, steady=True)
-    assert held == ["graph: the per-call time drifted +19.1% from the first to the last third of the samples "
+    assert [n.text for n in held] == ["graph: the per-call time drifted +19.1% from the first to the last third of the samples "
                     "even after the steady hold"]
 
 
@@ -72,13 +82,13 @@ def test_a_trend_is_looked_for_within_each_round_not_across_rounds():
     # their first and last thirds differ by 20%, which is no settling clock.
     levels = [100.0, 110.0, 120.0]
     flat = [x + 0.1 * (i % 3) for x in levels for i in range(30)]
-    rounds = Measurement("host", Samples.of(flat), round_sizes=(30, 30, 30))
+    rounds = Measurement.of("host", Samples.of(flat), round_sizes=(30, 30, 30))
     assert trend_note("host", rounds.samples) is not None  # what the joined samples alone would say
     assert stability_notes({"host": rounds}, None) == []
     # A drift inside a round is named with that round, and how many more drifted.
     drifting = [100.0 + 0.5 * i for i in range(30)]
-    two = Measurement("host", Samples.of(flat[:30] + drifting + drifting), round_sizes=(30, 30, 30))
-    assert stability_notes({"host": two}, None) == [
+    two = Measurement.of("host", Samples.of(flat[:30] + drifting + drifting), round_sizes=(30, 30, 30))
+    assert [n.text for n in stability_notes({"host": two}, None)] == [
         "host: the per-call time drifted +9.8% from the first to the last third of round 2 of 3 (and within 1 more "
         "of the 3 rounds) (the clock settling?); steady=True (--steady) holds the load until it settles"]
 
@@ -101,21 +111,22 @@ def test_stopping_rule_refuses_min_time_above_max_time():
 
 
 def test_measurement_to_dict_has_the_clocks():
-    m = Measurement("graph", Samples.of([1.0, 2.0]), sm_clock_mhz=(1500.0, None))
+    m = Measurement.of("graph", Samples.of([1.0, 2.0]), sm_clock_mhz=(1500.0, None))
     d = m.to_dict()
     assert d["sm_clock_mhz"] == [1500.0, None]
     assert set(d) >= {"samples_us", "sm_clock_mhz", "median_us"}
-    assert not math.isnan(d["median_us"])
+    assert d["median_us"] == 1.5
 
 
 def test_graph_floor_note_only_for_sub_2us_calls_well_above_their_kernels():
-    assert graph_floor_note(1.03, 0.86) == (
+    assert graph_floor_note(1.03, 0.86).kind == "warning"
+    assert graph_floor_note(1.03, 0.86).text == (
         "graph: 1.03 us per call is 20% above the kernels' own 0.86 us: below ~2 us a CUDA-graph node's own cost "
         "shows (~1.1 us per node on an H200); 'kernel' is the device time of the kernels, 'graph' the cost of "
         "the call inside a graph")
     assert graph_floor_note(1.03, 0.98) is None  # within 10%
     assert graph_floor_note(12.4, 9.8) is None  # long enough for the node cost not to matter
     assert graph_floor_note(1.03, None) is None
-    g = Measurement("graph", Samples.of([1.03] * 10))
-    k = Measurement("kernel", Samples.of([0.86] * 10))
-    assert stability_notes({"graph": g, "kernel": k}, None)[-1].startswith("graph: 1.03 us per call is 20% above")
+    g = Measurement.of("graph", Samples.of([1.03] * 10))
+    k = Measurement.of("kernel", Samples.of([0.86] * 10))
+    assert stability_notes({"graph": g, "kernel": k}, None)[-1].text.startswith("graph: 1.03 us per call is 20% above")

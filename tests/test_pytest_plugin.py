@@ -19,9 +19,10 @@ def _measuring_code_loaded_once():
     # pytester's in-process runs drop the modules they imported afterwards; loaded here first,
     # torch, the measuring code and hypothesis (its plugin imports it at the end of every
     # session) are kept instead of re-imported by every inner session (2-3 s each).
-    import bench_kernel.orchestrate  # noqa: F401
     import hypothesis  # noqa: F401
     import torch  # noqa: F401
+
+    import bench_kernel.orchestrate  # noqa: F401
 
 #: A host-timed test that passes anywhere: fast bounds so the inner session takes a second.
 HOST_TEST = """
@@ -215,7 +216,7 @@ H200_REPLAY = """
 import pytest
 
 import bench_kernel.orchestrate
-from bench_kernel.measure import BenchResult, Measurement, Samples
+from bench_kernel.records import BenchResult, Measurement, Samples
 
 #: test -> (median us, median SM clock MHz) of this run
 THIS_RUN = {"test_k.py::test_triton": (58.8, 1515.0), "test_k.py::test_torch": (110.0, 1980.0)}
@@ -225,7 +226,7 @@ def replay(case, options, **kw):
     name, params = case.name, case.params
     us, mhz = THIS_RUN[name]
     samples = [us * (1 + 0.001 * (i % 7 - 3)) for i in range(60)]
-    m = Measurement("host", Samples.of(samples), stop_reason="precision", sm_clock_mhz=(mhz,) * 60)
+    m = Measurement.of("host", Samples.of(samples), stop_reason="precision", sm_clock_mhz=(mhz,) * 60)
     return BenchResult(name=name, params=dict(params), measurements={"host": m}, correct=None)
 
 

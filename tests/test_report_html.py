@@ -13,12 +13,17 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from _report_helpers import EVIL, LONG_KERNEL, h200_results, write_run_json
+
 from bench_kernel.report import html_for_output, render_report
-from bench_kernel.report_model import build_report, load_inputs, load_report, report_for_output
 from bench_kernel.report._html import clipped, el, esc  # the builder's own contract
 from bench_kernel.report._html_page import SORT_JS
+from bench_kernel.report_model import (
+    build_report,
+    load_inputs,
+    load_report,
+    report_for_output,
+)
 
 DATA = Path(__file__).parent / "data" / "trace"
 WHEN = "2026-01-01T00:00:00+00:00"
@@ -279,13 +284,14 @@ def test_the_stored_roofline_is_shown_as_stored(tmp_path):
     # Had the report re-placed the result against today's peak table it would show 62.4%;
     # the store says 12.3%, and that is what the page must show.
     from _report_helpers import h200_results
+
     from bench_kernel.results import open_store
 
     r = h200_results()[0]
-    stored = dict(r.roofline.to_dict(), pct_of_roof=12.3)
+    stored = r.replace(roofline=r.roofline.replace(pct_of_roof=12.3))
     with open_store(tmp_path / "r.db") as store:
         run = store.start_run(kind="run", name="gemm", config={}, env=r.env)
-        store.save_result(run.id, r, roofline=stored)
+        store.save_result(run.id, stored)
         store.finish_run(run.id)
     html = render_report(load_report(["latest"], db_path=str(tmp_path / "r.db")), generated_at=WHEN)
     assert '<td class="num" data-v="12.3">12.3%</td>' in html
@@ -305,10 +311,9 @@ def test_a_sweep_with_html_output_is_the_report(two_sweeps):
 
 
 def test_facts_of_several_inputs_sit_side_by_side_and_a_differing_driver_is_marked(tmp_path):
-    from dataclasses import replace
 
     a = write_run_json(tmp_path / "a.json", h200_results()[:1])
-    newer = [replace(r, env=dict(r.env, driver="580.159.04")) for r in h200_results()[:1]]
+    newer = [r.replace(env=dict(r.env, driver="580.159.04")) for r in h200_results()[:1]]
     b = write_run_json(tmp_path / "b.json", newer)
     html = render_report(load_report([str(a), str(b)]), generated_at=WHEN)
     table = html[html.index('<table class="facts">'):]
@@ -338,6 +343,7 @@ def test_compare_with_an_html_path_writes_its_table_with_coloured_verdicts(run_c
 def test_a_slowdown_the_lower_clock_explains_is_marked_clock_in_the_report(tmp_path, run_cli):
     # Two identical GEMM sweeps on a power-capped H200: run 2 sampled at lower SM clocks.
     from _results_helpers import clocked_point
+
     from bench_kernel.results import open_store
 
     db = tmp_path / "r.db"
@@ -367,13 +373,13 @@ def test_a_slowdown_the_lower_clock_explains_is_marked_clock_in_the_report(tmp_p
 
 
 def test_a_settled_steady_hold_is_summed_up_not_listed_as_distrust():
-    # measure writes the hold's note; the report recognises it by its text, so the two must agree
+    # measure's hold note carries its code and the seconds held; the report sums those up, by the code
     from bench_kernel.measure import Settle
-    from bench_kernel.report._report_summary import _SETTLED
 
-    held = Settle(True, 4.5, ((100.0, 1470.0),) * 3)
-    assert _SETTLED.match(held.note()).group(1) == "4.5"
-    assert _SETTLED.match(Settle(False, 20.1, ((100.0, 1470.0),)).note()) is None  # not settled: still distrust
+    held = Settle(True, 4.5, ((100.0, 1470.0),) * 3).note()
+    assert (held.code, held.kind, held.data["held_s"]) == ("steady-held", "info", 4.5)
+    unsettled = Settle(False, 20.1, ((100.0, 1470.0),)).note()
+    assert (unsettled.code, unsettled.kind) == ("steady-unsettled", "warning")  # not settled: still distrust
 
 
 @pytest.mark.parametrize("command", ["inventory", "phases", "layers", "timeline"])

@@ -6,12 +6,11 @@ through the same path as ``run -o x.xlsx`` and ``compare -o x.xlsx``."""
 from __future__ import annotations
 
 import io
-from dataclasses import replace
 
 import pytest
-
 from _report_helpers import ENV, h200_results, store_sweeps
-from bench_kernel.measure import Measurement, Samples
+
+from bench_kernel.records import Measurement
 from bench_kernel.report import comparison_table, render_body, results_table
 
 openpyxl = pytest.importorskip("openpyxl")
@@ -31,7 +30,7 @@ def results():
     r = h200_results()
     # One case whose graph capture failed: "failed" where the time would be.
     failed = Measurement.failed("graph", "capture failed: cudaErrorStreamCaptureUnsupported")
-    r[1] = replace(r[1], measurements={**r[1].measurements, "graph": failed})
+    r[1] = r[1].replace(measurements={**r[1].measurements, "graph": failed})
     return r
 
 

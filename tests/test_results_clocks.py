@@ -8,17 +8,14 @@ slower side at the higher clock, a slowdown beyond the clock ratio, and no clock
 
 from __future__ import annotations
 
-import dataclasses
-
 import json
 from dataclasses import replace
 
 import pytest
-
 from _results_helpers import clocked_point, clocks_around, rounds_measurement
-from bench_kernel.measure import Measurement
+
+from bench_kernel.records import Measurement, RunInfo
 from bench_kernel.results import (
-    RunInfo,
     clock_explains,
     clock_spread,
     compare,
@@ -96,7 +93,7 @@ def test_without_clocks_on_both_sides_verdicts_are_exactly_as_before(a_clock, b_
     pa, pb = _pair((51.8, a_clock), (58.8, b_clock))
     c = compare_points(pa, pb).rows[0].comparison
     ma, mb = pa[0].result.measurements["graph"], pb[0].result.measurements["graph"]
-    before = compare(replace(ma, sm_clock_mhz=()), replace(mb, sm_clock_mhz=()))  # the comparison without any clock
+    before = compare(ma.replace(sm_clock_mhz=()), mb.replace(sm_clock_mhz=()))  # the comparison without any clock
     assert replace(c, clock_a_mhz=None, clock_b_mhz=None) == before
     assert (c.clock_a_mhz, c.clock_b_mhz) == (a_clock, b_clock)
     assert before.verdict == "slower" and not c.clock_limited
@@ -155,10 +152,10 @@ def test_clocks_survive_the_store_and_results_files(tmp_path):
 
 
 @pytest.mark.parametrize("clocks,message", [
-    ("fast", "sm_clock_mhz must be a list of MHz readings, got 'fast'"),
-    ([1500, -5], "sm_clock_mhz holds -5: a reading is a number of MHz (>= 0), or null"),
-    ([1500, True], "sm_clock_mhz holds True: a reading is a number of MHz (>= 0), or null"),
-    ([1500, "1500"], "sm_clock_mhz holds '1500': a reading is a number of MHz (>= 0), or null"),
+    ("fast", "Expected `array`, got `str` - at `$.sm_clock_mhz`"),
+    ([1500, -5], "Expected `float` >= 0.0 - at `$.sm_clock_mhz[1]`"),
+    ([1500, True], "Expected `float | null`, got `bool` - at `$.sm_clock_mhz[1]`"),
+    ([1500, "1500"], "Expected `float | null`, got `str` - at `$.sm_clock_mhz[1]`"),
 ])
 def test_stored_clocks_that_are_not_clocks_are_refused(clocks, message):
     d = clocked_point("k", {}, 10.0, 1500, seed=0).result.measurements["graph"].to_dict()
@@ -202,7 +199,7 @@ def test_the_sweep_table_and_best_say_when_points_ran_at_very_different_clocks()
     assert note.startswith(expected) and "can look fastest for that alone; --steady" in note
     # A run made with --steady: the low clocks are each point's settled state, and the note says so
     # instead of suggesting the option that was used (seen in the H200 GEMM sweep).
-    held = dataclasses.replace(run, config={**run.config, "options": {"steady": True}})
+    held = run.replace(config={**run.config, "options": {"steady": True}})
     (note,) = [n for n in sweep_table(held, points, best).notes if n.startswith("SM clock")]
     assert note == ("SM clock: 2 of 4 points settled more than 10% below this run's highest median clock (1980 MHz; "
                     "lowest 1515 MHz): triton M=1024 N=4096 K=4096, triton M=8192 N=4096 K=4096; measured with "

@@ -13,15 +13,14 @@ import math
 
 import numpy as np
 import pytest
-
 from _results_helpers import gpu_like_samples, result, rounds_measurement, rounds_point
-from bench_kernel.measure import Measurement, Samples
+
+from bench_kernel.records import Measurement, PointResult, Samples
 from bench_kernel.results import (
     CONFIDENCE,
     DEFAULT_THRESHOLD,
     UNKNOWN_NOTE,
     Noise,
-    PointResult,
     best_per_point,
     compare,
     compare_points,
@@ -95,13 +94,13 @@ def test_rounds_win_over_history():
 
 def _exact(round_medians: list[float], method: str = "graph") -> Measurement:
     """One sample per round: the round medians are exactly these."""
-    return Measurement(method, Samples.of(round_medians), round_sizes=(1,) * len(round_medians))
+    return Measurement.of(method, Samples.of(round_medians), round_sizes=(1,) * len(round_medians))
 
 
 def test_the_host_method_compares_each_rounds_minimum():
     # a round disturbed by another process: its median moves, its fastest sample does not
-    a = Measurement("host", Samples.of([10.0, 30.0, 30.0, 10.1, 11.0, 11.0, 10.0, 10.2, 10.5]), round_sizes=(3, 3, 3))
-    b = Measurement("host", Samples.of([10.1, 10.4, 10.6, 10.0, 10.3, 10.2, 10.1, 40.0, 40.0]), round_sizes=(3, 3, 3))
+    a = Measurement.of("host", Samples.of([10.0, 30.0, 30.0, 10.1, 11.0, 11.0, 10.0, 10.2, 10.5]), round_sizes=(3, 3, 3))
+    b = Measurement.of("host", Samples.of([10.1, 10.4, 10.6, 10.0, 10.3, 10.2, 10.1, 40.0, 40.0]), round_sizes=(3, 3, 3))
     assert a.round_times_us == (10.0, 10.1, 10.0) and a.round_medians_us == (30.0, 11.0, 10.2)
     c = compare(a, b)
     assert (c.statistic, c.a_us, c.b_us, c.verdict) == ("min", 10.0, 10.1, "same")

@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import json
 import sqlite3
 import subprocess
 import time
 
 import pytest
-
 from _results_helpers import gpu_like_samples, result, v1_database
+
 from bench_kernel.errors import StoreError
-from bench_kernel.measure import BenchResult
-from bench_kernel.results import (
-    SCHEMA_VERSION,
-    PointResult,
-    RunInfo,
-    default_db_path,
-    open_store,
-    provenance,
-)
+from bench_kernel.records import BenchResult, PointResult, RunInfo, info
+from bench_kernel.results import SCHEMA_VERSION, default_db_path, open_store, provenance
 from bench_kernel.results._schema import APP_ID
 
 
@@ -73,12 +64,12 @@ def test_round_trip_keeps_raw_samples_env_and_provenance(db, tmp_path):
 
 
 def test_records_round_trip_through_dicts():
-    r = result("k", {"M": 4}, [1.0, 2.0, 3.0], notes=("n",), correct=True, bytes=64.0)
+    r = result("k", {"M": 4}, [1.0, 2.0, 3.0], notes=(info("n", "n"),), correct=True, bytes=64.0)
     assert BenchResult.from_dict(r.to_dict()).to_dict() == r.to_dict()
     p = PointResult("k", {"M": 4}, "ok", r, worker="gpu:1", wall_s=0.1, run_id=3, finished_at="t")
     assert PointResult.from_dict(json.loads(json.dumps(p.to_dict()))).to_dict() == p.to_dict()
-    info = RunInfo(1, "sweep", "s", "done", "2026-01-01T00:00:00Z", command=("a",), config={"x": 1})
-    assert RunInfo.from_dict(json.loads(json.dumps(info.to_dict()))) == info
+    run = RunInfo(1, "sweep", "s", "done", "2026-01-01T00:00:00Z", command=("a",), config={"x": 1})
+    assert RunInfo.from_dict(json.loads(json.dumps(run.to_dict()))) == run
 
 
 def test_file_is_wal_versioned_and_marked(db):
@@ -143,7 +134,7 @@ def test_a_points_history_is_its_round_medians_in_other_runs_of_the_same_spec_an
                                  ("s.py:sweep", "gpu", 70.0), ("s.py:sweep", "cpu", 12.0)]:
             run = store.start_run(kind="sweep", name=name, config={}, env={"device": device})
             r = result("a", {"M": 1}, [us, us, us])
-            store.save_result(run.id, dataclasses.replace(r, env={**r.env, "device": device}))
+            store.save_result(run.id, r.replace(env={**r.env, "device": device}))
             store.save_result(run.id, result("a", {"M": 2}, [99.0]))
             ids.append(run.id)
         last = store.run(ids[-1])

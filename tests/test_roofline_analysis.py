@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import inspect
 import math
 import subprocess
 import sys
 
 import pytest
+from _hardware_helpers import make_calibration
 
 from bench_kernel.errors import DeviceError, UsageError
 from bench_kernel.hardware import save_calibration
 from bench_kernel.roofline import analyze
-from _hardware_helpers import make_calibration
 
 # H200 spec roof: 989.4 TFLOP/s dense bf16, 4.8 TB/s. Numbers below are chosen so the terms are round:
 # 989.4e8 FLOP take 100 us at peak, 9.6e7 bytes take 20 us.
@@ -78,7 +77,7 @@ def test_launch_cost_below_the_roof_floor_is_not_launch_bound():
 def test_events_faster_than_graph_clamps_overhead_with_a_note():
     r = analyze(1e3, 4.8e3, 6.0, device="H200", events_us=2.0, graph_us=3.0)
     assert r.launch_us == 0.0 and r.bound == "memory"
-    assert any("launch overhead taken as 0" in n for n in r.notes)
+    assert any("launch overhead taken as 0" in n.text for n in r.notes)
 
 
 def test_measured_roof_from_the_cache_has_its_own_key(tmp_path):
@@ -100,7 +99,7 @@ def test_measured_roof_from_the_cache_has_its_own_key(tmp_path):
 def test_from_dict_reads_back_what_to_dict_wrote_including_the_measured_roof():
     # A stored placement is read back, not recomputed (the report shows what was found then).
     save_calibration(make_calibration(dram_tbps=4.0, matmul_tflops={"bf16": 791.52}))
-    from bench_kernel.roofline import RooflineResult
+    from bench_kernel.records import RooflineResult
 
     r = analyze(H200_100US_FLOPS, H200_20US_BYTES, 200.0, device="H200", name="gemm")
     back = RooflineResult.from_dict(r.to_dict())
@@ -112,10 +111,10 @@ def test_from_dict_reads_back_what_to_dict_wrote_including_the_measured_roof():
 
 def test_calibration_false_or_missing_dtype_gives_no_measured_roof():
     save_calibration(make_calibration())
-    assert "measured" not in analyze(1e9, 1e9, 10.0, device="H200", calibration=False).to_dict()
+    assert analyze(1e9, 1e9, 10.0, device="H200", calibration=False).to_dict()["measured"] is None
     r = analyze(1e9, 1e9, 10.0, device="H200", dtype="fp32")
     assert r.measured is None
-    assert any("no fp32 GEMM" in n for n in r.notes)
+    assert any("no fp32 GEMM" in n.text for n in r.notes)
 
 
 def test_json_contract_keys():
@@ -127,13 +126,13 @@ def test_json_contract_keys():
 def test_zero_flops_is_pure_data_movement():
     r = analyze(0, 4.8e8, 125.0, device="H200")
     assert r.arithmetic_intensity == 0 and r.bound == "memory" and r.pct_of_roof == pytest.approx(80.0)
-    assert any("0 FLOPs" in n for n in r.notes)
+    assert any("0 FLOPs" in n.text for n in r.notes)
 
 
 def test_faster_than_the_roof_is_flagged():
     r = analyze(1e6, 4.8e8, 50.0, device="H200")
     assert r.pct_of_roof == pytest.approx(200.0)
-    assert any("faster than the spec roof" in n for n in r.notes)
+    assert any("faster than the spec roof" in n.text for n in r.notes)
 
 
 @pytest.mark.parametrize("args, kwargs, message", [

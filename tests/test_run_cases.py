@@ -120,3 +120,25 @@ def test_torch_is_imported_before_the_target_loads_under_its_time_limit(tmp_path
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert [x["name"] for x in json.loads(out.read_text())["results"]] == ["torch_before_True"]
+
+
+def test_a_run_s_cost_is_split_into_parts_that_sum_to_its_wall():
+    from bench_kernel.orchestrate import RunCost
+    from bench_kernel.records import BenchResult, Measurement
+
+    def result(held, timing, counting=None, profiler=None):
+        env = {"device_warmup": {"action": "held" if held else "skipped", "held_s": held}}
+        env.update({"counting_s": counting} if counting else {})
+        env.update({"profiler_start_s": profiler} if profiler else {})
+        return BenchResult(name="x", env=env, measurements={
+            m: Measurement.of(m, (1.0,), wall_s=t) for m, t in zip(("graph", "kernel"), timing)})
+
+    results = [result(0.15, (0.1, 0.2), profiler=2.5), result(0.0, (0.05, 0.05), counting=0.3)]
+    cost = RunCost.of(results, {"device_warmup": {"held_s": 0.2}}, total_s=5.0, load_s=1.0)
+    assert (cost.warmup_s, cost.profiler_s, cost.timing_s, cost.counting_s) == pytest.approx((0.35, 2.5, 0.4, 0.3))
+    parts = cost.load_s + cost.warmup_s + cost.profiler_s + cost.timing_s + cost.counting_s + cost.other_s
+    assert parts == pytest.approx(cost.total_s) and cost.other_s == pytest.approx(0.45)
+    from bench_kernel.report import cost_line
+
+    assert cost_line(cost) == ("took 5 s: timing 400 ms, loading 1 s, warm-up 350 ms, profiler start-up 2.5 s, "
+                               "counting 300 ms, other (checks, inputs, case warm-ups) 450 ms")

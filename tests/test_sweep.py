@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-
 import pytest
+from _sweep_helpers import FAST, write_spec
 
 import bench_kernel
-from _sweep_helpers import FAST, write_spec
 from bench_kernel.errors import Interrupted, StoreError, TargetError
-from bench_kernel.sweeps import load_spec, run_sweep
 from bench_kernel.results import open_store
+from bench_kernel.sweeps import load_spec, run_sweep
 
 
 @pytest.fixture
@@ -79,7 +78,7 @@ def test_a_sweep_given_no_options_measures_with_the_options_defaults(tmp_path):
     assert stored["cache"] == "cold" and stored["precision"] == 0.01 and stored["timeout_s"] == 300.0
     # no GPU here: the default GPU methods were replaced by host, and the point says so
     [p] = res.points
-    assert list(p.result.measurements) == ["host"] and any("no GPU" in n for n in p.result.notes)
+    assert list(p.result.measurements) == ["host"] and any("no GPU" in n.text for n in p.result.notes)
 
 
 def test_factory_failures_are_recorded_per_point():
@@ -109,7 +108,8 @@ def test_where_filters_points_and_a_baseline_that_is_unsupported_is_said():
                              where=lambda p: p["N"] <= p["M"] and p["M"] != 2, **FAST)
     assert sorted({(p.params["M"], p.params["N"]) for p in res.points}) == [(1, 1), (3, 1), (3, 2)]
     alt3 = next(p for p in res.points if p.provider == "alt" and p.params == {"M": 3, "N": 1})
-    assert alt3.status == "ok" and "not checked: the baseline 'base' is unsupported at this point" in alt3.result.notes
+    assert alt3.status == "ok" and "not checked: the baseline 'base' is unsupported at this point" in [
+        n.text for n in alt3.result.notes]
     with pytest.raises(TargetError, match="where\\(\\) leaves none of the 6 points"):
         bench_kernel.sweep({"M": [1, 2, 3], "N": [1, 2]}, {"b": base}, where=lambda p: False, **FAST)
 

@@ -53,7 +53,7 @@ def _record(r) -> dict:
     c, m = r.counters, r.measured_roofline
     out = {"name": r.name, "params": r.params, "time_us": r.time_us, "method": r.primary_method,
            "medians_us": {k: r.median_us(k) for k in r.measurements}, "model_flops": r.flops,
-           "model_bytes": r.bytes, "kernels": [k.to_dict() for k in r.kernels], "notes": list(r.notes),
+           "model_bytes": r.bytes, "kernels": [k.to_dict() for k in r.kernels], "notes": [n.text for n in r.notes],
            "counters": c.to_dict() if c else None, "measured_roofline": m.to_dict() if m else None,
            "roofline": r.roofline.to_dict() if r.roofline else None}
     return out

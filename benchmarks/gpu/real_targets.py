@@ -63,7 +63,7 @@ def _bench_target(target: str, gpu: bool) -> tuple[list, list[dict], str | None]
             "case": case.label, "wall_s": round(time.perf_counter() - t0, 1),
             "same_kernels": _names(before) == _names(placed) == _names(after),
             "kernels": _names(placed),
-            "counted": rl is not None and not any(n.startswith("counting failed") for n in placed.notes),
+            "counted": rl is not None and not any(n.code == "counting-failed" for n in placed.notes),
             "pct_of_roof": rl.pct_of_roof if rl else None, "dtype": rl.dtype if rl else None,
             "under_roof": rl is not None and rl.pct_of_roof <= 100.0,
             "graph": "ok" if graph is not None and graph.ok else (graph.error if graph is not None else "not run"),

@@ -151,7 +151,7 @@ def _bench_kernel_graph(fn, make) -> dict[str, dict]:
             m = r.measurements["graph"]
             out[f"max{max_calls}_{cache}"] = {"graph_us": r.median_us("graph"), "kernel_us": r.median_us("kernel"),
                                               "calls_per_sample": m.calls_per_sample, "n": m.samples.n,
-                                              "notes": list(r.notes)}
+                                              "notes": [n.text for n in r.notes]}
     graph_module.MAX_CALLS = default
     return out
 

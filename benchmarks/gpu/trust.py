@@ -73,7 +73,7 @@ def _repeat(make, steady: bool) -> dict:
         r = bench_kernel.bench(torch.matmul, make_inputs=make, flops=2.0 * N**3, steady=steady, timeout_s=240,
                                name=f"gemm_{N}_bf16")
         wall = time.perf_counter() - t0
-        row = {"repeat": i, "wall_s": wall, "notes": list(r.notes), "steady": r.env.get("steady")}
+        row = {"repeat": i, "wall_s": wall, "notes": [n.text for n in r.notes], "steady": r.env.get("steady")}
         for m in METHODS:
             meas = r.measurements.get(m)
             clocks = [c for c in (meas.sm_clock_mhz if meas else ()) if c]

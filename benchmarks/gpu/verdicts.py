@@ -196,7 +196,7 @@ def summary(d: dict) -> str:
         lines.append("one round + history: " + ", ".join(f"{r['provider']}@{r['tokens']} {r['verdict']}" for r in one["rows"]))
     m = d.get("methods", {})
     if "notes" in m:
-        note = next((n for n in m["notes"] or [] if n.startswith("methods disagree")), "no disagreement note")
+        note = next((n["text"] for n in m["notes"] or [] if n["code"] == "methods-disagree"), "no disagreement note")
         lines.append(f"gemm: {m['medians_us']}; {note[:160]}")
     lines.append(f"wall {d.get('wall_s')} s")
     return "\n".join(lines)

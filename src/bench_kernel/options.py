@@ -57,13 +57,16 @@ class Options:
         replaced by ``host`` when the case is measured (and a note says so).
     cache: ``"cold"`` or ``"warm"`` (see :data:`CACHE_STATES`).
     precision: stop sampling once the 95% CI of the median is within this relative half-width.
-    max_time_s: sampling time bound per method, seconds.
+    max_time_s: sampling time bound per method, seconds, shared by the rounds of one measurement
+        (``measure._rounds``: each round stops at its precision or its share; a sweep's point is
+        measured one round at a time, each with this bound).
     timeout_s: stop a case after this many seconds (None: no limit; 0 and inf mean None too).
     steady: hold the load until the SM clock and per-call time settle before each method, and
         sample at least 1 s per method (power-capped GPUs).
     rounds: time each case this many times (rounds), so that comparisons see the noise between
         runs and not only within one; None: the per-method default (:data:`DEFAULT_ROUNDS`, see
-        :meth:`rounds_for`). A sweep interleaves the rounds across its points and providers (and runs
+        :meth:`rounds_for`), and more, up to twice as many, for a method whose rounds disagree by
+        more than ``precision`` (``measure._rounds``). A sweep interleaves the rounds across its points and providers (and runs
         each host-method round in a fresh process); ``bench()``, ``run`` and the pytest plugin run
         them back to back.
     device_index: the GPU to measure on.
@@ -155,7 +158,8 @@ class Options:
         names = {f.name for f in dataclasses.fields(cls)}
         d = {"rounds": 1, **d}
         # not build(): a stored None is a value here (timeout_s None is "no limit"), not "not given"
-        return cls(**{k: (tuple(v) if k == "methods" else v) for k, v in d.items() if k in names})
+        given: dict[str, Any] = {k: (tuple(v) if k == "methods" else v) for k, v in d.items() if k in names}
+        return cls(**given)
 
 
 @dataclass(frozen=True)
@@ -192,7 +196,8 @@ OPTION_FIELDS: tuple[OptionField, ...] = (
                 "cold: flush L2 / rotate inputs beyond L2; warm: reuse one input set.", CACHE_STATES),
     OptionField("precision", "--precision", "number",
                 "Stop when the median's 95% CI is within this relative half-width."),
-    OptionField("max_time_s", "--max-time", "number", "Sampling time bound per method, seconds."),
+    OptionField("max_time_s", "--max-time", "number",
+                "Sampling time bound per method, seconds, shared by its rounds (a sweep: per point and round)."),
     OptionField("timeout_s", "--timeout", "limit",
                 "Stop a case (a sweep point) that runs longer than this, seconds (0: no limit), and go on "
                 "with the next."),
@@ -202,7 +207,7 @@ OPTION_FIELDS: tuple[OptionField, ...] = (
     OptionField("rounds", "--rounds", "count",
                 "Time each case (each sweep point) in this many rounds, so that compare sees the noise between "
                 "runs: a sweep interleaves the rounds across points and providers, each host-method round in a "
-                "fresh process.",
+                "fresh process. Default: per method, and more where a case's rounds disagree.",
                 default_text="per method: " + ", ".join(f"{m} {k}" for m, k in DEFAULT_ROUNDS.items())),
     OptionField("device_index", "--device-index", "index", "GPU index."),
     OptionField("roofline", "--roofline", "flag",

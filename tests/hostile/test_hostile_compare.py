@@ -8,15 +8,19 @@ or damaged, can hold anything: the files here are built that way, from real reco
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 
 import pytest
-
 from _results_helpers import gpu_like_samples, result
-from bench_kernel.measure import BenchResult, Measurement, Samples
-from bench_kernel.results import PointResult, best_per_point, compare_points, open_store, samples_problem
+
+from bench_kernel.records import BenchResult, Measurement, PointResult, Samples
+from bench_kernel.results import (
+    best_per_point,
+    compare_points,
+    open_store,
+    samples_problem,
+)
 
 GOOD = gpu_like_samples(seed=3, n=50, median_us=100.0)
 INF, NAN = math.inf, math.nan
@@ -38,7 +42,7 @@ def _file(path, points: dict[str, list[float]]):
     hand-edited file may hold them."""
     def rounds(r: BenchResult) -> dict:
         m = r.measurements["host"]
-        return dataclasses.replace(r, measurements={"host": dataclasses.replace(m, round_sizes=(10,) * 5)}).to_dict()
+        return r.replace(measurements={"host": m.replace(round_sizes=(10,) * 5)}).to_dict()
 
     path.write_text(json.dumps({"results": [rounds(result(name, {"M": 64}, s)) for name, s in points.items()]}))
     return path
@@ -106,7 +110,7 @@ def test_samples_problem_names_each_kind_once():
 
 def test_best_per_point_does_not_rank_a_damaged_provider():
     def point(provider, samples):
-        r = BenchResult(provider, {"M": 1}, {"host": Measurement("host", Samples.of(samples), calls_per_sample=1)})
+        r = BenchResult(provider, {"M": 1}, {"host": Measurement.of("host", Samples.of(samples), calls_per_sample=1)})
         return PointResult(provider, {"M": 1}, "ok", r)
 
     fast_but_damaged = point("damaged", [0.0] * 50)

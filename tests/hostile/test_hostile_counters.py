@@ -142,8 +142,8 @@ def test_a_metric_this_ncu_lacks_is_dropped_once(tmp_path):
     report = collect_ncu(CHILD, chip="gh100", timeout_s=20, ncu=str(ncu), range_name="bk_gemm_4096_bf16")
     counts = [int(n) for n in calls.read_text().split()]
     assert len(counts) == 2 and counts[1] == counts[0] - 1
-    assert report.ok and report.notes == ("this ncu does not know sm__ops_path_tensor_src_fp8.sum: counted without "
-                                          "them",)
+    assert report.ok and [n.text for n in report.notes] == ["this ncu does not know sm__ops_path_tensor_src_fp8.sum: "
+                                                            "counted without them"]
     assert report.kernels[0].tensor_flops["bf16"] == 2 * 4096**3
     assert "--cache-control" in report.command and report.command[report.command.index("--cache-control") + 1] == "all"
     assert report.command[report.command.index("--clock-control") + 1] == "none"
@@ -185,7 +185,7 @@ def test_run_counters_on_a_machine_without_gpu_keeps_the_timings(run_cli, tmp_pa
     assert result["measurements"]["host"]["median_us"] > 0
     assert result["counters"]["error"] == "no GPU: hardware counters need a CUDA or ROCm device"
     assert "counters: no GPU: hardware counters need a CUDA or ROCm device (the timings above are unaffected)" \
-        in result["notes"]
+        in [n["text"] for n in result["notes"]]
 
 
 def test_roofline_counters_file_errors(run_cli, tmp_path):

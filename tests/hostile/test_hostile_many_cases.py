@@ -43,7 +43,7 @@ def target(tmp_path):
 def test_ten_thousand_case_names_make_a_short_line(run_cli, target, argv):
     r = run_cli(*[a.format(t=target) for a in argv])
     assert r.exit_code == 2 and r.stderr.count("\n") == 1 and len(r.stderr) < 400, r.stderr[:400]
-    assert "10000 cases (case_0, case_1, case_2, case_3, case_4, case_5, case_6, case_7, and 9992 more)" in r.stderr
+    assert "10000 cases (case_0, case_1, case_2, case_3, case_4, case_5, case_6, case_7 and 9992 more)" in r.stderr
     if "--case" in argv:
         assert r.stderr.endswith("did you mean 'case_9999', 'case_999', 'case_9998'?\n")
 

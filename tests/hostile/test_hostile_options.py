@@ -68,7 +68,7 @@ def test_the_api_refuses_infinite_precision():
 
 def test_run_plot_suffix_and_folder_are_checked_before_timing(run_cli, tmp_path):
     r = run_cli("run", "--plot", str(tmp_path / "x.pdf"), "--device", "H200")
-    assert r.exit_code == 2 and r.stderr == f"bench-kernel: error: --plot {tmp_path / 'x.pdf'} must end in .png or .svg\n"
+    assert r.exit_code == 2 and r.stderr == f"bench-kernel: error: --plot {str(tmp_path / 'x.pdf')!r} must end in .png or .svg (got '.pdf')\n"
     missing = tmp_path / "nope" / "x.png"
     r = run_cli("run", "--plot", str(missing), "--device", "H200")
     assert r.exit_code == 1

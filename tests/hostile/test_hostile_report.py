@@ -59,7 +59,7 @@ def test_results_file_with_records_that_are_not_results(run_cli, tmp_path):
     p.write_text('{"results": [{"foo": 1}]}')
     r = run_cli("report", str(p), "-o", str(tmp_path / "r.html"))
     assert r.exit_code == 1
-    assert _err(r) == (f"bench-kernel: error: '{p}' is not a bench-kernel results file (KeyError: 'name'); "
+    assert _err(r) == (f"bench-kernel: error: '{p}' is not a bench-kernel results file (ValidationError: Object missing required field `name`); "
                        f"expected the --json output of 'bench-kernel run' or 'bench-kernel sweep'\n")
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import bench_kernel
+from bench_kernel.cli.run import SCHEMA_VERSION as RUN_SCHEMA_VERSION
 from bench_kernel.errors import TimeLimitError
 from bench_kernel.measure import TimeLimit
 
@@ -241,4 +242,4 @@ def test_a_target_stuck_in_c_while_loading_exits_1_with_one_line(hanging):
     assert r.returncode == 1
     assert r.stderr == (f"bench-kernel: error: loading '{target}:stuck' timed out after 0.5 s in code that cannot "
                         f"be interrupted (a C call or a GPU wait); nothing was measured\n")
-    assert json.loads(r.stdout) == {"schema_version": 1, "results": [], "errors": []}
+    assert json.loads(r.stdout) == {"schema_version": RUN_SCHEMA_VERSION, "results": [], "errors": []}

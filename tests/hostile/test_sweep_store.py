@@ -8,8 +8,8 @@ import sqlite3
 import sys
 
 import pytest
-
 from _sweep_helpers import write_spec
+
 from bench_kernel.results import open_store
 
 FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02", "--rounds", "1"]
@@ -137,7 +137,7 @@ def test_ctrl_c_keeps_what_was_measured(spec, tmp_path, run_cli, monkeypatch):
 
 
 @pytest.mark.parametrize("args,code,message", [
-    (["--plot", "p.pdf", "--x", "M"], 2, "--plot 'p.pdf': the format comes from the extension: .png, .svg"),
+    (["--plot", "p.pdf", "--x", "M"], 2, "--plot 'p.pdf' must end in .png or .svg (got '.pdf')"),
     (["--plot", "p.png"], 2, "--plot FILE and --x AXIS go together"),
     (["--plot", "p.png", "--x", "Q"], 2, "--x 'Q' is not an axis of {spec}:sweep; its axes: M, kind"),
     (["--workers", "0"], 2, "--workers must be >= 1, got 0"),
@@ -201,11 +201,11 @@ def test_compare_strict_clocks_takes_no_value(tmp_path, run_cli):
 
 
 @pytest.mark.parametrize("clocks,shown", [
-    ('"fast"', "sm_clock_mhz must be a list of MHz readings, got 'fast'"),
-    ("[1980, -1515]", "sm_clock_mhz holds -1515: a reading is a number of MHz (>= 0), or null"),
-    ('[1980, "1515"]', "sm_clock_mhz holds '1515': a reading is a number of MHz (>= 0), or null"),
-    ("[1980, Infinity]", "sm_clock_mhz holds inf: a reading is a number of MHz (>= 0), or null"),
-    ("[1980, true]", "sm_clock_mhz holds True: a reading is a number of MHz (>= 0), or null"),
+    ('"fast"', "Expected `array`, got `str` - at `$.measurements[...].sm_clock_mhz`"),
+    ("[1980, -1515]", "Expected `float` >= 0.0 - at `$.measurements[...].sm_clock_mhz[1]`"),
+    ('[1980, "1515"]', "Expected `float | null`, got `str` - at `$.measurements[...].sm_clock_mhz[1]`"),
+    ("[1980, Infinity]", "Expected `float` <= 100000.0 - at `$.measurements[...].sm_clock_mhz[1]`"),
+    ("[1980, true]", "Expected `float | null`, got `bool` - at `$.measurements[...].sm_clock_mhz[1]`"),
 ])
 def test_compare_results_file_with_clocks_that_are_not_clocks(tmp_path, run_cli, clocks, shown):
     # A clock that is not one would make a verdict 'clock-limited' on a wrong number: refused.
@@ -217,7 +217,7 @@ def test_compare_results_file_with_clocks_that_are_not_clocks(tmp_path, run_cli,
     bad.write_text(json.dumps({"results": [result]}).replace('"CLOCKS"', clocks))  # raw JSON: Infinity too
     for flags in ((), ("--strict-clocks",)):
         _one_line(run_cli("compare", str(bad), str(bad), *flags), 1,
-                  f"{str(bad)!r} is not a bench-kernel results file (ValueError: {shown}); expected the --json "
+                  f"{str(bad)!r} is not a bench-kernel results file (ValidationError: {shown}); expected the --json "
                   f"output of 'bench-kernel run' or 'bench-kernel sweep'")
 
 
@@ -225,7 +225,7 @@ def test_compare_results_file_with_clocks_that_are_not_clocks(tmp_path, run_cli,
     (["--name", "x", "--where", "M"], "--where 'M': expected AXIS=VALUE, e.g. M=1024"),
     (["--plot", "h.png"], "--where and --plot need --name PATTERN"),
     (["--limit", "0"], "--limit must be >= 1, got 0"),
-    (["--name", "x", "--plot", "h.pdf"], "--plot 'h.pdf': the format comes from the extension: .png, .svg"),
+    (["--name", "x", "--plot", "h.pdf"], "--plot 'h.pdf' must end in .png or .svg (got '.pdf')"),
 ])
 def test_bad_history_options(tmp_path, run_cli, args, message):
     _one_line(run_cli("history", "--db", str(tmp_path / "r.db"), *args), 2, message)

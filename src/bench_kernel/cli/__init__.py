@@ -14,7 +14,7 @@ from typing import Sequence
 
 import click
 
-from bench_kernel.cli._common import print_error, remember_argv
+from bench_kernel.cli._common import Invocation, print_error
 from bench_kernel.errors import BenchKernelError
 
 __all__ = ["main", "cli"]
@@ -98,7 +98,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args or os.environ.get("BENCH_KERNEL_DEBUG") == "1"
     args = [a for a in args if a != "--debug"]
-    remember_argv(args)
     if not args:
         # A bare `bench-kernel` asks what there is: the help, as `--help` prints it.
         with click.Context(cli, info_name="bench-kernel") as ctx:
@@ -106,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         # Not cli.main(): click turns Ctrl-C into a blank line and Abort (exit 1); we want 130.
-        with cli.make_context("bench-kernel", args) as ctx:
+        with cli.make_context("bench-kernel", args, obj=Invocation(tuple(args), debug)) as ctx:
             rv = cli.invoke(ctx)
         return rv if isinstance(rv, int) else 0
     except click.exceptions.Exit as e:

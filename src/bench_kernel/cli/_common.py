@@ -18,9 +18,16 @@ from typing import Any, Callable, Iterable, Mapping
 import click
 
 from bench_kernel.errors import OutputError, UsageError
-from bench_kernel.report import Table, dumps, json_default, printable, render_body, render_console
+from bench_kernel.report import (
+    Table,
+    dumps,
+    json_default,
+    printable,
+    render_body,
+    render_console,
+)
 
-__all__ = ["Output", "output_options", "emit", "json_default", "dumps", "print_error", "remember_argv",
+__all__ = ["Output", "output_options", "emit", "json_default", "dumps", "print_error", "Invocation",
            "command_line", "db_option", "write_output", "check_output_path", "to_stdout", "to_stdout_bytes",
            "FORMATS"]
 
@@ -31,17 +38,20 @@ _BY_EXTENSION = {".json": "json", ".csv": "csv", ".md": "md", ".xlsx": "xlsx", "
 #: What -o accepts, for error messages.
 FORMATS = ".txt (the table as printed; also no extension), .json, .csv, .md, .xlsx, .html"
 
-_ARGV: list[str] = []
+@dataclass(frozen=True)
+class Invocation:
+    """What one invocation of the CLI was given, passed down as click's context object (``ctx.obj``):
+    no global, so two invocations in one process (the MCP server, tests) never see each other's."""
 
-
-def remember_argv(args: list[str]) -> None:
-    """Keep the command line (``main`` calls this) so stored runs can say how they were made."""
-    _ARGV[:] = list(args)
+    argv: tuple[str, ...] = ()
+    debug: bool = False
 
 
 def command_line() -> list[str]:
-    """``["bench-kernel", *args]`` of the running command."""
-    return ["bench-kernel", *_ARGV]
+    """``["bench-kernel", *args]`` of the running command, so stored runs can say how they were made."""
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_root().obj if ctx is not None else None
+    return ["bench-kernel", *(obj.argv if isinstance(obj, Invocation) else ())]
 
 
 def db_option(f: Callable) -> Callable:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench_kernel.errors import UsageError
+from bench_kernel.units import first_and_more
 
 __all__ = ["one_case", "target_files"]
 
@@ -37,13 +38,11 @@ def one_case(target: str, case_name: str | None):  # -> bench_kernel.measure.Cas
     return cases[0]
 
 
-#: Case names shown in a message; the rest are counted (10,000 names made a 69 KB line: issue 24).
+#: Case names shown in a message; the rest are counted (10,000 names once made a 69 KB line).
 SHOWN_NAMES = 8
 
 
 def _names(cases) -> str:
-    """``3 cases (a, b, c)``, or ``10000 cases (a, b, c, d, e, f, g, h, and 9992 more)``."""
+    """``3 cases (a, b, c)``, or ``10000 cases (a, b, c, d, e, f, g, h and 9992 more)``."""
     names = [c.label for c in cases]
-    more = len(names) - SHOWN_NAMES
-    shown = ", ".join(names[:SHOWN_NAMES]) + (f", and {more} more" if more > 0 else "")
-    return f"{len(names)} cases ({shown})"
+    return f"{len(names)} cases ({first_and_more(names, SHOWN_NAMES)})"

@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import click
 
-from bench_kernel.cli._common import Output, db_option, emit, output_options, print_error
+from bench_kernel.cli._common import (
+    Output,
+    db_option,
+    emit,
+    output_options,
+    print_error,
+)
 from bench_kernel.errors import UsageError
 from bench_kernel.options import METHODS
-from bench_kernel.results import DEFAULT_THRESHOLD, check_threshold, ref_file, store_files
+from bench_kernel.results import (
+    DEFAULT_THRESHOLD,
+    check_threshold,
+    ref_file,
+    store_files,
+)
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
@@ -40,8 +51,15 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
     by enough to explain the slowdown, the verdict reads 'slower (clock)' and does not count
     unless --strict-clocks.
     """
+    from bench_kernel.records import params_text
     from bench_kernel.report import comparison_table
-    from bench_kernel.results import compare_points, open_store, params_text, resolve_ref, serve_side, store_history
+    from bench_kernel.results import (
+        compare_points,
+        open_store,
+        resolve_ref,
+        serve_side,
+        store_history,
+    )
 
     check_threshold(threshold)
     opened = []

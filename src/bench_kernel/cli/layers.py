@@ -7,7 +7,13 @@ from pathlib import Path
 import click
 
 from bench_kernel.cli._common import Output, emit, output_options
-from bench_kernel.cli._trace_args import load_notes, rank_option, step_rules, steps_option, trace_argument
+from bench_kernel.cli._trace_args import (
+    load_notes,
+    rank_option,
+    step_rules,
+    steps_option,
+    trace_argument,
+)
 
 __all__ = ["command", "SCHEMA_VERSION"]
 

@@ -8,7 +8,12 @@ import click
 
 from bench_kernel.cli._common import check_output_path, db_option, dumps, write_output
 from bench_kernel.errors import UsageError
-from bench_kernel.results import DEFAULT_THRESHOLD, check_threshold, ref_file, store_files
+from bench_kernel.results import (
+    DEFAULT_THRESHOLD,
+    check_threshold,
+    ref_file,
+    store_files,
+)
 
 __all__ = ["command", "SCHEMA_VERSION"]
 

@@ -8,13 +8,13 @@ from typing import Any
 import click
 
 from bench_kernel.cli._common import Output, emit, output_options
+from bench_kernel.records import ROOFLINE_SCHEMA_VERSION, RooflineOutput
 from bench_kernel.report import Column, Table, format_value
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
-#: The version of this command's --json document (docs/json.md): raise it when a field changes its
-#: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 1
+#: The version of this command's --json document (``bench_kernel.records.RooflineOutput``).
+SCHEMA_VERSION = ROOFLINE_SCHEMA_VERSION
 
 
 def _table(result: Any, plot: Path | None) -> Table:
@@ -68,7 +68,12 @@ def command(flops: float, n_bytes: float, time_us: float, device: str | None, dt
     from bench_kernel.errors import UsageError
     from bench_kernel.hardware import detect_device, get_device, load_calibration
     from bench_kernel.report import counter_kernels_table, counters_table
-    from bench_kernel.roofline import analyze, place_measured, plot_measured, plot_roofline
+    from bench_kernel.roofline import (
+        analyze,
+        place_measured,
+        plot_measured,
+        plot_roofline,
+    )
 
     if nvtx_range is not None and counters_path is None:
         raise UsageError("--nvtx-range selects launches of --counters FILE: add --counters")
@@ -85,12 +90,10 @@ def command(flops: float, n_bytes: float, time_us: float, device: str | None, dt
         plot_measured({placed.name: placed}, plot_path)
     elif plot_path is not None:
         plot_roofline([result], spec, dtype, plot_path, measured=cal)
-    data = {"schema_version": SCHEMA_VERSION, **result.to_dict()}
+    data = RooflineOutput(roofline=result, counters=report if placed is not None else None, measured_roofline=placed,
+                          plot=str(plot_path) if plot_path is not None else None)
     tables = [_table(result, plot_path)]
     if placed is not None:
-        data.update(counters=report.to_dict(), measured_roofline=placed.to_dict())
         triples = [(placed.name, report, placed)]
         tables += [counters_table(triples), counter_kernels_table(triples)]
-    if plot_path is not None:
-        data["plot"] = str(plot_path)
     emit(output, data=data, tables=tables)

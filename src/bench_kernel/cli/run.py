@@ -4,29 +4,30 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
 
-from bench_kernel.cli._common import Output, command_line, db_option, emit, output_options
-from bench_kernel.cli._common import print_error
+from bench_kernel.cli._common import (
+    Output,
+    command_line,
+    db_option,
+    emit,
+    output_options,
+    print_error,
+)
 from bench_kernel.cli._options import measure_options
 from bench_kernel.cli._target import target_files
 from bench_kernel.cli._user_io import UserOutputToStderr
 from bench_kernel.errors import BenchKernelError, OutputError, UsageError
+from bench_kernel.plotfile import plot_path as check_plot_path
+from bench_kernel.records import RUN_SCHEMA_VERSION
 from bench_kernel.results import store_files
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
-#: The version of this command's --json document (docs/json.md): raise it when a field changes its
-#: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 1
-
-#: Failed cases named one line each on stderr; the rest are counted in one more line (issue 24: one
-#: failure among 10,000 cases printed a 69 KB line, and 5,000 failures 5,000 lines).
-SHOWN_ERRORS = 3
-
+#: The version of this command's --json document (``bench_kernel.records.RunOutput``).
+SCHEMA_VERSION = RUN_SCHEMA_VERSION
 
 @click.command("run")
 @click.argument("target", required=False)
@@ -47,19 +48,29 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
     built-in suite (GEMM, GEMV, RMSNorm, softmax, add, copy) sized for this machine. What the
     target prints goes to stderr, so --json/--csv output stays parseable.
     """
+    import time
+
     from rich.console import Console
     from rich.text import Text
 
     from bench_kernel.options import Options
-    from bench_kernel.orchestrate import CaseRunner, plot_results
-    from bench_kernel.report import counted, counter_kernels_table, counters_table, printable, results_table
+    from bench_kernel.orchestrate import CaseRunner, RunCost, plot_results
+    from bench_kernel.report import (
+        cost_line,
+        counted,
+        counter_kernels_table,
+        counters_table,
+        printable,
+        results_table,
+    )
+
+    t_start = time.perf_counter()
     from bench_kernel.results import open_store
 
     # Wrong options fail before any case is loaded or timed, with nothing else printed.
     options = Options.build(**{**options_given, **({"roofline": True} if plot_path else {})})
     if plot_path is not None:
-        if Path(plot_path).suffix.lower() not in (".png", ".svg"):
-            raise UsageError(f"--plot {plot_path} must end in .png or .svg")
+        check_plot_path(plot_path, "--plot")
     if db_path and not save:
         raise UsageError("--db is where --save stores the run: add --save")
     source = target_files(target)
@@ -75,9 +86,7 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
         triples = counted(results)  # run --counters: the model against the counts, per case and per kernel
         tables = [results_table(results)]
         tables += [counters_table(triples), counter_kernels_table(triples)] if triples else []
-        errors = [{"name": e.label, "params": e.params, "error": e.message} for e in so_far.errors]
-        emit(output, data={"schema_version": SCHEMA_VERSION, "results": [r.to_dict() for r in results],
-                           "errors": errors}, tables=tables)
+        emit(output, data=so_far.document(), tables=tables)
 
     with UserOutputToStderr() as user_io, err.status("") as status:
         def stuck(so_far: Any, limit: Any) -> None:
@@ -88,33 +97,26 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
                 write(so_far)
             except (BenchKernelError, OSError) as e:
                 print_error(e)
-            done = (f"stopped the run after {len(so_far.results)} finished case(s), their results written"
-                    if so_far.results or so_far.errors else "nothing was measured")
-            print_error(f"{limit.subject} timed out after {limit.seconds:g} s in code that cannot be "
-                        f"interrupted (a C call or a GPU wait); {done}")
+            print_error(so_far.stuck_line(limit))
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(1)
 
         runner.on_stuck = stuck
         runner.progress = lambda done, total, msg: status.update(Text(printable(f"[{done + 1}/{total}] {msg}")))
-        outcome = runner.run_all(_load(runner, target, err))
-    failed = [e.message if e.message.startswith(f"case {e.label!r}") else f"case {e.label!r}: {e.message}"
-              for e in outcome.errors] + [f"case {r.name!r}: {r.notes[-1]}" for r in outcome.wrong]
+        cases = _load(runner, target, err)
+        load_s = time.perf_counter() - t_start
+        outcome = runner.run_all(cases)
     write(outcome)
     stored = (f"run {outcome.run.id} in {runner.store.path}" if outcome.run is not None and runner.store is not None
               else None)
-    if not failed and stored:
+    if output.fmt == "table" and output.path is None:  # the table's footer: what the run cost, where it went
+        click.echo(cost_line(RunCost.of(outcome.results, runner.env, time.perf_counter() - t_start, load_s)))
+    if not outcome.exit_code and stored:
         err.print(Text(f"stored as {printable(stored)}"), soft_wrap=True)
-    for line in failed[:SHOWN_ERRORS]:
-        print_error(line if stored is None or len(failed) > 1 else f"{line} (the run is stored as {stored})")
-    if len(failed) > SHOWN_ERRORS:
-        where = [f"{output.path} lists each under 'errors'" if output.fmt == "json" and output.path else
-                 "--json lists each under 'errors'"] + ([f"they are stored in {stored}"] if stored else [])
-        print_error(f"... and {len(failed) - SHOWN_ERRORS} more failed case(s), {len(failed)} in all; "
-                    f"{'; '.join(where)}")
-    elif len(failed) > 1 and stored:
-        print_error(f"{len(failed)} case(s) failed; the run is stored as {stored}")
+    listed = f"{output.path}" if output.fmt == "json" and output.path else "--json"
+    for line in outcome.failure_lines(stored=stored, listed=listed):
+        print_error(line)
     # The plot comes last: a plot that cannot be drawn must not cost the results just written.
     if plot_path and outcome.results:
         try:
@@ -126,7 +128,7 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
         except OSError as e:
             print_error(OutputError(f"cannot write the plot {plot_path}: {e.strerror or e}"))
             return 1
-    return 1 if outcome.errors or outcome.wrong else 0
+    return outcome.exit_code
 
 
 def _load(runner: Any, target: str | None, err: Any) -> list[Any]:

@@ -18,7 +18,13 @@ from typing import Any, Callable, get_args, get_type_hints
 import click
 import msgspec
 
-from bench_kernel.cli._common import Output, command_line, db_option, emit, output_options
+from bench_kernel.cli._common import (
+    Output,
+    command_line,
+    db_option,
+    emit,
+    output_options,
+)
 from bench_kernel.cli._numbers import Number
 from bench_kernel.errors import Interrupted, ServerError, UsageError
 from bench_kernel.serve import SCHEMA_VERSION as SERVE_SCHEMA_VERSION

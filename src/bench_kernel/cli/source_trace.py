@@ -54,7 +54,12 @@ def command(target: str | None, trace_path: Path | None, kernel: str | None, mod
     (pick a step with --step). A model's document folds repeated layers into one "× N" entry.
     """
     from bench_kernel.report import printable
-    from bench_kernel.source_trace import check_call, document_call, document_trace, strings
+    from bench_kernel.source_trace import (
+        check_call,
+        document_call,
+        document_trace,
+        strings,
+    )
 
     strings(lang)
     if (target is None) == (trace_path is None):

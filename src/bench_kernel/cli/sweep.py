@@ -7,15 +7,24 @@ from typing import Any
 
 import click
 
-from bench_kernel.cli._common import Output, command_line, db_option, emit, output_options, print_error
+from bench_kernel.cli._common import (
+    Output,
+    command_line,
+    db_option,
+    emit,
+    output_options,
+    print_error,
+)
 from bench_kernel.cli._options import measure_options
 from bench_kernel.errors import UsageError
+from bench_kernel.plotfile import plot_path as check_plot_path
+from bench_kernel.units import first_and_more
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
 #: The version of this command's --json document (docs/json.md): raise it when a field changes its
 #: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: results of BenchResult schema 2 (notes are records)
 
 
 def _inputs(kw: dict[str, Any]) -> list[Path | None]:
@@ -62,16 +71,21 @@ def command(spec: str, db_path: str | None, resume: str | None, providers: tuple
     """
     from rich.console import Console
 
-    from bench_kernel.sweeps import check_sharding, load_spec, parse_gpus, run_sweep
-    from bench_kernel.report import PLOT_FORMATS, ProgressBar, best_table, plot_sweep, sweep_table
+    from bench_kernel.report import (
+        ProgressBar,
+        best_table,
+        plot_sweep,
+        sweep_table,
+    )
     from bench_kernel.results import open_store
+    from bench_kernel.sweeps import check_sharding, load_spec, parse_gpus, run_sweep
 
     # Every option is checked before anything is imported or measured: what is wrong on any machine
     # first (exit 2), then what this machine lacks (a GPU: exit 1), then the spec is imported.
     if (plot_path is None) != (x_axis is None):
         raise UsageError("--plot FILE and --x AXIS go together")
-    if plot_path and Path(plot_path).suffix.lower() not in PLOT_FORMATS:
-        raise UsageError(f"--plot {plot_path!r}: the format comes from the extension: {', '.join(PLOT_FORMATS)}")
+    if plot_path:
+        check_plot_path(plot_path, "--plot")
     if address and backend != "ray":
         raise UsageError("--address is for --backend ray")
     check_sharding(workers, gpus, backend)
@@ -96,9 +110,8 @@ def command(spec: str, db_path: str | None, resume: str | None, providers: tuple
     if not failed:
         err.print(f"stored as run {result.run.id} in {store.path}", highlight=False, markup=False, soft_wrap=True)
     else:  # one line, which names the run
-        shown = "; ".join(f"{p.label}: {p.status}" for p in failed[:3])
-        more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
-        print_error(f"{len(failed)} point(s) failed or gave a wrong result ({shown}{more}); "
+        shown = first_and_more([f"{p.label}: {p.status}" for p in failed], sep="; ")
+        print_error(f"{len(failed)} point(s) failed or gave a wrong result ({shown}); "
                     f"the reasons are in the table notes and in run {result.run.id}")
         return 1
     return 0

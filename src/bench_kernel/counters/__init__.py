@@ -11,16 +11,27 @@ Counts only: no record here holds a time. Durations come from bench-kernel's met
 profiler's replays. Nothing here imports torch.
 """
 
-from bench_kernel.counters._collect import CHILD_ERROR, RANGE_NAME, collect_ncu, collect_rocprof, ncu_command
+from bench_kernel.counters._collect import (
+    CHILD_ERROR,
+    RANGE_NAME,
+    collect_ncu,
+    collect_rocprof,
+    ncu_command,
+)
 from bench_kernel.counters._files import read_counters
 from bench_kernel.counters._join import base_name, in_range, join, signature, to_kernels
 from bench_kernel.counters._ncu import Launch, parse_ncu_csv
-from bench_kernel.counters._records import CounterReport, JoinedKernel, KernelCounters
 from bench_kernel.counters._rocprof import parse_rocprof_csv
-from bench_kernel.counters._table import FIELDS, PRECISIONS, Formula, MetricTable, metric_table
+from bench_kernel.counters._table import (
+    FIELDS,
+    PRECISIONS,
+    Formula,
+    MetricTable,
+    metric_table,
+)
 
 __all__ = [
-    "CHILD_ERROR", "FIELDS", "PRECISIONS", "RANGE_NAME", "CounterReport", "Formula", "JoinedKernel", "KernelCounters",
+    "CHILD_ERROR", "FIELDS", "PRECISIONS", "RANGE_NAME", "Formula",
     "Launch", "MetricTable", "base_name", "collect_ncu", "collect_rocprof", "in_range", "join", "metric_table",
     "ncu_command", "parse_ncu_csv", "parse_rocprof_csv", "read_counters", "signature", "to_kernels",
 ]

@@ -21,16 +21,15 @@ import signal
 import subprocess
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from bench_kernel.counters._join import in_range, to_kernels
 from bench_kernel.counters._ncu import NO_KERNELS, Launch, parse_ncu_csv
-from bench_kernel.counters._records import CounterReport
 from bench_kernel.counters._rocprof import parse_rocprof_csv
 from bench_kernel.counters._table import MetricTable, metric_table
 from bench_kernel.errors import InputError
+from bench_kernel.records import CounterReport, Note, warning
 
 __all__ = ["RANGE_NAME", "CHILD_ERROR", "collect_ncu", "collect_rocprof", "ncu_command"]
 
@@ -123,13 +122,14 @@ def collect_ncu(child: Sequence[str], *, chip: str | None, timeout_s: float,
         return CounterReport("ncu", error="ncu (Nsight Compute) is not on PATH: install it or add its folder to "
                                           "PATH to count bytes and FLOPs")
     metrics = metric_rows.requested(chip)
-    notes: list[str] = []
+    notes: list[Note] = []
     t0 = time.perf_counter()
     cmd = ncu_command(exe, metrics, child, range_name)
     rc, out, err = _run(cmd, timeout_s, env)
     missing = _missing_metrics(out, err, metrics) if rc not in (0, None) and _PERMISSION not in out + err else []
     if missing and len(missing) < len(metrics):
-        notes.append(f"this ncu does not know {', '.join(missing)}: counted without them")
+        notes.append(warning("ncu-metrics-missing", f"this ncu does not know {', '.join(missing)}: counted without "
+                             "them", metrics=missing))
         metrics = [m for m in metrics if m not in missing]
         cmd = ncu_command(exe, metrics, child, range_name)
         rc, out, err = _run(cmd, max(timeout_s - (time.perf_counter() - t0), 1.0), env)
@@ -152,7 +152,7 @@ def collect_ncu(child: Sequence[str], *, chip: str | None, timeout_s: float,
 
 def _with_kernels(report: CounterReport, launches: Sequence[Launch], table: MetricTable) -> CounterReport:
     kernels, formulas = to_kernels(launches, table)
-    return replace(report, kernels=tuple(kernels), formulas=formulas)
+    return report.replace(kernels=tuple(kernels), formulas=dict(formulas))
 
 
 def collect_rocprof(child: Sequence[str], *, chip: str | None, timeout_s: float, last_n: int,
@@ -178,7 +178,8 @@ def collect_rocprof(child: Sequence[str], *, chip: str | None, timeout_s: float,
         rc, out, err = _run(cmd, timeout_s, env)
         report = CounterReport("rocprofv3", chip=chip, tool_version=_version(exe),
                                wall_s=time.perf_counter() - t0, command=tuple(cmd),
-                               notes=("rocprofv3 collection has not been run on AMD hardware by bench-kernel",))
+                               notes=(warning("rocprof-untested", "rocprofv3 collection has not been run on AMD "
+                                              "hardware by bench-kernel"),))
         if rc != 0:
             return report.with_error(_failure("rocprofv3", rc, out, err, timeout_s))
         files = sorted(Path(tmp).rglob("*counter_collection.csv"))

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from bench_kernel.counters._join import in_range, to_kernels
 from bench_kernel.counters._ncu import parse_ncu_csv
-from bench_kernel.counters._records import CounterReport
 from bench_kernel.counters._rocprof import parse_rocprof_csv
 from bench_kernel.counters._table import metric_table
 from bench_kernel.datafile import user_file_text
 from bench_kernel.errors import InputError
+from bench_kernel.records import CounterReport, info
 
 __all__ = ["read_counters"]
 
@@ -32,4 +31,5 @@ def read_counters(path: str | Path, *, nvtx_range: str | None = None) -> Counter
         where = f" in the NVTX range {nvtx_range!r}" if nvtx_range else ""
         raise InputError(f"{path}: no kernel launch{where}")
     kernels, formulas = to_kernels(launches, metric_table(tool))
-    return replace(CounterReport(tool, notes=(f"read from {path}",)), kernels=tuple(kernels), formulas=formulas)
+    return CounterReport(tool, notes=(info("counters-file", f"read from {path}", path=str(path)),), kernels=tuple(kernels),
+                         formulas=dict(formulas))

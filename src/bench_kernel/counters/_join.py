@@ -16,8 +16,8 @@ import re
 from typing import Iterable, Sequence
 
 from bench_kernel.counters._ncu import Launch
-from bench_kernel.counters._records import JoinedKernel, KernelCounters
 from bench_kernel.counters._table import MetricTable
+from bench_kernel.records import JoinedKernel, KernelCounters, Note, warning
 
 __all__ = ["base_name", "signature", "in_range", "to_kernels", "join"]
 
@@ -93,7 +93,7 @@ def join(kernels: Sequence[KernelCounters], breakdown: Sequence[tuple[str, float
     for k in kernels:
         groups.setdefault(signature(k.name), []).append(k)
     rows: list[JoinedKernel | None] = [None] * len(breakdown)
-    notes: list[str] = []
+    notes: list[Note] = []
     # First the same function and template arguments, then the same function among what is left.
     for key in (signature, base_name):
         for i, (name, per_call) in enumerate(breakdown):
@@ -105,7 +105,8 @@ def join(kernels: Sequence[KernelCounters], breakdown: Sequence[tuple[str, float
             group = groups.pop(found)
             rows[i] = JoinedKernel(name, per_call, KernelCounters.combine(name, group), "name")
             if round(per_call) != len(group):
-                notes.append(f"{base_name(name)}: {per_call:g} launches per timed call, {len(group)} counted")
+                notes.append(warning("counters-launches-differ", f"{base_name(name)}: {per_call:g} launches per timed "
+                                     f"call, {len(group)} counted", kernel=base_name(name)))
     left_ours = [i for i, r in enumerate(rows) if r is None]
     left_theirs = [(base_name(s), g) for s, g in groups.items()]
     # The breakdown is ordered by time, not launch: only a single leftover on each side pairs safely.
@@ -113,8 +114,8 @@ def join(kernels: Sequence[KernelCounters], breakdown: Sequence[tuple[str, float
         for i, (theirs, group) in zip(left_ours, left_theirs):
             name, per_call = breakdown[i]
             rows[i] = JoinedKernel(name, per_call, KernelCounters.combine(name, group), "order")
-            notes.append(f"joined as the only kernels left on each side, the names differ: {base_name(name)!r} "
-                         f"(timed) and {theirs!r} (counted)")
+            notes.append(warning("counters-joined-by-order", f"joined as the only kernels left on each side, the "
+                                 f"names differ: {base_name(name)!r} (timed) and {theirs!r} (counted)"))
         left_theirs = []
     out = [r if r is not None else JoinedKernel(breakdown[i][0], breakdown[i][1], None, "none")
            for i, r in enumerate(rows)]
@@ -122,7 +123,9 @@ def join(kernels: Sequence[KernelCounters], breakdown: Sequence[tuple[str, float
             for _, group in left_theirs]
     missing = [base_name(breakdown[i][0]) for i in left_ours if out[i].counters is None]
     if missing:
-        notes.append(f"no counts for {', '.join(missing)}: the counter tool saw no such launch")
+        notes.append(warning("counters-missing", f"no counts for {', '.join(missing)}: the counter tool saw no such "
+                             "launch", kernels=missing))
     if left_theirs:
-        notes.append(f"counted but not in the timed breakdown: {', '.join(n for n, _ in left_theirs)}")
+        notes.append(warning("counters-extra", f"counted but not in the timed breakdown: "
+                             f"{', '.join(n for n, _ in left_theirs)}"))
     return tuple(out), notes

@@ -18,10 +18,10 @@ The error measured is kept (:class:`Check`): printed when the check fails, in th
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Iterator
 
 from bench_kernel.dtypes import lookup
+from bench_kernel.records import Check
 
 __all__ = ["Check", "compare", "tolerance_for", "check_tolerances"]
 
@@ -62,46 +62,6 @@ def check_tolerances(rtol: Any, atol: Any) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class Check:
-    """The correctness check of one call: the largest error found and what was allowed.
-
-    ``where`` names the output value (``out``, ``out[1]``): the first that failed, or the one with
-    the largest relative error when all passed. ``rel_error`` is ||out - ref|| / ||ref|| (None for
-    a failure that is not about size: a shape, a NaN, a type); ``max_abs_error`` the largest
-    element-wise difference, in the output's units; ``rtol`` the relative tolerance applied (the
-    dtype's default unless given), ``atol`` the RMS allowance.
-    """
-
-    passed: bool
-    where: str = "out"
-    dtype: str | None = None
-    rel_error: float | None = None
-    max_abs_error: float | None = None
-    rtol: float | None = None
-    atol: float = 0.0
-    #: a failure that is not an error size: "shape (2, 3) != reference (3, 2)"
-    reason: str | None = None
-
-    def describe(self) -> str:
-        """One sentence: the error and the tolerance (``reason`` for a failure of another kind)."""
-        if self.reason is not None:
-            return f"{self.where}: {self.reason}"
-        allowed = f"the {self.dtype} tolerance rtol {self.rtol:.3g}" + (f" + atol {self.atol:.3g}" if self.atol else "")
-        err = f"relative error {self.rel_error:.3g} (max abs {self.max_abs_error:.3g})"
-        if self.passed:
-            return f"{self.where}: {err} within {allowed}"
-        return (f"{self.where}: {err} exceeds {allowed}; a reference that is another formula may need "
-                f"rtol=/atol= on the case or the sweep spec")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"passed": self.passed, "where": self.where, "dtype": self.dtype, "rel_error": self.rel_error,
-                "max_abs_error": self.max_abs_error, "rtol": self.rtol, "atol": self.atol, "reason": self.reason}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Check":
-        return cls(**{k: d[k] for k in ("passed", "where", "dtype", "rel_error", "max_abs_error", "rtol", "atol",
-                                        "reason") if k in d})
 
 
 def _leaves(obj: Any, path: str = "out") -> Iterator[tuple[str, Any]]:

@@ -11,13 +11,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import replace
 from typing import Any, Callable
 
-from bench_kernel.counters import CounterReport, collect_ncu, collect_rocprof, join
-from bench_kernel.counters import RANGE_NAME
+from bench_kernel.counters import RANGE_NAME, collect_ncu, collect_rocprof, join
 from bench_kernel.measure._case import Case, CaseOrigin
-from bench_kernel.measure._records import BenchResult
+from bench_kernel.records import BenchResult, CounterReport, warning
 
 __all__ = ["collect_counters", "attach_counters", "child_command", "DEFAULT_COUNTER_TIMEOUT_S", "function_origin"]
 
@@ -99,12 +97,12 @@ def collect_counters(case: Case, result: BenchResult, *, device_index: int = 0,
     if not report.ok or not ours:
         return report
     joined, notes = join(report.kernels, ours)
-    return replace(report, joined=joined, notes=report.notes + tuple(notes))
+    return report.replace(joined=tuple(joined), notes=report.notes + tuple(notes))
 
 
 def attach_counters(result: BenchResult, report: CounterReport) -> BenchResult:
     """``result`` with ``report`` attached, and one note when no counts could be taken."""
     notes = result.notes
     if report.error:
-        notes += (f"counters: {report.error} (the timings above are unaffected)",)
-    return replace(result, counters=report, notes=notes)
+        notes += (warning("counters-failed", f"counters: {report.error} (the timings above are unaffected)"),)
+    return result.replace(counters=report, notes=notes)

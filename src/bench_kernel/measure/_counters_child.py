@@ -19,6 +19,7 @@ import sys
 from typing import Any
 
 from bench_kernel.counters import CHILD_ERROR
+from bench_kernel.gpu import has_gpu
 
 EXIT_FAILED = 3
 
@@ -35,7 +36,7 @@ def run(spec: dict[str, Any]) -> None:
     from bench_kernel.measure._inputs import call_with
 
     case = _loader(spec["loader"])(**spec["kwargs"])
-    if not torch.cuda.is_available():
+    if not has_gpu():
         raise RuntimeError("no CUDA/HIP GPU is visible to the child process")
     torch.cuda.set_device(int(spec.get("device_index", 0)))
     inputs = case.make_inputs() if case.make_inputs is not None else None

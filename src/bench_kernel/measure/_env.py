@@ -13,7 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from bench_kernel.gpu import has_gpu
 from bench_kernel.measure._smi import monitor
+from bench_kernel.records import Note, warning
 from bench_kernel.vcs import head_commit
 
 __all__ = ["capture_env", "gpu_state", "sm_clock_reader", "throttle_note"]
@@ -41,15 +43,16 @@ def sm_clock_reader(index: int = 0) -> Callable[[], float | None] | None:
     return mon.sm_clock if mon is not None else None
 
 
-def throttle_note(before: dict[str, Any], after: dict[str, Any]) -> str | None:
+def throttle_note(before: dict[str, Any], after: dict[str, Any]) -> Note | None:
     """A note when the SM clock fell by more than 10% between two readings, or NVML says why."""
     b, a = before.get("sm_clock_mhz"), after.get("sm_clock_mhz")
     reasons = sorted(set(after.get("throttle_reasons") or []) - {"sw_power_cap"})
     if b and a and a < b * (1 - THROTTLE_DROP_FRACTION):
-        return f"clock throttling: SM clock fell from {b} to {a} MHz during the measurement" + (
-            f" ({', '.join(reasons)})" if reasons else "")
+        return warning("clock-throttled", f"clock throttling: SM clock fell from {b} to {a} MHz during the "
+                       f"measurement" + (f" ({', '.join(reasons)})" if reasons else ""),
+                       sm_clock_before_mhz=b, sm_clock_after_mhz=a, reasons=reasons)
     if reasons:
-        return f"clock throttling reported by NVML: {', '.join(reasons)}"
+        return warning("clock-throttled", f"clock throttling reported by NVML: {', '.join(reasons)}", reasons=reasons)
     return None
 
 
@@ -66,14 +69,14 @@ def capture_env(device_index: int = 0) -> dict[str, Any]:
         env["device"] = platform.processor() or platform.machine()
         env["backend"] = "cpu"
         return env
-    env["torch"] = torch.__version__
+    env["torch"] = str(torch.__version__)
     try:
         import triton
 
-        env["triton"] = triton.__version__
+        env["triton"] = str(triton.__version__)
     except ImportError:
         env["triton"] = None
-    if not torch.cuda.is_available():
+    if not has_gpu():
         env["device"] = platform.processor() or platform.machine()
         env["backend"] = "cpu"
         env["cpu_threads"] = torch.get_num_threads()

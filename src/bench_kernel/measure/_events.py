@@ -13,9 +13,9 @@ from bench_kernel.gpu import EventTimer, sleep_us
 from bench_kernel.measure._budget import SYNC_BATCH_US, calls_to_fill
 from bench_kernel.measure._inputs import L2Flusher
 from bench_kernel.measure._method import Timed
-from bench_kernel.measure._records import Measurement
 from bench_kernel.measure._runner import Runner
-from bench_kernel.measure._stopping import StoppingRule
+from bench_kernel.measure._stopping import StoppingRule, note_step
+from bench_kernel.records import Measurement
 
 __all__ = ["EventsMethod"]
 
@@ -38,6 +38,7 @@ class EventsMethod:
     def __init__(self, flusher: L2Flusher | None, rotation_cache: str = "warm") -> None:
         self.flusher = flusher
         self.rotation_cache = rotation_cache
+        self._timer: EventTimer | None = None  # kept for the next round: 2 x 200 events to make
 
     def run(self, runner: Runner, rule: StoppingRule) -> Timed:
         """Sample until ``rule`` is finished; a cold sample holds one call unless the inputs rotate beyond L2."""
@@ -48,7 +49,9 @@ class EventsMethod:
         cps = batch if (flusher is None or self.rotation_cache == "cold") else 1
         backlog = min(BACKLOG_FACTOR * runner.host_us * cps + BACKLOG_MARGIN_US, BACKLOG_MAX_US)
         per_sync = calls_to_fill(SYNC_BATCH_US, runner.est_us * cps + backlog, hi=200)
-        timer = EventTimer(per_sync)
+        if self._timer is None or self._timer.n < per_sync:
+            self._timer = EventTimer(per_sync)
+        timer = self._timer
         t0 = time.perf_counter()
 
         def before() -> None:
@@ -62,9 +65,11 @@ class EventsMethod:
 
         def loop() -> None:
             while not rule.is_finished():
-                rule.add([us / cps for us in timer.time(calls, rule.remaining(per_sync), before)])
+                batch = [us / cps for us in timer.time(calls, rule.next_batch(per_sync), before)]
+                rule.add(batch)
+                note_step(rule, batch)  # the event timer's step
 
         runner.guarded("events timing", loop)
-        return Timed(Measurement("events", rule.samples, calls_per_sample=cps,
+        return Timed(Measurement.of("events", rule.samples, calls_per_sample=cps,
                                  cache="cold" if flusher is not None else "warm", stop_reason=rule.reason,
                                  wall_s=time.perf_counter() - t0))

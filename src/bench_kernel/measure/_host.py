@@ -9,9 +9,9 @@ import time
 
 from bench_kernel.measure._budget import calls_to_fill
 from bench_kernel.measure._method import Timed
-from bench_kernel.measure._records import Measurement
 from bench_kernel.measure._runner import Runner
 from bench_kernel.measure._stopping import StoppingRule
+from bench_kernel.records import Measurement
 
 __all__ = ["HostMethod"]
 
@@ -44,5 +44,5 @@ class HostMethod:
                 rule.add([(time.perf_counter() - t0) / cps * 1e6])
 
         runner.guarded("host timing", loop)
-        return Timed(Measurement("host", rule.samples, calls_per_sample=cps, cache=self.cache,
+        return Timed(Measurement.of("host", rule.samples, calls_per_sample=cps, cache=self.cache,
                                  stop_reason=rule.reason, wall_s=time.perf_counter() - t_start))

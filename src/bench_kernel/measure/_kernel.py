@@ -21,9 +21,10 @@ from bench_kernel.errors import MeasurementError
 from bench_kernel.measure._budget import calls_to_fill
 from bench_kernel.measure._inputs import L2Flusher
 from bench_kernel.measure._method import Timed
-from bench_kernel.measure._records import KernelStat, Measurement
+from bench_kernel.measure._profiler_start import start_profiler
 from bench_kernel.measure._runner import Runner
-from bench_kernel.measure._stopping import StoppingRule
+from bench_kernel.measure._stopping import StoppingRule, note_step
+from bench_kernel.records import KernelStat, Measurement, warning
 
 __all__ = ["KernelMethod", "DeviceActivity", "CpuEvent", "attribute", "breakdown"]
 
@@ -34,6 +35,9 @@ _BY_SOURCE = ("triton", "inductor", "other")
 #: Calls per profiler session: enough device time (us) that the session's cost is amortised.
 SESSION_TARGET_US = 20_000.0
 MIN_CALLS, MAX_CALLS = 10, 200
+#: The first session of a round is this short (calls): a session costs ~4.4 ms plus ~0.1 ms a call
+#: on an H200 (benchmarks/gpu/speed.py, micro), and a quiet kernel meets the precision in one.
+FIRST_SESSION_CALLS = 20
 
 
 @dataclass(frozen=True)
@@ -178,12 +182,18 @@ class KernelMethod:
 
     def __init__(self, flusher: L2Flusher | None) -> None:
         self.flusher = flusher
+        #: seconds this method spent opening the process's first profiler session (``_profiler_start``)
+        self.waited_s = 0.0
 
     def run(self, runner: Runner, rule: StoppingRule) -> Timed:
         """Profile sessions of calls until ``rule`` is finished; the breakdown comes back with the times."""
         import torch
         from torch.profiler import ProfilerActivity, profile, record_function
 
+        started = start_profiler()  # the process's first session: seconds, and no sample's business
+        if started:
+            self.waited_s += started
+            rule.restart_clock()
         cold = self.flusher is not None
         per_session = calls_to_fill(SESSION_TARGET_US, runner.est_us, lo=MIN_CALLS, hi=MAX_CALLS)
         all_calls: list[list[DeviceActivity]] = []
@@ -195,7 +205,7 @@ class KernelMethod:
         def loop() -> None:
             nonlocal unlinked_total, overlapped
             while not rule.is_finished():
-                n = rule.remaining(per_session)
+                n = rule.next_batch(per_session, first=min(per_session, FIRST_SESSION_CALLS))
                 with warnings.catch_warnings():
                     # torch warns that each profiler cycle clears events: that is what we want.
                     warnings.simplefilter("ignore", UserWarning)
@@ -222,14 +232,18 @@ class KernelMethod:
                         f"({len(dev)} device events, {unlinked} unlinked): does it launch GPU work?")
                 overlapped = overlapped or any(overlaps(c) for c in per_call)
                 all_calls.extend(per_call)
-                rule.add([sum(a.dur_ns for a in c) / 1e3 for c in per_call])
+                batch = [sum(a.dur_ns for a in c) / 1e3 for c in per_call]
+                rule.add(batch)
+                note_step(rule, batch)  # the device timestamps' step (32 ns on an H200)
 
         runner.guarded("kernel profiling", loop)
         notes = []
         if unlinked_total:
-            notes.append(f"{unlinked_total} device activities could not be linked to a call and were left out")
+            notes.append(warning("activities-unlinked", f"{unlinked_total} device activities could not be linked "
+                                 "to a call and were left out", count=unlinked_total))
         if overlapped:
-            notes.append("kernels of one call overlapped on several streams: the sum exceeds the busy time")
-        measurement = Measurement("kernel", rule.samples, calls_per_sample=1, cache="cold" if cold else "warm",
+            notes.append(warning("kernels-overlapped", "kernels of one call overlapped on several streams: the sum "
+                                 "exceeds the busy time"))
+        measurement = Measurement.of("kernel", rule.samples, calls_per_sample=1, cache="cold" if cold else "warm",
                                   stop_reason=rule.reason, wall_s=time.perf_counter() - t0, notes=tuple(notes))
         return Timed(measurement, tuple(breakdown(all_calls)))

@@ -17,22 +17,46 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from bench_kernel.gpu import has_gpu
-from bench_kernel.options import GPU_METHODS, METHODS, Options
 from bench_kernel.measure._agree import agreement_note
 from bench_kernel.measure._case import Case
-from bench_kernel.measure._check import Check, compare
-from bench_kernel.measure._env import capture_env, gpu_state, sm_clock_reader, throttle_note
+from bench_kernel.measure._check import compare
+from bench_kernel.measure._env import (
+    capture_env,
+    gpu_state,
+    sm_clock_reader,
+    throttle_note,
+)
 from bench_kernel.measure._events import EventsMethod
 from bench_kernel.measure._graph import GraphMethod
 from bench_kernel.measure._host import HostMethod
-from bench_kernel.measure._inputs import L2Flusher, call_with, plan_rotation, tensor_bytes
+from bench_kernel.measure._inputs import (
+    L2Flusher,
+    call_with,
+    plan_rotation,
+    tensor_bytes,
+)
 from bench_kernel.measure._kernel import KernelMethod
 from bench_kernel.measure._method import Method, Timed
-from bench_kernel.measure._records import BenchResult, KernelStat, Measurement
-from bench_kernel.measure._rounds import merge_measurements
+from bench_kernel.measure._rounds import RoundPlan, merge_measurements
 from bench_kernel.measure._runner import Runner, guard
-from bench_kernel.measure._steady import REHOLD_MAX_S, STEADY_MIN_SAMPLE_S, hold_until_settled, stability_notes
+from bench_kernel.measure._steady import (
+    REHOLD_MAX_S,
+    STEADY_MIN_SAMPLE_S,
+    hold_until_settled,
+    stability_notes,
+)
 from bench_kernel.measure._stopping import StoppingRule
+from bench_kernel.measure._warmup import ensure_warm, mark_busy
+from bench_kernel.options import GPU_METHODS, METHODS, Options
+from bench_kernel.records import (
+    BenchResult,
+    Check,
+    KernelStat,
+    Measurement,
+    Note,
+    info,
+    warning,
+)
 
 __all__ = ["measure_case", "as_case", "clone_inputs"]
 
@@ -76,7 +100,7 @@ class _InputPlan:
     sets: list[Any]
     #: "cold" when two uses of one set are separated by more than L2's worth of other sets, else "warm"
     rotation_cache: str
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
 
 def _plan_inputs(case: Case, cache: str, gpu: bool, l2_bytes: int | None, device_index: int) -> _InputPlan:
@@ -85,14 +109,15 @@ def _plan_inputs(case: Case, cache: str, gpu: bool, l2_bytes: int | None, device
     if not (cache == "cold" and gpu):
         return _InputPlan([first], "warm")
     if case.make_inputs is None:
-        return _InputPlan([first], "warm", ["no make_inputs: one input set, so the graph and host methods run "
-                                            "with a warm L2"])
+        return _InputPlan([first], "warm", [info("one-input-set", "no make_inputs: one input set, so the graph and "
+                                                 "host methods run with a warm L2")])
     import torch
 
     free, _ = torch.cuda.mem_get_info(device_index)
     rotation = plan_rotation(tensor_bytes(first), l2_bytes, budget_bytes=int(free * ROTATION_MEMORY_FRACTION))
     sets = [first] + [guard(case.label, "make_inputs", case.make_inputs) for _ in range(rotation.sets - 1)]
-    return _InputPlan(sets, "cold" if rotation.exceeds_l2 else "warm", [rotation.note] if rotation.note else [])
+    note = info("rotation-limited", rotation.note, sets=rotation.sets) if rotation.note else None
+    return _InputPlan(sets, "cold" if rotation.exceeds_l2 else "warm", [note] if note else [])
 
 
 def _methods(names: Sequence[str], plan: _InputPlan, flusher: L2Flusher | None) -> list[Method]:
@@ -106,14 +131,14 @@ def _methods(names: Sequence[str], plan: _InputPlan, flusher: L2Flusher | None) 
     return [make[m]() for m in _RUN_ORDER if m in names]
 
 
-def _method_notes(per_method: dict[str, list[Timed]], merged: dict[str, Timed], options: Options) -> list[str]:
+def _method_notes(per_method: dict[str, list[Timed]], merged: dict[str, Timed], options: Options) -> list[Note]:
     """What to distrust in each method's result: an error, or rounds stopped on the time bound
     (judged per round: the joined samples' interval says nothing about when a round stopped)."""
-    notes = []
+    notes: list[Note] = []
     for m, t in merged.items():
         meas = t.measurement
         if meas.error:
-            notes.append(f"{m}: {meas.error}")
+            notes.append(warning("method-failed", f"{m}: {meas.error}", method=m))
             continue
         rounds = [x.measurement for x in per_method[m] if x.measurement.ok]
         # A round that hit the bound with its interval within the precision asked for lost nothing.
@@ -121,11 +146,47 @@ def _method_notes(per_method: dict[str, list[Timed]], merged: dict[str, Timed], 
         if not short:
             continue
         widest = max(r.samples.rel_ci95 for r in short)
+        bound = f"the {options.max_time_s:g} s bound" + ("" if len(rounds) == 1 else " its rounds share")
         where, at = ("", f"+/-{widest:.1%}") if len(rounds) == 1 else \
             (f" in {len(short)} of {len(rounds)} rounds", f"up to +/-{widest:.1%}")
-        notes.append(f"{m}: stopped at the {options.max_time_s:g} s bound{where} at {at}, "
-                     f"above the {options.precision:.1%} precision asked for")
+        notes.append(warning("precision-not-reached", f"{m}: stopped at {bound}{where} at {at}, above the "
+                             f"{options.precision:.1%} precision asked for", method=m, rel_ci95=widest,
+                             rounds=len(short)))
     return notes
+
+
+def _time_rounds(runner: Runner, methods: list[Method], plan: RoundPlan, options: Options,
+                 read_clock: Callable[[], float | None] | None, say: Callable[[str], None]
+                 ) -> tuple[dict[str, list[Timed]], list[Any]]:
+    """Each method's rounds, as ``plan`` decides them (``_rounds``), round-robin over the methods
+    so that what drifts reaches them alike; with ``options.steady`` a hold before each and no
+    extra rounds. Returns (method -> its rounds in order, the steady holds)."""
+    if options.steady:
+        plan = replace(plan, max_rounds=plan.min_rounds)
+    per_method: dict[str, list[Timed]] = {m.name: [] for m in methods}
+    used = {m.name: 0.0 for m in methods}
+    holds: list[Any] = []
+    while True:
+        due = [m for m in methods if plan.wants_more([t.measurement for t in per_method[m.name]], used[m.name])]
+        if not due:
+            return per_method, holds
+        for method in due:
+            done = len(per_method[method.name])
+            label = method.name if plan.max_rounds == 1 else f"{method.name}, round {done + 1}"
+            if options.steady:
+                say(f"holding the load until the clock settles ({label})")
+                holds.append(hold_until_settled(runner, read_clock or (lambda: None),
+                                                **({} if not holds else {"max_s": REHOLD_MAX_S})))
+            say(label)
+            bound = plan.round_bound_s(done, used[method.name])
+            rule = StoppingRule(precision=options.precision,
+                                max_time_s=max(options.max_time_s, 2 * STEADY_MIN_SAMPLE_S) if options.steady
+                                else bound, min_time_s=STEADY_MIN_SAMPLE_S if options.steady else 0.0,
+                                read_clock=read_clock)
+            t = method.run(runner, rule)
+            t = replace(t, measurement=t.measurement.replace(sm_clock_mhz=tuple(rule.clocks_mhz)))
+            per_method[method.name].append(t)
+            used[method.name] += t.measurement.wall_s
 
 
 def measure_case(case: Case, options: Options, *, env: dict[str, Any] | None = None,
@@ -146,12 +207,13 @@ def measure_case(case: Case, options: Options, *, env: dict[str, Any] | None = N
     gpu = has_gpu()
     methods = options.methods
     device_index = options.device_index
-    notes: list[str] = []
+    notes: list[Note] = []
     if not gpu:
         dropped = [m for m in methods if m in GPU_METHODS]
         methods = tuple(m for m in methods if m not in GPU_METHODS) or ("host",)
         if dropped:
-            notes.append(f"no GPU: {', '.join(dropped)} need a CUDA/HIP device; measured host wall clock")
+            notes.append(info("no-gpu", f"no GPU: {', '.join(dropped)} need a CUDA/HIP device; measured host wall "
+                              "clock", dropped=dropped))
     base = dict(name=name, params=dict(case.params), env=env, flops=case.flops, bytes=case.bytes)
 
     check = None
@@ -160,39 +222,31 @@ def measure_case(case: Case, options: Options, *, env: dict[str, Any] | None = N
         check = _check(case)
         if not check.passed:
             return BenchResult(**base, correct=False, check=check,
-                               notes=tuple(notes + [f"wrong result, not timed: {check.describe()}"]))
+                               notes=tuple(notes + [warning("wrong-result", f"wrong result, not timed: "
+                                                            f"{check.describe()}")]))
 
     plan = _plan_inputs(case, options.cache, gpu, env.get("l2_bytes"), device_index)
     notes += plan.notes
+    if gpu:  # bring the device to its working clock, where it fell back (``_warmup``)
+        env = dict(env, device_warmup=ensure_warm(device_index))
     runner = Runner(case.fn, plan.sets, name, gpu=gpu, device_index=device_index)
     say(f"{name}: warming up")
     runner.warmup()
     notes += runner.notes
     state_before = gpu_state(device_index) if gpu else {}
-    read_clock = sm_clock_reader(device_index) if gpu else None
     flusher = L2Flusher(env.get("l2_bytes"), device_index) if gpu and options.cache == "cold" else None
-    rounds = options.rounds_for(gpu)
-    per_method: dict[str, list[Timed]] = {}
-    holds = []
-    for r in range(rounds):
-        for method in _methods(methods, plan, flusher):
-            label = method.name if rounds == 1 else f"{method.name}, round {r + 1} of {rounds}"
-            if options.steady:
-                say(f"{name}: holding the load until the clock settles ({label})")
-                holds.append(hold_until_settled(runner, read_clock or (lambda: None),
-                                                **({} if not holds else {"max_s": REHOLD_MAX_S})))
-            say(f"{name}: {label}")
-            rule = StoppingRule(precision=options.precision,
-                                max_time_s=max(options.max_time_s, 2 * STEADY_MIN_SAMPLE_S) if options.steady
-                                else options.max_time_s, min_time_s=STEADY_MIN_SAMPLE_S if options.steady else 0.0,
-                                read_clock=read_clock)
-            t = method.run(runner, rule)
-            t = replace(t, measurement=replace(t.measurement, sm_clock_mhz=tuple(rule.clocks_mhz)))
-            per_method.setdefault(method.name, []).append(t)
+    methods_run = _methods(methods, plan, flusher)
+    per_method, holds = _time_rounds(runner, methods_run, RoundPlan.of(options, gpu), options,
+                                     sm_clock_reader(device_index) if gpu else None, lambda msg: say(f"{name}: {msg}"))
     state_after = gpu_state(device_index) if gpu else {}
+    if gpu:
+        mark_busy(device_index)
     timed = {m: replace(ts[0], measurement=merge_measurements([t.measurement for t in ts]))
              for m, ts in per_method.items()}
 
+    started = sum(m.waited_s for m in methods_run if isinstance(m, KernelMethod))
+    if started:  # the process's first profiler session, paid by this case (``_profiler_start``)
+        env = dict(env, profiler_start_s=round(started, 3))
     if holds:
         notes.append(holds[0].note())
         env = dict(env, steady=[h.to_dict() for h in holds])

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from bench_kernel.measure._records import KernelStat, Measurement
 from bench_kernel.measure._runner import Runner
 from bench_kernel.measure._stopping import StoppingRule
+from bench_kernel.records import KernelStat, Measurement
 
 __all__ = ["Method", "Timed"]
 

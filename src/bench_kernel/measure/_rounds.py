@@ -8,6 +8,16 @@ one full measurement of the case; K of them, spread over time (a sweep interleav
 its points, and on the host method runs each in a fresh process), show that noise, and
 ``bench_kernel.results`` tests a difference against it.
 
+How many rounds (``Options.rounds`` None, the default): time goes where the noise is. Every method
+runs the default rounds (``DEFAULT_ROUNDS``: what the verdicts were measured with), and they share
+its ``max_time_s``: a round stops once its own interval is within the precision, or at its share
+of the bound. A method whose rounds then disagree -- the interval across their medians wider than
+the precision, though each round met it: the run-to-run noise the rounds are there to see -- gets
+more rounds, up to :data:`MORE_ROUNDS_FACTOR` times as many, while its bound lasts (a round past
+the bound is not started). A quiet method stops at the default rounds; a noisy one does not pay
+for rounds that cannot agree. ``rounds=K`` runs exactly K rounds (a sweep runs one per unit).
+:class:`RoundPlan` holds the rule; ``measure_case`` follows it.
+
 Joining keeps every sample: a method's samples are the rounds' samples in order, with
 ``round_sizes`` saying where each round ends (its median is the median of the round medians);
 a method that failed in some rounds keeps the rounds that measured and says which failed.
@@ -15,14 +25,68 @@ a method that failed in some rounds keeps the rounds that measured and says whic
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass
 from typing import Any, Sequence
 
-from bench_kernel.measure._records import BenchResult, Measurement
-from bench_kernel.measure._stats import Samples
-from bench_kernel.options import METHODS
+from bench_kernel.measure._stopping import timer_step_us
+from bench_kernel.measure._summary import summarise_round_notes
+from bench_kernel.options import METHODS, Options
+from bench_kernel.records import BenchResult, Measurement, Samples, warning
 
-__all__ = ["merge_measurements", "merge_results"]
+__all__ = ["merge_measurements", "merge_results", "RoundPlan", "MORE_ROUNDS_FACTOR"]
+
+#: Where the rounds of a method disagree, up to this many times its default rounds (``rounds=None``).
+MORE_ROUNDS_FACTOR = 2
+#: A round is not started with less of the method's bound left than this fraction of a round's share.
+_MIN_SHARE = 0.25
+
+
+@dataclass(frozen=True)
+class RoundPlan:
+    """How many rounds a method gets and how long each may sample (module docstring).
+
+    min_rounds / max_rounds: the rounds always run, and the most it may get where they disagree.
+    budget_s: the method's sampling bound, shared by its rounds (``Options.max_time_s``).
+    precision: what the interval across the rounds' medians must meet (relative half-width).
+    """
+
+    min_rounds: int
+    max_rounds: int
+    budget_s: float
+    precision: float
+
+    @classmethod
+    def of(cls, options: Options, gpu: bool) -> "RoundPlan":
+        k = options.rounds_for(gpu)
+        more = k if options.rounds is not None else k * MORE_ROUNDS_FACTOR
+        return cls(k, more, options.max_time_s, options.precision)
+
+    @property
+    def share_s(self) -> float:
+        """One round's share of the bound (s)."""
+        return self.budget_s / self.min_rounds
+
+    def round_bound_s(self, done: int, used_s: float) -> float:
+        """The time bound (s) of the next round after ``done`` rounds that sampled ``used_s``."""
+        return self.share_s if done < self.min_rounds else min(self.share_s, self.budget_s - used_s)
+
+    def wants_more(self, rounds: Sequence[Measurement], used_s: float) -> bool:
+        """Whether the method gets another round, after ``rounds`` (in order) sampled ``used_s`` s."""
+        done = len(rounds)
+        if done < self.min_rounds:
+            return True
+        if done >= self.max_rounds or self.budget_s - used_s < _MIN_SHARE * self.share_s:
+            return False
+        ok = [m for m in rounds if m.ok]
+        if len(ok) < 2 or any(m.stop_reason == "time" for m in ok):  # nothing to agree, or no round met its precision
+            return False
+        medians = [m.samples.median_us for m in ok]
+        # Medians a timer step apart agree: the profiler's 32 ns steps put a 1 us kernel's rounds at
+        # 1.024 or 1.056 us, 3% apart, and more rounds cannot say more (measured on the H200).
+        step = timer_step_us([v for m in ok for v in m.samples.values_us])
+        if step and max(medians) - min(medians) <= step * (1 + 1e-6):
+            return False
+        return Samples.of(medians).rel_ci95 > self.precision
 
 
 def _sizes(m: Measurement) -> tuple[int, ...]:
@@ -43,10 +107,11 @@ def merge_measurements(parts: Sequence[Measurement]) -> Measurement:
     notes = list(dict.fromkeys(n for m in parts for n in m.notes))
     failed = [i + 1 for i, m in enumerate(parts) if not m.ok]
     if not ok:
-        return replace(first, wall_s=sum(m.wall_s for m in parts), notes=tuple(notes))
+        return first.replace(wall_s=sum(m.wall_s for m in parts), notes=tuple(notes))
     if failed:
-        notes.append(f"{first.method}: round(s) {', '.join(map(str, failed))} of {len(parts)} did not measure "
-                     f"({next(m.error for m in parts if not m.ok) or 'no samples'})")
+        notes.append(warning("rounds-failed", f"{first.method}: round(s) {', '.join(map(str, failed))} of "
+                             f"{len(parts)} did not measure ({next(m.error for m in parts if not m.ok) or 'no samples'})",
+                             method=first.method, rounds=failed))
     values: list[float] = []
     clocks: list[float | None] = []
     sizes: list[int] = []
@@ -56,7 +121,7 @@ def merge_measurements(parts: Sequence[Measurement]) -> Measurement:
         sizes += _sizes(m)
         if any_clock:
             clocks += list(m.sm_clock_mhz) if len(m.sm_clock_mhz) == m.samples.n else [None] * m.samples.n
-    return Measurement(method=first.method, samples=Samples(tuple(values)),
+    return Measurement(method=first.method, samples_us=tuple(values),
                        calls_per_sample=ok[0].calls_per_sample, cache=ok[0].cache,
                        stop_reason="time" if any(m.stop_reason == "time" for m in ok) else ok[-1].stop_reason,
                        wall_s=sum(m.wall_s for m in parts), notes=tuple(notes), error=None,
@@ -68,7 +133,9 @@ def merge_results(parts: Sequence[BenchResult], rounds_env: Sequence[dict[str, A
 
     The first round gives the name, params, work, kernels breakdown and env; ``env["rounds"]``
     lists each round's state (``rounds_env``, e.g. which worker ran it, the SM clock before and
-    after). Notes are joined without repeats. A wrong result in any round makes the whole wrong.
+    after). Notes are made once for the point (``_summary``: the judged ones again on the joined
+    rounds, the others once, with how many rounds made them). A wrong result in any round makes the
+    whole wrong.
     """
     if not parts:
         raise ValueError("merge_results needs at least one round")
@@ -84,7 +151,8 @@ def merge_results(parts: Sequence[BenchResult], rounds_env: Sequence[dict[str, A
     env = dict(first.env)
     if rounds_env:
         env["rounds"] = [dict(e) for e in rounds_env]
-    return replace(first, measurements=measurements, correct=correct, env=env,
+    walls = [p.wall_s for p in parts if p.wall_s is not None]
+    return first.replace(measurements=measurements, correct=correct, env=env, wall_s=sum(walls) if walls else None,
                    kernels=next((p.kernels for p in parts if p.kernels), ()),
-                   notes=tuple(dict.fromkeys(n for p in parts for n in p.notes)),
+                   notes=tuple(summarise_round_notes(parts, measurements, env)),
                    check=next((p.check for p in parts if p.check is not None and not p.check.passed), first.check))

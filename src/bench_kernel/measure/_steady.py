@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 
 from bench_kernel.measure._budget import calls_to_fill
 from bench_kernel.measure._runner import Runner
-from bench_kernel.measure._stats import Samples
+from bench_kernel.records import Note, Samples, info, warning
 
 __all__ = ["Settle", "hold_until_settled", "settled", "clock_note", "trend_note", "graph_floor_note",
            "stability_notes", "STEADY_MAX_S", "STEADY_MIN_SAMPLE_S"]
@@ -67,12 +67,13 @@ class Settle:
     def clock_mhz(self) -> float | None:
         return self.windows[-1][1] if self.windows else None
 
-    def note(self) -> str:
+    def note(self) -> Note:
         clock = f", SM clock {self.clock_mhz:.0f} MHz" if self.clock_mhz else ""
         if self.settled:
-            return f"steady: held the load {self.held_s:.1f} s until the time and clock settled{clock}"
-        return (f"steady: the time or the clock did not settle within {self.held_s:.1f} s{clock}: the "
-                f"numbers may still drift")
+            return info("steady-held", f"steady: held the load {self.held_s:.1f} s until the time and clock "
+                        f"settled{clock}", held_s=self.held_s, sm_clock_mhz=self.clock_mhz)
+        return warning("steady-unsettled", f"steady: the time or the clock did not settle within {self.held_s:.1f} "
+                       f"s{clock}: the numbers may still drift", held_s=self.held_s, sm_clock_mhz=self.clock_mhz)
 
     def to_dict(self) -> dict[str, Any]:
         return {"settled": self.settled, "held_s": round(self.held_s, 3),
@@ -118,7 +119,7 @@ def hold_until_settled(runner: Runner, read_clock: Callable[[], float | None],
     return Settle(ok, time.perf_counter() - t_start, tuple(windows))
 
 
-def clock_note(method: str, clocks_mhz: Sequence[float | None], max_clock_mhz: float | None) -> str | None:
+def clock_note(method: str, clocks_mhz: Sequence[float | None], max_clock_mhz: float | None) -> Note | None:
     """A note when the median SM clock while ``method`` sampled was more than 5% below its maximum
     (the median: one stray reading says nothing)."""
     seen = sorted(c for c in clocks_mhz if c)
@@ -128,12 +129,13 @@ def clock_note(method: str, clocks_mhz: Sequence[float | None], max_clock_mhz: f
     if mid >= max_clock_mhz * (1 - CLOCK_BELOW_MAX):
         return None
     span = f"{lo:.0f} MHz" if lo == hi else f"{lo:.0f}-{hi:.0f} MHz"
-    return (f"{method}: the SM clock ran at {span} while sampling (max {max_clock_mhz:.0f}): the GPU is "
-            f"power- or thermal-capped and times follow the clock; steady=True (--steady) measures at "
-            f"the settled clock")
+    return warning("clock-below-max", f"{method}: the SM clock ran at {span} while sampling (max "
+                   f"{max_clock_mhz:.0f}): the GPU is power- or thermal-capped and times follow the clock; "
+                   f"steady=True (--steady) measures at the settled clock", method=method, sm_clock_mhz=mid,
+                   max_sm_clock_mhz=max_clock_mhz)
 
 
-def trend_note(method: str, samples: Samples, steady: bool = False, where: str = "the samples") -> str | None:
+def trend_note(method: str, samples: Samples, steady: bool = False, where: str = "the samples") -> Note | None:
     """A note when the median of the last third of the samples differs from the first third's by
     more than 3% and their 95% CIs do not overlap (the clock was still settling). ``steady``: the
     load was already held until it settled, so the note does not suggest holding it. ``where``
@@ -149,10 +151,11 @@ def trend_note(method: str, samples: Samples, steady: bool = False, where: str =
     if abs(drift) <= TREND_FRACTION or not apart:
         return None
     if steady:
-        return (f"{method}: the per-call time drifted {drift:+.1%} from the first to the last third of "
-                f"{where} even after the steady hold")
-    return (f"{method}: the per-call time drifted {drift:+.1%} from the first to the last third of "
-            f"{where} (the clock settling?); steady=True (--steady) holds the load until it settles")
+        return warning("time-drifted", f"{method}: the per-call time drifted {drift:+.1%} from the first to the "
+                       f"last third of {where} even after the steady hold", method=method, drift=drift)
+    return warning("time-drifted", f"{method}: the per-call time drifted {drift:+.1%} from the first to the last "
+                   f"third of {where} (the clock settling?); steady=True (--steady) holds the load until it "
+                   f"settles", method=method, drift=drift)
 
 
 #: Below this per-call time (us) a CUDA-graph node's own cost shows in ``graph``: 1.09-1.11 us per
@@ -163,16 +166,17 @@ GRAPH_NODE_FLOOR_US = 2.0
 GRAPH_ABOVE_KERNEL = 0.10
 
 
-def graph_floor_note(graph_us: float | None, kernel_us: float | None) -> str | None:
+def graph_floor_note(graph_us: float | None, kernel_us: float | None) -> Note | None:
     """A note when a sub-2-us call reads >10% higher under ``graph`` than its kernels' device time."""
     if not graph_us or not kernel_us or graph_us >= GRAPH_NODE_FLOOR_US or graph_us <= kernel_us * (1 + GRAPH_ABOVE_KERNEL):
         return None
-    return (f"graph: {graph_us:.3g} us per call is {graph_us / kernel_us - 1:.0%} above the kernels' own "
-            f"{kernel_us:.3g} us: below ~2 us a CUDA-graph node's own cost shows (~1.1 us per node on an H200); "
-            f"'kernel' is the device time of the kernels, 'graph' the cost of the call inside a graph")
+    return warning("graph-node-floor", f"graph: {graph_us:.3g} us per call is {graph_us / kernel_us - 1:.0%} above "
+                f"the kernels' own {kernel_us:.3g} us: below ~2 us a CUDA-graph node's own cost shows (~1.1 us per "
+                f"node on an H200); 'kernel' is the device time of the kernels, 'graph' the cost of the call inside "
+                f"a graph", graph_us=graph_us, kernel_us=kernel_us)
 
 
-def _round_trend(method: str, m: Any, steady: bool) -> str | None:
+def _round_trend(method: str, m: Any, steady: bool) -> Note | None:
     """:func:`trend_note` within each round: the rounds' own levels differ by the run-to-run noise
     (which the rounds are there to measure), so a trend over the joined samples would call that
     noise a settling clock. The first round that drifted is named, with how many did."""
@@ -187,14 +191,14 @@ def _round_trend(method: str, m: Any, steady: bool) -> str | None:
     return trend_note(method, rounds[drifted[0]], steady, where=where)
 
 
-def stability_notes(measurements: dict[str, Any], max_clock_mhz: float | None, steady: bool = False) -> list[str]:
+def stability_notes(measurements: dict[str, Any], max_clock_mhz: float | None, steady: bool = False) -> list[Note]:
     """:func:`clock_note` and :func:`trend_note` for every measurement that has samples, and
     :func:`graph_floor_note` for the graph against the kernel method.
 
     ``steady``: the clock was held until it settled; a settled clock below the maximum is the
     point (the hold's own note says which), so only a drift after it is noted.
     """
-    notes = []
+    notes: list[Note] = []
     for method, m in measurements.items():
         if not m.ok:
             continue

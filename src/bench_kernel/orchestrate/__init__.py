@@ -9,16 +9,30 @@ and the pytest plugin share; a sweep point is measured by the same ``bench_case`
 """
 
 from bench_kernel.orchestrate._bench import bench, bench_case, run_env
-from bench_kernel.orchestrate._cases import CaseError, CaseRunner, CasesRun, Progress, run_cases
+from bench_kernel.orchestrate._cases import (
+                                             SHOWN_FAILURES,
+                                             CaseError,
+                                             CaseRunner,
+                                             CasesRun,
+                                             Progress,
+                                             RunCost,
+                                             run_cases,
+)
 from bench_kernel.orchestrate._count import CaseWork, count_work, infer_dtype
 from bench_kernel.orchestrate._counters import add_counters
-from bench_kernel.orchestrate._profile import (DEFAULT_STEPS, ProfileSummary, check_profile_options, profile,
-                                             profile_and_summarize, summarize_profile)
+from bench_kernel.orchestrate._profile import (
+                                             DEFAULT_STEPS,
+                                             ProfileSummary,
+                                             check_profile_options,
+                                             profile,
+                                             profile_and_summarize,
+                                             summarize_profile,
+)
 from bench_kernel.orchestrate._roofline import place, plot_results, resolve_device
 
 __all__ = [
-    "DEFAULT_STEPS", "add_counters", "CaseError", "CaseRunner", "CaseWork", "CasesRun", "ProfileSummary", "Progress", "bench",
+    "DEFAULT_STEPS", "SHOWN_FAILURES", "add_counters", "CaseError", "CaseRunner", "CaseWork", "CasesRun", "ProfileSummary", "Progress", "bench",
     "bench_case", "check_profile_options", "count_work", "infer_dtype", "place", "plot_results", "profile",
     "profile_and_summarize",
-    "resolve_device", "run_cases", "run_env", "summarize_profile",
+    "resolve_device", "RunCost", "run_cases", "run_env", "summarize_profile",
 ]

@@ -9,26 +9,38 @@ the code under test; a counting failure is a note, never a lost case), place and
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import Any, Callable
 
 from bench_kernel.errors import BenchKernelError, UsageError
 from bench_kernel.gpu import has_gpu
-from bench_kernel.measure import DEFAULT_COUNTER_TIMEOUT_S, BenchResult, Case, TimeLimit, as_case, capture_env
-from bench_kernel.measure import function_origin, guard, measure_case, warm_up_device
+from bench_kernel.measure import (
+    DEFAULT_COUNTER_TIMEOUT_S,
+    Case,
+    TimeLimit,
+    as_case,
+    capture_env,
+    ensure_warm,
+    function_origin,
+    guard,
+    measure_case,
+)
 from bench_kernel.options import Options
 from bench_kernel.orchestrate._count import CaseWork, count_work, infer_dtype
 from bench_kernel.orchestrate._counters import add_counters
 from bench_kernel.orchestrate._roofline import place, resolve_device
+from bench_kernel.records import BenchResult, warning
 
 __all__ = ["bench", "bench_case", "run_env"]
 
 
 def run_env(options: Options) -> dict[str, Any]:
     """The machine's state for a run, captured once at its start -- after bringing an idle GPU to
-    its working clock (``measure._warmup``; what the warm-up did is ``env["device_warmup"]``)."""
+    its working clock (``measure.ensure_warm``: once per process, again only where the clock fell
+    back; what was done is ``env["device_warmup"]``, and each result's env says what was done for it)."""
     env = capture_env(options.device_index)  # torch's first import (seconds) is not the case's time
     if has_gpu():
-        env["device_warmup"] = warm_up_device(options.device_index)
+        env["device_warmup"] = ensure_warm(options.device_index)
     return env
 
 
@@ -41,25 +53,29 @@ def bench_case(case: Case, options: Options, *, env: dict[str, Any] | None = Non
     (``add_counters``; that child gets ``options.timeout_s`` of its own).
 
     env: the machine's state (:func:`run_env`), taken once per run by the caller; captured here
-    (the GPU warmed up first) when None. roof: the resolved device spec for the roofline, likewise
+    when None (the GPU is warmed up, where it needs it, by the measurement itself). roof: the resolved device spec for the roofline, likewise
     (resolved here when None and ``options.roofline``). on_stuck: the time limit's ``on_stuck``
     (``bench_kernel.measure.TimeLimit``). Raises TimeLimitError past the limit, MeasurementError
     when the case's code raises.
     """
+    t0 = time.perf_counter()
     if options.roofline and roof is None:
         roof = resolve_device(options.device, has_gpu())
     if env is None:
-        env = run_env(options)
+        env = capture_env(options.device_index)
     with TimeLimit(options.timeout_s, case.label, on_stuck=on_stuck):
         result = measure_case(case, options, env=env, progress=progress)
+        measured = time.perf_counter()
         if options.roofline and result.correct is not False:
             result = _place(case, result, roof, options, progress)
-    if not options.counters:
-        return result
-    # Outside the case's limit: the counter tool's child process is stopped by a timeout of its own (the
-    # case's limit again), never interrupted half-way.
-    return add_counters(case, result, roof, device_index=options.device_index, progress=progress,
-                        timeout_s=options.timeout_s or DEFAULT_COUNTER_TIMEOUT_S)
+    if options.counters:
+        # Outside the case's limit: the counter tool's child process is stopped by a timeout of its own (the
+        # case's limit again), never interrupted half-way.
+        result = add_counters(case, result, roof, device_index=options.device_index, progress=progress,
+                              timeout_s=options.timeout_s or DEFAULT_COUNTER_TIMEOUT_S)
+    end = time.perf_counter()
+    counting = {"counting_s": round(end - measured, 4)} if options.roofline or options.counters else {}
+    return result.replace(wall_s=end - t0, env={**result.env, **counting})
 
 
 def _place(case: Case, result: BenchResult, roof: Any, options: Options,
@@ -69,7 +85,8 @@ def _place(case: Case, result: BenchResult, roof: Any, options: Options,
     try:
         inputs = guard(case.label, "make_inputs", case.make_inputs) if case.make_inputs else None
     except BenchKernelError as e:  # a counting failure never loses the timed case
-        result = result.with_work(flops=case.flops, bytes=case.bytes, notes=[f"counting failed: {e}"])
+        result = result.with_work(flops=case.flops, bytes=case.bytes,
+                                  notes=[warning("counting-failed", f"counting failed: {e}")])
         given = ("given" if case.flops is not None else None, "given" if case.bytes is not None else None)
         return place(result, roof, CaseWork(case, *infer_dtype(case, None), *given))
     work = count_work(case, inputs)
@@ -107,14 +124,15 @@ def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | Non
     cache: "cold" (L2 flushed before event/profiler samples, inputs rotated beyond L2, also inside
         the graph) or "warm".
     precision: stop once the 95% CI of the median is within this relative half-width.
-    max_time_s: sampling time bound per method, seconds.
+    max_time_s: sampling time bound per method, seconds, shared by its rounds.
     timeout_s: stop the case after this many seconds with a TimeLimitError (None, 0 or inf: no
         limit); see ``bench_kernel.measure._limit`` for what can and cannot be interrupted.
     steady: hold the load until the SM clock and the per-call time settle before each method, and
         sample at least 1 s per method (power-capped GPUs); every sample's clock is in
         ``Measurement.sm_clock_mhz`` either way.
     rounds: time the case this many times, back to back, so comparisons see run-to-run noise
-        (None: the per-method default, ``bench_kernel.options.DEFAULT_ROUNDS``).
+        (None: the per-method default, ``bench_kernel.options.DEFAULT_ROUNDS``, and up to twice as
+        many for a method whose rounds disagree by more than ``precision``).
     roofline: also place the result under the roofs of ``device`` (peak-table name; default the
         current GPU) as ``result.roofline``; FLOPs/bytes not given are counted from one call.
     counters: also count one call's DRAM/L2/L1 bytes and FLOPs with the GPU's hardware counters (ncu or

@@ -16,15 +16,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from bench_kernel.errors import BenchKernelError, DeviceError, TimeLimitError, UsageError
+from bench_kernel.errors import (
+    BenchKernelError,
+    DeviceError,
+    TimeLimitError,
+    UsageError,
+)
 from bench_kernel.gpu import has_gpu
-from bench_kernel.measure import BenchResult, Case, Expired, TimeLimit, load_target
+from bench_kernel.measure import Case, Expired, TimeLimit, load_target
 from bench_kernel.options import Options
 from bench_kernel.orchestrate._bench import bench_case, run_env
 from bench_kernel.orchestrate._roofline import resolve_device
-from bench_kernel.results import Recorder, RunInfo, Store
+from bench_kernel.records import BenchResult, RunInfo, RunOutput
+from bench_kernel.records import CaseError as RunCaseError
+from bench_kernel.results import Recorder, Store
 
-__all__ = ["CaseError", "CasesRun", "CaseRunner", "run_cases", "Progress"]
+__all__ = ["CaseError", "CasesRun", "CaseRunner", "RunCost", "run_cases", "Progress", "SHOWN_FAILURES"]
+
+#: Failed cases named one line each at the end of a run; the rest are counted in one more line.
+SHOWN_FAILURES = 3
 
 #: ``progress(done, total, message)``: cases finished so far, all cases (None: not known), and what
 #: the current case is doing.
@@ -40,6 +50,39 @@ class CaseError:
     message: str
 
 
+@dataclass(frozen=True)
+class RunCost:
+    """Where a run's wall time went, seconds: the parts sum to ``total_s``.
+
+    load_s: importing torch and loading the target (or building the built-in suite); warmup_s:
+    holding the GPU at its working clock (``env["device_warmup"]`` of the run and of each result);
+    profiler_s: waiting for the process's first profiler session; timing_s: every method's rounds
+    (the measurements' ``wall_s``); counting_s: FLOPs/bytes and hardware counters after timing;
+    other_s: the rest (checks, inputs, each case's own warm-up, the machine's state, writing).
+    """
+
+    total_s: float
+    load_s: float
+    warmup_s: float
+    profiler_s: float
+    timing_s: float
+    counting_s: float
+    other_s: float
+
+    @classmethod
+    def of(cls, results: Sequence[BenchResult], run_env: dict[str, Any] | None, total_s: float,
+           load_s: float = 0.0) -> "RunCost":
+        def held(env: dict[str, Any] | None) -> float:
+            return float(((env or {}).get("device_warmup") or {}).get("held_s") or 0.0)
+
+        warmup = held(run_env) + sum(held(r.env) for r in results)
+        profiler = sum(float(r.env.get("profiler_start_s") or 0.0) for r in results)
+        timing = sum(m.wall_s for r in results for m in r.measurements.values())
+        counting = sum(float(r.env.get("counting_s") or 0.0) for r in results)
+        other = max(0.0, total_s - load_s - warmup - profiler - timing - counting)
+        return cls(total_s, load_s, warmup, profiler, timing, counting, other)
+
+
 @dataclass
 class CasesRun:
     """What a run of cases produced: every measured (or refused) result, every failure, the stored run."""
@@ -49,10 +92,48 @@ class CasesRun:
     #: the stored run (None without a store)
     run: RunInfo | None = None
 
+    def document(self) -> RunOutput:
+        """What ``run --json`` prints: the results and the errors, as one versioned record."""
+        return RunOutput(results=tuple(self.results),
+                         errors=tuple(RunCaseError(name=e.label, params=dict(e.params), error=e.message)
+                                      for e in self.errors))
+
     @property
     def wrong(self) -> list[BenchResult]:
         """Results refused by their reference check (never timed)."""
         return [r for r in self.results if r.correct is False]
+
+    @property
+    def exit_code(self) -> int:
+        """1 when a case failed or was refused by its reference, else 0."""
+        return 1 if self.errors or self.wrong else 0
+
+    def failures(self) -> list[str]:
+        """One line per case that failed or was refused, naming the case."""
+        return [e.message if e.message.startswith(f"case {e.label!r}") else f"case {e.label!r}: {e.message}"
+                for e in self.errors] + [f"case {r.name!r}: {r.notes[-1].text}" for r in self.wrong]
+
+    def failure_lines(self, *, stored: str | None, listed: str, shown: int = SHOWN_FAILURES) -> list[str]:
+        """The error lines a run ends with: the first ``shown`` failures, then one line counting
+        the rest and saying where each is listed (``listed``: the --json output, or its file), so
+        that 10,000 failures print a few lines, not 10,000 (nor one line of 69 KB).
+        ``stored``: where the run is stored, or None."""
+        failed = self.failures()
+        lines = [line if stored is None or len(failed) > 1 else f"{line} (the run is stored as {stored})"
+                 for line in failed[:shown]]
+        if len(failed) > shown:
+            where = [f"{listed} lists each under 'errors'"] + ([f"they are stored in {stored}"] if stored else [])
+            lines.append(f"... and {len(failed) - shown} more failed case(s), {len(failed)} in all; {'; '.join(where)}")
+        elif len(failed) > 1 and stored:
+            lines.append(f"{len(failed)} case(s) failed; the run is stored as {stored}")
+        return lines
+
+    def stuck_line(self, limit: Any) -> str:
+        """What a run stopped by a case stuck in code that cannot be interrupted says, with what it kept."""
+        done = (f"stopped the run after {len(self.results)} finished case(s), their results written"
+                if self.results or self.errors else "nothing was measured")
+        return (f"{limit.subject} timed out after {limit.seconds:g} s in code that cannot be interrupted (a C call "
+                f"or a GPU wait); {done}")
 
 
 class CaseRunner:

@@ -16,6 +16,8 @@ from typing import Any
 
 from bench_kernel.errors import BenchKernelError
 from bench_kernel.measure import Case, call_with, guard, iter_tensors
+from bench_kernel.records import Note, info, warning
+from bench_kernel.units import first_and_more
 
 __all__ = ["CaseWork", "count_work", "infer_dtype"]
 
@@ -38,7 +40,7 @@ class CaseWork:
     bytes_source: str | None
     counts: Any = None
     """The ``bench_kernel.roofline.Counts`` of the counting pass, None when it did not run or failed."""
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
 
     @property
     def causal(self) -> bool:
@@ -77,7 +79,7 @@ def _uncounted_note(counts: Any) -> str | None:
     ops = counts.uncounted
     if not ops:
         return None
-    shown = ", ".join(ops[:8]) + (f" and {len(ops) - 8} more" if len(ops) > 8 else "")
+    shown = first_and_more(ops, 8)
     return f"no FLOP formula for {shown} (counted as 0 FLOPs)"
 
 
@@ -87,30 +89,36 @@ def count_work(case: Case, inputs: Any) -> CaseWork:
         return CaseWork(case, str(case.params["dtype"]), "params", "given", "given")
     from bench_kernel.roofline import count
 
-    notes: list[str] = []
+    notes: list[Note] = []
     counts = None
     try:
         counts = guard(case.label, "counting", lambda: call_with(lambda *a, **k: count(case.fn, *a, **k), inputs))
     except BenchKernelError as e:
-        notes.append(f"counting failed, FLOPs/bytes not counted (the case was timed anyway): {e}")
+        notes.append(warning("counting-failed", f"counting failed, FLOPs/bytes not counted (the case was timed "
+                             f"anyway): {e}"))
     dtype, dtype_source = infer_dtype(case, inputs, counts.dtype if counts is not None else None)
     if dtype_source in ("inputs", "default"):
-        notes.append(f"dtype {dtype} taken from the {'inputs' if dtype_source == 'inputs' else 'default'}: "
-                     f"no counted op said which dtype the work runs in")
+        notes.append(info("dtype-assumed", f"dtype {dtype} taken from the "
+                          f"{'inputs' if dtype_source == 'inputs' else 'default'}: no counted op said which dtype "
+                          f"the work runs in", dtype=dtype, source=dtype_source))
     flops, nbytes = case.flops, case.bytes
     flops_source = "given" if flops is not None else None
     bytes_source = "given" if nbytes is not None else None
     if counts is not None:
-        notes += [n for n in (_formula_note(counts), _uncounted_note(counts)) if n]
-        notes += list(counts.notes)
+        notes.append(info("flops-counted", _formula_note(counts)))
+        uncounted = _uncounted_note(counts)
+        notes += [warning("flops-uncounted", uncounted)] if uncounted else []
+        notes += [info("counted", n) for n in counts.notes]
         if flops is None:
             flops, flops_source = float(counts.flops), "counted"
         elif counts.flops and not (1 / DISAGREE_FACTOR <= flops / counts.flops <= DISAGREE_FACTOR):
-            notes.append(f"the case states {flops:.4g} FLOPs; its ops count {counts.flops:.4g}")
+            notes.append(warning("flops-disagree", f"the case states {flops:.4g} FLOPs; its ops count "
+                                 f"{counts.flops:.4g}", stated_flops=flops, counted_flops=float(counts.flops)))
         if nbytes is None and counts.bytes:  # 0 counted (a view, plain Python) stays None: ``place`` says so
             # (a case that STATES 0 bytes is refused; a count of 0 must not be blamed on the user: issue 24)
             nbytes, bytes_source = float(counts.bytes), "counted"
-            notes.append(f"bytes counted as each distinct tensor read once and written once: {counts.bytes:.4g}"
-                         + (" (partly estimated: Triton launches)" if counts.triton_kernels else ""))
+            notes.append(info("bytes-counted", f"bytes counted as each distinct tensor read once and written once: "
+                              f"{counts.bytes:.4g}" + (" (partly estimated: Triton launches)" if counts.triton_kernels
+                                                      else ""), bytes=float(counts.bytes)))
     return CaseWork(replace(case, flops=flops, bytes=nbytes), dtype, dtype_source, flops_source, bytes_source,
                     counts, tuple(notes))

@@ -8,12 +8,17 @@ one note on the result, never a lost case.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Callable
 
 from bench_kernel.errors import DeviceError, UsageError
-from bench_kernel.counters import CounterReport
-from bench_kernel.measure import BenchResult, Case, Expired, attach_counters, collect_counters, current_limit
+from bench_kernel.measure import (
+    Case,
+    Expired,
+    attach_counters,
+    collect_counters,
+    current_limit,
+)
+from bench_kernel.records import BenchResult, CounterReport, warning
 
 __all__ = ["add_counters"]
 
@@ -42,5 +47,5 @@ def add_counters(case: Case, result: BenchResult, spec: Any, *, device_index: in
                                 model_bytes=result.bytes,
                                 model_dtype=result.roofline.dtype if result.roofline is not None else None)
     except (UsageError, DeviceError) as e:
-        return replace(result, notes=result.notes + (f"counters: not placed: {e}",))
-    return replace(result, measured_roofline=placed, notes=result.notes + tuple(f"counters: {n}" for n in placed.notes))
+        return result.with_notes(warning("counters-not-placed", f"counters: not placed: {e}"))
+    return result.replace(measured_roofline=placed, notes=result.notes + tuple(n.prefixed("counters") for n in placed.notes))

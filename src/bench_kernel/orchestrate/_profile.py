@@ -12,8 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from bench_kernel.atomic import replacing
-from bench_kernel.errors import OutputError, UsageError
-from bench_kernel.measure import Case, call_with, check_steps, check_writable, guard, record_trace
+from bench_kernel.errors import OutputError
+from bench_kernel.measure import (
+    Case,
+    call_with,
+    check_steps,
+    check_writable,
+    guard,
+    record_trace,
+)
 
 __all__ = ["profile", "profile_and_summarize", "check_profile_options", "ProfileSummary", "summarize_profile",
            "DEFAULT_STEPS"]

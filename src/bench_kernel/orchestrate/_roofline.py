@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from bench_kernel.errors import DeviceError, UsageError
-from bench_kernel.measure import BenchResult
 from bench_kernel.orchestrate._count import CaseWork
+from bench_kernel.records import BenchResult, warning
 
 __all__ = ["resolve_device", "place", "plot_results"]
 
@@ -41,7 +40,7 @@ def place(result: BenchResult, spec: Any, work: CaseWork, *, warm_cache: bool = 
         why = "no time to place" if t is None else "no bytes to place"
         if t is not None and work.counts is not None and not work.counts.bytes:
             why += ": one call read and wrote no tensor data (0 bytes counted)"
-        return replace(result, notes=result.notes + (f"roofline: {why}",))
+        return result.with_notes(warning("roofline-not-placed", f"roofline: {why}"))
     method = result.primary_method
     # The launch floor needs the same call timed both ways; with one of the two methods only, none.
     ev, gr = result.median_us("events"), result.median_us("graph")
@@ -52,11 +51,11 @@ def place(result: BenchResult, spec: Any, work: CaseWork, *, warm_cache: bool = 
                     events_us=ev, graph_us=gr,
                     timed_with=method if method in ("graph", "events") else "graph")
     except (DeviceError, UsageError) as e:  # UsageError: a dtype without a peak rate (int32, ...)
-        return replace(result, notes=result.notes + (f"roofline: {e}",))
+        return result.with_notes(warning("roofline-failed", f"roofline: {e}"))
     verdict = over_roof(r, spec, dtype_source=work.dtype_source, flops_source=work.flops_source,
                         bytes_source=work.bytes_source, causal=work.causal, estimated=work.estimated,
                         warm_cache=warm_cache)
-    return replace(result, roofline=r, notes=result.notes + ((verdict,) if verdict else ()))
+    return result.replace(roofline=r, notes=result.notes + ((warning("over-roof", verdict),) if verdict else ()))
 
 
 def plot_results(results: list[BenchResult], path: str) -> list[str]:

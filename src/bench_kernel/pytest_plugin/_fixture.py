@@ -44,7 +44,7 @@ class KernelBenchResult:
     @property
     def ci95_us(self) -> tuple[float, float]:
         """95% confidence interval of that median, microseconds (across the rounds when there are several)."""
-        return self.result.measurements[self.method].ci95_us
+        return self.result.measurements[self.method].ci95
 
     @property
     def achieved_tflops(self) -> float | None:
@@ -115,7 +115,8 @@ class SessionState:
     def compare(self, name: str, params: dict[str, Any], result: Any) -> tuple[Any, str | None]:
         """(Comparison, None) against the baseline's same point, or (None, why there is none).
         The statistics are ``bench-kernel compare``'s: ``compare_points`` on the stored samples."""
-        from bench_kernel.results import PointResult, PointSet, compare_points, params_key, status_of, store_history
+        from bench_kernel.records import PointResult, params_key, status_of
+        from bench_kernel.results import PointSet, compare_points, store_history
 
         key = params_key(params)
         base = [p for p in self.baseline.points if p.provider == name and params_key(p.params) == key]
@@ -201,9 +202,9 @@ class KernelBench:
                        params=params, rtol=rtol, atol=atol)
         result = self._state.measure(case, opts)
         if result.correct is False:
-            pytest.fail(f"kernel_bench: {name}: {result.notes[-1]}", pytrace=False)
+            pytest.fail(f"kernel_bench: {name}: {result.notes[-1].text}", pytrace=False)
         if result.time_us is None:
-            pytest.fail(f"kernel_bench: {name}: no method measured: {'; '.join(result.notes)}", pytrace=False)
+            pytest.fail(f"kernel_bench: {name}: no method measured: {'; '.join(n.text for n in result.notes)}", pytrace=False)
         comparison, why = self._state.compare(name, params, result) if self._state.baseline else (None, None)
         record = KernelBenchResult(name, params, result, comparison, why)
         self._state.records.append((self._nodeid, record))  # stored before a regression fails the test

@@ -13,8 +13,8 @@ __all__ = ["summary_table", "render_summary"]
 def summary_table(records: Sequence[tuple[str, KernelBenchResult]], baseline: str | None) -> Any:
     """A ``report.Table``: test, method, median and its CI's half-width, throughput (without a
     baseline), and against the baseline its median, the ratio with its 95% CI and the verdict."""
+    from bench_kernel.records import params_text
     from bench_kernel.report import Column, Table
-    from bench_kernel.results import params_text
 
     cols = [Column("test", "test"), Column("method", "method"), Column("median_us", "median", "duration_us")]
     if not baseline:  # the comparison takes the width the CI and throughput would

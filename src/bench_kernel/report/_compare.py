@@ -75,7 +75,7 @@ def _clock_notes(rc: ResultsComparison, where: Any) -> list[str]:
 
 def comparison_table(rc: ResultsComparison) -> Table:
     """A row per matched point; unmatched points and the rule behind the verdicts as notes."""
-    from bench_kernel.results import params_text
+    from bench_kernel.records import params_text
 
     cross = any(r.provider != r.b_provider for r in rc.rows)
     axes = list(dict.fromkeys(k for r in rc.rows for k in r.params))

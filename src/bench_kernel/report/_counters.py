@@ -42,7 +42,7 @@ def counters_table(triples: Sequence[tuple[str, Any, Any]]) -> Table:
             rows.append({"case": label, "bound": "not counted"})
             notes.append(f"{label}: {report.error}")
             continue
-        total = report.total()
+        total = report.total
         checks = {c.quantity: c for c in placed.checks} if placed is not None else {}
         nbytes, nflops = checks.get("bytes"), checks.get("flops")
         flops = total.flops
@@ -87,7 +87,7 @@ def counter_kernels_table(triples: Sequence[tuple[str, Any, Any]]) -> Table:
 
 
 def _unjoined(report: Any) -> Iterable[Any]:
-    from bench_kernel.counters import JoinedKernel
+    from bench_kernel.records import JoinedKernel
 
     for k in report.kernels:
         yield JoinedKernel(k.name, None, k, "none")
@@ -105,15 +105,13 @@ def counters_section(points: Sequence[Any]) -> Any:
     from bench_kernel.report._html import el, join
     from bench_kernel.report._html_table import html_table
     from bench_kernel.report._svg import NO_MATPLOTLIB, figure_svg, have_matplotlib
-    from bench_kernel.roofline import MeasuredRoofline, build_measured_figure
+    from bench_kernel.roofline import build_measured_figure
 
     triples = []
     for p in points:
         r = p.result
         if r.counters is not None:
-            # the store keeps the placement as its record's JSON: the same record, read back to draw it
-            placed = p.measured_roofline or (r.measured_roofline.to_dict() if r.measured_roofline else None)
-            triples.append((r.name or "?", r.counters, MeasuredRoofline.from_dict(placed) if placed else None))
+            triples.append((r.name or "?", r.counters, r.measured_roofline))
     if not triples:
         return None
     parts = [html_table(counters_table(triples)), html_table(counter_kernels_table(triples))]

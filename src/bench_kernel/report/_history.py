@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from bench_kernel.atomic import replacing
 from bench_kernel.errors import MissingExtraError, UsageError
+from bench_kernel.plotfile import plot_path
 from bench_kernel.report._table import Column, Table
 
 if TYPE_CHECKING:  # read only; importing them would load numpy for every command
-    from bench_kernel.results import PointResult, RunInfo
+    from bench_kernel.records import PointResult, RunInfo
 
 __all__ = ["runs_table", "history_table", "plot_history"]
 
-_FORMATS = (".png", ".svg")
 
 
 def _commit(run: RunInfo) -> str | None:
@@ -47,7 +47,7 @@ def history_table(pairs: Sequence[tuple[RunInfo, PointResult]], pattern: str) ->
     cols = [Column("run", "run", "int"), Column("date", "date (UTC)"), Column("commit", "commit"),
             Column("provider", "case / provider"), Column("params", "params"), Column("method", "method"),
             Column("median_us", "median", "duration_us"), Column("status", "status"), Column("device", "device")]
-    from bench_kernel.results import params_text
+    from bench_kernel.records import params_text
 
     rows: list[dict[str, Any]] = []
     for run, p in pairs:
@@ -63,8 +63,7 @@ def history_table(pairs: Sequence[tuple[RunInfo, PointResult]], pattern: str) ->
 def plot_history(pairs: Sequence[tuple[RunInfo, PointResult]], pattern: str, path: str | Path) -> Path:
     """Median time per run, one line per (case, params), runs in order on the x axis."""
     out = Path(path)
-    if out.suffix.lower() not in _FORMATS:
-        raise UsageError(f"--plot {str(out)!r}: the format comes from the extension: {', '.join(_FORMATS)}")
+    plot_path(out, "--plot")
     lines: dict[str, list[tuple[int, float]]] = {}
     for run, p in pairs:
         if p.median_us is not None:

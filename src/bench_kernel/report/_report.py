@@ -7,17 +7,26 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
+from bench_kernel.report._counters import counters_section
 from bench_kernel.report._html import Markup, el, join
 from bench_kernel.report._html_page import Section, page
-from bench_kernel.report._counters import counters_section
 from bench_kernel.report._html_table import html_table
-from bench_kernel.report._report_compare import comparison_section, sweep_plots, sweep_tables
+from bench_kernel.report._report_compare import (
+    comparison_section,
+    sweep_plots,
+    sweep_tables,
+)
+from bench_kernel.report._report_results import (
+    kernels_section,
+    results_section,
+    roofline_plots,
+)
 from bench_kernel.report._report_serve import serve_section, serve_summary
-from bench_kernel.report._report_results import kernels_section, results_section, roofline_plots
 from bench_kernel.report._report_summary import summary_section
 from bench_kernel.report._report_trace import trace_section
-from bench_kernel.report._version import tool_version
 from bench_kernel.report._table import Table
+from bench_kernel.report._version import tool_version
+from bench_kernel.report_model import ReportModel
 
 __all__ = ["render_report", "html_for_output", "REPORT_FORMATS"]
 
@@ -44,7 +53,7 @@ def _results_body(results: Sequence[Any]) -> Markup:
     return join(parts)
 
 
-def render_report(model: Any, *, title: str | None = None, generated_at: str | None = None) -> str:
+def render_report(model: ReportModel, *, title: str | None = None, generated_at: str | None = None) -> str:
     """The whole HTML document of ``model`` (a ``report_model.ReportModel``: ``load_report``,
     ``build_report``).
 
@@ -52,7 +61,7 @@ def render_report(model: Any, *, title: str | None = None, generated_at: str | N
         same inputs give the same bytes.
     """
     inputs, results, traces = model.inputs, model.results, model.traces
-    serves = list(getattr(model, "serves", ()))
+    serves = model.serves
     others = [i for i in inputs if i not in serves]
     summary = join([summary_section(others) if others else None, serve_summary(serves) if serves else None])
     sections = [Section("summary", "Summary", summary)]

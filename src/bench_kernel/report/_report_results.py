@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 from bench_kernel.report._html import Markup, el, join
 from bench_kernel.report._html_table import html_table
-from bench_kernel.report._results_table import point_roofline, results_table
+from bench_kernel.report._results_table import results_table
 from bench_kernel.report._svg import NO_MATPLOTLIB, figure_svg, have_matplotlib
 from bench_kernel.report._table import Column, Table, format_value
 
@@ -36,11 +36,7 @@ def _placed(inputs: Sequence[Any]) -> tuple[dict[tuple[str, str], list[tuple[str
         for p in inp.points:
             if p.status != "ok":
                 continue
-            try:
-                r = point_roofline(p)
-            except ValueError as e:
-                problems.append(str(e))
-                continue
+            r = p.result.roofline
             if r is not None:
                 groups.setdefault((r.device, r.dtype), []).append((p.label, r))
     return groups, problems

@@ -1,6 +1,6 @@
 """The report's summary: where each input was measured (device, driver, versions, date, commit),
 the notes that say what to distrust gathered in one place at the top, and apart from them the
-notes that only say how the results were made (``report_model.note_kind``), so a warning stands out."""
+notes that only say how the results were made (each note's own ``kind``), so a warning stands out."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 from bench_kernel.report._html import Markup, el, join
 from bench_kernel.report._table import format_value
-from bench_kernel.report_model import ResultsInput, TraceInput, note_kind
+from bench_kernel.report_model import ResultsInput, TraceInput
 
 __all__ = ["summary_section", "distrust_notes"]
 
@@ -100,10 +100,6 @@ def _trace_facts(inp: TraceInput) -> Pairs:
     return pairs
 
 
-#: The note of a steady hold that settled (measure's ``Settle.note``); "did not settle" stays a note.
-_SETTLED = re.compile(r"^steady: held the load ([0-9.]+) s until the time and clock settled")
-
-
 def _named(labels: list[str], total: int) -> str:
     """Which cases a note is about: all, a few by name, or a count and the first names."""
     if len(labels) == total and total > 1:
@@ -116,7 +112,7 @@ def _named(labels: list[str], total: int) -> str:
 def _input_notes(inp: ResultsInput) -> tuple[list[str], list[str]]:
     """One input's (warnings, information), each note said once: a note shared by several cases
     names them together, untimed points are counted per provider and reason."""
-    from bench_kernel.results import params_text
+    from bench_kernel.records import params_text
 
     notes, info = [], []
     run = inp.run
@@ -125,17 +121,16 @@ def _input_notes(inp: ResultsInput) -> tuple[list[str], list[str]]:
     if run is not None and run.git_dirty:
         notes.append(f"the spec's repository had uncommitted changes at {run.git_commit}")
     untimed: dict[tuple[str, str, str], list[str]] = {}
-    by_note: dict[str, list[str]] = {}
+    by_note: dict[Any, list[str]] = {}
     held_s: list[float] = []
     for p in inp.points:
         why = p.error or ""
         if p.status != "ok":
             untimed.setdefault((p.provider, p.status, why), []).append(params_text(p.params))
         for n in p.result.notes:
-            held = _SETTLED.match(n)
-            if held:  # summed up in one line below
-                held_s.append(float(held.group(1)))
-            elif n != why:
+            if n.code == "steady-held" and "held_s" in n.data:  # summed up in one line below
+                held_s.append(float(n.data["held_s"]))
+            elif n.text != why:
                 by_note.setdefault(n, []).append(p.label)
     per_provider = {name: sum(1 for p in inp.points if p.provider == name) for name, _, _ in untimed}
     for (name, status, why), where in untimed.items():
@@ -148,13 +143,13 @@ def _input_notes(inp: ResultsInput) -> tuple[list[str], list[str]]:
                     f"{min(held_s):.1f}-{max(held_s):.1f} s until time and SM clock settled; their times are the "
                     f"sustained (possibly power-capped) ones")
     for n, labels in by_note.items():
-        (info if note_kind(n) == "info" else notes).append(f"{_named(labels, total)}: {n}")
+        (info if n.kind == "info" else notes).append(f"{_named(labels, total)}: {n.text}")
     return notes, info
 
 
 def distrust_notes(inputs: Sequence[ResultsInput | TraceInput]) -> tuple[list[str], list[str]]:
     """(What a reader should not take at face value, how the results were made): every result's
-    notes, each said once with the cases it is about, classed by ``note_kind``; untimed points,
+    notes, each said once with the cases it is about, classed by their ``kind``; untimed points,
     unfinished or dirty runs, mixed devices and analyses of a trace that do not apply are warnings."""
     notes: list[str] = []
     info: list[str] = []

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from bench_kernel.options import METHODS
 from bench_kernel.report._table import Column, Table, format_value
 
-__all__ = ["results_table", "as_points", "point_roofline", "NEGATIVE_OVERHEAD"]
+__all__ = ["results_table", "as_points", "NEGATIVE_OVERHEAD"]
 
 #: Why a negative events - graph is not shown as a launch overhead.
 NEGATIVE_OVERHEAD = ("launch ovh is left blank where events read below graph: launching cannot save time, so "
@@ -23,25 +23,10 @@ NEGATIVE_OVERHEAD = ("launch ovh is left blank where events read below graph: la
 
 def as_points(results: Sequence[Any]) -> list[Any]:
     """``PointResult``s as given; a ``BenchResult`` becomes the point a ``run --save`` would store."""
-    from bench_kernel.results import PointResult, status_of
+    from bench_kernel.records import PointResult, status_of
 
     return [r if isinstance(r, PointResult) else PointResult(r.name, dict(r.params), status_of(r), r)
             for r in results]
-
-
-def point_roofline(p: Any) -> Any:
-    """The point's roofline placement (a ``RooflineResult``) as made or stored, or None.
-    ValueError (naming what is missing) for a stored placement that cannot be read back."""
-    if p.result.roofline is not None:
-        return p.result.roofline
-    if not p.roofline:
-        return None
-    from bench_kernel.roofline import RooflineResult
-
-    try:
-        return RooflineResult.from_dict(p.roofline)
-    except (KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"{p.label}: its stored roofline is incomplete ({type(e).__name__}: {e})") from None
 
 
 def _detail(m: Any) -> str:
@@ -49,10 +34,10 @@ def _detail(m: Any) -> str:
     if not m.ok:
         return m.error or "no samples"
     s = m.samples
-    lo, hi = m.ci95_us
+    lo, hi = m.ci95
     parts = []
     if s.n and lo == lo and hi == hi:  # NaN: too few samples for an interval
-        parts.append(f"95% CI {format_value(lo, 'duration_us')} – {format_value(hi, 'duration_us')} (±{m.rel_ci95:.1%})")
+        parts.append(f"95% CI {format_value(lo, 'duration_us')} – {format_value(hi, 'duration_us')} (±{m.rel_ci:.1%})")
     parts.append(f"n = {s.n} samples of {m.calls_per_sample} call(s)" + (f" in {m.rounds} rounds" if m.rounds > 1 else ""))
     if m.stop_reason:
         parts.append(f"stopped on {m.stop_reason}")
@@ -80,7 +65,7 @@ def results_table(results: Sequence[Any], *, title: str | None = None, result_no
     results: ``PointResult``s or ``BenchResult``s. result_notes: the cases' own notes under the
     table (the terminal); the HTML report gathers them in its summary instead.
     """
-    from bench_kernel.results import params_text
+    from bench_kernel.records import params_text
 
     points = as_points(results)
     res = [p.result for p in points]
@@ -98,11 +83,8 @@ def results_table(results: Sequence[Any], *, title: str | None = None, result_no
     roofs: list[Any] = []
     for p in points:
         r, ok = p.result, p.status == "ok"
-        why = p.error or "; ".join(r.notes)
-        try:
-            roof = point_roofline(p) if ok else None
-        except ValueError:
-            roof = None  # the report's roofline section names it; the row shows no placement
+        why = p.error or "; ".join(n.text for n in r.notes)
+        roof = r.roofline if ok else None
         roofs.append(roof)
         row: dict[str, Any] = {"case": p.provider, "params": params_text(p.params),
                                "status": p.status if ok or not why else f"{p.status}: {why}",
@@ -157,14 +139,12 @@ def results_table(results: Sequence[Any], *, title: str | None = None, result_no
         notes.append(f"{NEGATIVE_OVERHEAD}: {'; '.join(negative)}")
     info: list[str] = []
     if result_notes:
-        from bench_kernel.report_model import note_kind
-
         # A note every case shares (no GPU, ...) is said once, not once per case.
         shared = set.intersection(*(set(r.notes) for r in res)) if len(res) > 1 else set()
         said = [("all cases", n) for n in (res[0].notes if res else ()) if n in shared]
         said += [(p.provider, n) for p in points for n in p.result.notes if n not in shared]
         for who, n in said:
-            (info if note_kind(n) == "info" else notes).append(f"{who}: {n}")
+            (info if n.kind == "info" else notes).append(f"{who}: {n.text}")
     if title is None:
         device = res[0].env.get("device") if res else None
         title = f"bench-kernel run on {device}" if device else "bench-kernel run"

@@ -12,14 +12,16 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from bench_kernel.atomic import replacing
 from bench_kernel.errors import MissingExtraError, UsageError
+from bench_kernel.plotfile import plot_path
 from bench_kernel.report._table import Column, Table
+from bench_kernel.units import first_and_more
 
 if TYPE_CHECKING:  # the records are only read here; importing them would load numpy for every command
-    from bench_kernel.results import Best, PointResult, RunInfo
+    from bench_kernel.records import PointResult, RunInfo
+    from bench_kernel.results import Best
 
-__all__ = ["sweep_table", "best_table", "plot_sweep", "sweep_figure", "y_range", "PLOT_FORMATS"]
+__all__ = ["sweep_table", "best_table", "plot_sweep", "sweep_figure", "y_range"]
 
-PLOT_FORMATS = (".png", ".svg")
 #: What a cell shows for a point that has no time.
 _STATUS_CELL = {"unsupported": "unsupported", "mismatch": "WRONG", "error": "error", "running": "running"}
 
@@ -60,14 +62,14 @@ def _title(what: str, run: RunInfo, fixed: dict[str, Any]) -> str:
     if run.id is not None:
         parts.append(f"(run {run.id})")
     if fixed:
-        from bench_kernel.results import params_text
+        from bench_kernel.records import params_text
 
         parts.append("| " + params_text(fixed))
     return " ".join(parts)
 
 
 def _where(p: PointResult, axes: Sequence[str]) -> str:
-    from bench_kernel.results import params_text
+    from bench_kernel.records import params_text
 
     return params_text({k: p.params.get(k) for k in axes})
 
@@ -106,7 +108,7 @@ def clock_note(points: Sequence[PointResult], consequence: str, steady: bool = F
     spread = clock_spread(points)
     if spread is None or not spread.below:
         return None
-    shown = ", ".join(spread.below[:3]) + (f" and {len(spread.below) - 3} more" if len(spread.below) > 3 else "")
+    shown = first_and_more(spread.below)
     if steady:
         return (f"SM clock: {len(spread.below)} of {spread.clocked} points settled more than {spread.fraction:.0%} "
                 f"below this run's highest median clock ({spread.max_mhz:.0f} MHz; lowest {spread.min_mhz:.0f} MHz): "
@@ -124,7 +126,7 @@ def _steady(run: RunInfo) -> bool:
 def sweep_table(run: RunInfo, points: Sequence[PointResult], best: Sequence[Best] = ()) -> Table:
     """A row per point, per provider its time, throughput and speedup over the baseline; the
     best provider last. Unmeasured cells say why (``unsupported``, ``WRONG``, ``error``)."""
-    from bench_kernel.results import params_key
+    from bench_kernel.records import params_key
 
     axes = _axes(run, [p.params for p in points])
     varying, fixed = _split_axes(axes)
@@ -299,8 +301,7 @@ def sweep_figure(run: RunInfo, points: Sequence[PointResult], x_axis: str,
 def plot_sweep(run: RunInfo, points: Sequence[PointResult], x_axis: str, path: str | Path) -> Path:
     """Save :func:`sweep_figure` to ``path`` (.png or .svg)."""
     out = Path(path)
-    if out.suffix.lower() not in PLOT_FORMATS:
-        raise UsageError(f"--plot {str(out)!r}: the format comes from the extension: {', '.join(PLOT_FORMATS)}")
+    plot_path(out, "--plot")
     fig = sweep_figure(run, points, x_axis)
     out.parent.mkdir(parents=True, exist_ok=True)
     with replacing(out, out.suffix) as tmp:  # a failed write keeps the old plot

@@ -54,7 +54,7 @@ def _text(value: Any) -> Any:
     if isinstance(value, (list, tuple, set, frozenset)):
         value = " ".join(map(str, value))
     elif isinstance(value, dict):
-        from bench_kernel.results import params_text
+        from bench_kernel.records import params_text
 
         value = params_text(value)
     return printable(value) if isinstance(value, str) else value

@@ -11,12 +11,23 @@ it may read what every one of them stores; only ``report`` and the shells above 
 ``ServeInput``: a serving run (``bench-kernel serve --json`` or ``--save``), ``ReportModel.serves``.
 """
 
-from bench_kernel.report_model._inputs import TOP_KERNELS, ResultsInput, TraceInput, load_inputs, results_from_output
-from bench_kernel.report_model._model import InputComparison, ReportModel, build_report, load_report, report_for_output
-from bench_kernel.report_model._notes import NOTE_KINDS, note_kind
+from bench_kernel.report_model._inputs import (
+    TOP_KERNELS,
+    ResultsInput,
+    TraceInput,
+    load_inputs,
+    results_from_output,
+)
+from bench_kernel.report_model._model import (
+    InputComparison,
+    ReportModel,
+    build_report,
+    load_report,
+    report_for_output,
+)
 from bench_kernel.report_model._serve import ServeInput
 
 __all__ = [
-    "NOTE_KINDS", "TOP_KERNELS", "InputComparison", "ReportModel", "ResultsInput", "TraceInput", "build_report",
-    "load_inputs", "load_report", "note_kind", "report_for_output", "results_from_output", "ServeInput",
+    "TOP_KERNELS", "InputComparison", "ReportModel", "ResultsInput", "TraceInput", "build_report",
+    "load_inputs", "load_report", "report_for_output", "results_from_output", "ServeInput",
 ]

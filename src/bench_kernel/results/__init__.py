@@ -57,39 +57,68 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
 """
 
 from bench_kernel.results._bootstrap import compare_samples
-from bench_kernel.results._clocks import CLOCK_SPREAD, ClockSpread, clock_spread, median_clock_mhz, point_clock_mhz
-from bench_kernel.results._compare import (DEFAULT_THRESHOLD, UNKNOWN_NOTE, VERDICTS, Comparison, check_threshold,
-                                           clock_explains, compare, samples_problem)
+from bench_kernel.results._clocks import (
+                                           CLOCK_SPREAD,
+                                           ClockSpread,
+                                           clock_spread,
+                                           median_clock_mhz,
+                                           point_clock_mhz,
+)
+from bench_kernel.results._compare import (
+                                           DEFAULT_THRESHOLD,
+                                           UNKNOWN_NOTE,
+                                           VERDICTS,
+                                           Comparison,
+                                           check_threshold,
+                                           clock_explains,
+                                           compare,
+                                           samples_problem,
+)
 from bench_kernel.results._files import load_results_file, points_from_output
 from bench_kernel.results._match import (
-    Best,
-    History,
-    MatchedPoint,
-    ResultsComparison,
-    Unmatched,
-    best_per_point,
-    compare_points,
+                                           Best,
+                                           History,
+                                           MatchedPoint,
+                                           ResultsComparison,
+                                           Unmatched,
+                                           best_per_point,
+                                           compare_points,
 )
-from bench_kernel.results._paths import DB_ENV, default_db_path, resolve_db_path, store_files
+from bench_kernel.results._noise import (
+                                           CONFIDENCE,
+                                           MIN_HISTORY,
+                                           Noise,
+                                           noise_from_history,
+                                           noise_from_rounds,
+                                           t_quantile,
+)
+from bench_kernel.results._paths import (
+                                           DB_ENV,
+                                           default_db_path,
+                                           resolve_db_path,
+                                           store_files,
+)
 from bench_kernel.results._provenance import Provenance, file_sha256, provenance
 from bench_kernel.results._recorder import Recorder
-from bench_kernel.results._noise import CONFIDENCE, MIN_HISTORY, Noise, noise_from_history, noise_from_rounds, t_quantile
+from bench_kernel.results._records import merge_rounds
 from bench_kernel.results._refs import PointSet, ref_file, resolve_ref, store_history
-from bench_kernel.results._records import (POINT_STATUSES, PointResult, RunInfo, merge_rounds, params_key, params_text,
-                                           point_label, status_of)
-from bench_kernel.results._serve import SERVE_TABLE, save_serve_run, serve_points, serve_side
 from bench_kernel.results._schema import SCHEMA, SCHEMA_V1, SCHEMA_VERSION
+from bench_kernel.results._serve import (
+                                           SERVE_TABLE,
+                                           save_serve_run,
+                                           serve_points,
+                                           serve_side,
+)
 from bench_kernel.results._store import Store, open_store
 
 __all__ = [
-    "CLOCK_SPREAD", "CONFIDENCE", "DB_ENV", "DEFAULT_THRESHOLD", "MIN_HISTORY", "POINT_STATUSES", "SCHEMA", "SCHEMA_V1",
+    "CLOCK_SPREAD", "CONFIDENCE", "DB_ENV", "DEFAULT_THRESHOLD", "MIN_HISTORY", "SCHEMA", "SCHEMA_V1",
     "SCHEMA_VERSION", "UNKNOWN_NOTE", "VERDICTS",
-    "Best", "ClockSpread", "Comparison", "History", "MatchedPoint", "Noise", "PointResult", "PointSet", "Provenance",
-    "Recorder", "ResultsComparison", "RunInfo",
+    "Best", "ClockSpread", "Comparison", "History", "MatchedPoint", "Noise", "PointSet", "Provenance",
+    "Recorder", "ResultsComparison",
     "Store", "Unmatched", "best_per_point", "check_threshold", "clock_explains", "clock_spread", "compare", "compare_points",
     "compare_samples", "default_db_path", "median_clock_mhz", "merge_rounds", "noise_from_history", "noise_from_rounds",
     "point_clock_mhz", "samples_problem",
-    "file_sha256", "load_results_file", "open_store", "params_key", "params_text", "point_label", "points_from_output",
-    "provenance", "ref_file", "resolve_db_path", "resolve_ref",
-    "status_of", "store_files", "store_history", "t_quantile", "SERVE_TABLE", "save_serve_run", "serve_points", "serve_side",
+    "file_sha256", "load_results_file", "open_store", "points_from_output",
+    "provenance", "ref_file", "resolve_db_path", "resolve_ref", "store_files", "store_history", "t_quantile", "SERVE_TABLE", "save_serve_run", "serve_points", "serve_side",
 ]

@@ -17,9 +17,14 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from bench_kernel.measure import Samples
 from bench_kernel.errors import InputError
-from bench_kernel.results._compare import DEFAULT_THRESHOLD, Comparison, check_threshold, samples_problem
+from bench_kernel.records import Samples
+from bench_kernel.results._compare import (
+    DEFAULT_THRESHOLD,
+    Comparison,
+    check_threshold,
+    samples_problem,
+)
 
 __all__ = ["compare_samples", "RESAMPLES", "MIN_SAMPLES"]
 

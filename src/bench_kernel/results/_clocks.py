@@ -18,7 +18,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from bench_kernel.results._records import PointResult
+from bench_kernel.records import PointResult
 
 __all__ = ["ClockSpread", "CLOCK_SPREAD", "clock_spread", "median_clock_mhz", "point_clock_mhz"]
 

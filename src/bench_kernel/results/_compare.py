@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from bench_kernel.errors import InputError, UsageError
-from bench_kernel.measure import Measurement, Samples
+from bench_kernel.records import Measurement, Samples
 from bench_kernel.results._clocks import median_clock_mhz
 from bench_kernel.results._noise import CONFIDENCE, Noise, noise_from_rounds, round_test
 
@@ -172,7 +172,7 @@ def _measurement(x: Measurement | Samples | Sequence[float], clocks: Sequence[fl
     if isinstance(x, Measurement):
         return x
     values = x.values_us if isinstance(x, Samples) else tuple(float(v) for v in x)
-    return Measurement("compare", Samples(tuple(values)), sm_clock_mhz=tuple(clocks))
+    return Measurement(method="compare", samples_us=tuple(values), sm_clock_mhz=tuple(clocks))
 
 
 def _verdict(ratio: float, lo: float, hi: float, threshold: float) -> str:
@@ -232,7 +232,8 @@ def compare(a: Measurement | Samples | Sequence[float], b: Measurement | Samples
         if problem:
             raise InputError(f"cannot compare: {side} holds {problem}; a per-call time is a finite number of "
                              f"microseconds above 0")
-    ra, rb = ma.round_times_us, mb.round_times_us
+    ra = [v for v in ma.round_times_us if v is not None]
+    rb = [v for v in mb.round_times_us if v is not None]
     am, bm = statistics.median(ra), statistics.median(rb)
     if not (am > 0 and bm > 0):
         raise ValueError(f"medians must be positive times, got A {am!r} us and B {bm!r} us")

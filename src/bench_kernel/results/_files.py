@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_kernel.errors import InputError
-from bench_kernel.measure import BenchResult
-from bench_kernel.results._records import PointResult, RunInfo, status_of
+from bench_kernel.records import BenchResult, PointResult, RunInfo, status_of
 
 __all__ = ["load_results_file", "points_from_output"]
 
@@ -29,8 +28,7 @@ def points_from_output(data: Any, where: str) -> tuple[RunInfo | None, list[Poin
             points = []
             for d in data["results"]:
                 r = BenchResult.from_dict(d)
-                points.append(PointResult(r.name, dict(r.params), status_of(r), r, roofline=d.get("roofline"),
-                                          measured_roofline=d.get("measured_roofline")))
+                points.append(PointResult(r.name, dict(r.params), status_of(r), r))
             return None, points
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise _bad(where, f"{type(e).__name__}: {e}") from None

@@ -8,9 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from bench_kernel.results._compare import DEFAULT_THRESHOLD, VERDICTS, Comparison, compare, samples_problem
+from bench_kernel.records import PointResult, params_key
+from bench_kernel.results._compare import (
+    DEFAULT_THRESHOLD,
+    VERDICTS,
+    Comparison,
+    compare,
+    samples_problem,
+)
 from bench_kernel.results._noise import Noise
-from bench_kernel.results._records import PointResult, params_key
 
 __all__ = ["MatchedPoint", "Unmatched", "ResultsComparison", "Best", "compare_points", "best_per_point", "History"]
 

@@ -6,9 +6,8 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from bench_kernel.measure import BenchResult
+from bench_kernel.records import BenchResult, PointResult, RunInfo, warning
 from bench_kernel.results._provenance import provenance
-from bench_kernel.results._records import PointResult, RunInfo
 from bench_kernel.results._store import Store
 
 __all__ = ["Recorder"]
@@ -32,12 +31,12 @@ class Recorder:
 
     def save(self, result: BenchResult) -> PointResult:
         """Commit a measured (or refused: ``correct`` False) result."""
-        roof = result.roofline.to_dict() if result.roofline is not None else None
-        return self.store.save_result(self.run.id, result, roofline=roof)
+        return self.store.save_result(self.run.id, result)
 
     def save_error(self, name: str, params: dict[str, Any], reason: str) -> PointResult:
         """Commit a case that could not be measured, with the reason."""
-        return self.store.save_result(self.run.id, BenchResult(name=name, params=dict(params), notes=(reason,)),
+        empty = BenchResult(name=name, params=dict(params), notes=(warning("case-failed", reason),))
+        return self.store.save_result(self.run.id, empty,
                                       status="error", error=reason)
 
     def finish(self, status: str = "done") -> RunInfo:

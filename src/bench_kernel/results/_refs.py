@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Callable
 
 from bench_kernel.errors import InputError, UsageError
+from bench_kernel.records import PointResult, RunInfo
 from bench_kernel.results._files import load_results_file
 from bench_kernel.results._match import History
 from bench_kernel.results._noise import Noise, noise_from_history
-from bench_kernel.results._records import PointResult, RunInfo
 from bench_kernel.results._store import Store
 
 __all__ = ["PointSet", "resolve_ref", "ref_file", "store_history"]

@@ -16,7 +16,7 @@ import sys
 from typing import Any, Sequence
 
 from bench_kernel.errors import StoreError
-from bench_kernel.results._records import RunInfo
+from bench_kernel.records import RunInfo
 from bench_kernel.results._store import Store
 
 __all__ = ["SERVE_TABLE", "save_serve_run", "serve_points", "serve_side"]

@@ -21,10 +21,21 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from bench_kernel.errors import StoreError
-from bench_kernel.measure import BenchResult
+from bench_kernel.records import (
+    BenchResult,
+    PointResult,
+    RunInfo,
+    params_key,
+    status_of,
+    to_builtins,
+)
 from bench_kernel.results._paths import resolve_db_path
-from bench_kernel.results._records import PointResult, RunInfo, merge_rounds, params_key, status_of
-from bench_kernel.results._schema import APP_ID, SCHEMA_VERSION, migrate, primary_figures
+from bench_kernel.results._records import merge_rounds
+from bench_kernel.results._schema import (
+    APP_ID,
+    SCHEMA_VERSION,
+    migrate,
+)
 
 __all__ = ["Store", "open_store", "DEFAULT_TIMEOUT_S", "TIMEOUT_ENV"]
 
@@ -233,7 +244,7 @@ class Store:
 
     def save_result(self, run_id: int, result: BenchResult, *, status: str | None = None,
                     error: str | None = None, worker: str | None = None, wall_s: float | None = None,
-                    roofline: dict[str, Any] | None = None, round: int = 1) -> PointResult:
+                    round: int = 1) -> PointResult:
         """Commit one finished point (provider ``result.name`` at ``result.params``; its round
         ``round`` of a run in rounds) with its raw samples, and return it as stored (this round).
         ``status`` defaults to :func:`status_of` the result.
@@ -242,11 +253,11 @@ class Store:
         is measured, or stored, twice.
         """
         status = status or status_of(result)
-        data = result.to_dict()
-        if roofline is not None:
-            data["roofline"] = roofline
-        text = json.dumps(data, default=str)
-        method, median = primary_figures(text)
+        # Python's json writes NaN and Infinity as they are, so a damaged sample is read back as the
+        # same damage (and refused by a comparison) rather than as null; a params value JSON cannot
+        # hold is kept as its text, as a point is matched by that text.
+        text = json.dumps(to_builtins(result, other=str))
+        method, median = result.primary_method, result.time_us
         key = params_key(result.params)
         finished = _now()
         existing = self._read("SELECT status FROM points WHERE run_id = ? AND params_key = ? AND provider = ?"
@@ -266,8 +277,7 @@ class Store:
             args = (*values, run_id, key, result.name, finished, round)
         self._write([(sql, args)], "saving a point")
         return PointResult(provider=result.name, params=dict(result.params), status=status, result=result,
-                           error=error, worker=worker, wall_s=wall_s, run_id=run_id, finished_at=finished,
-                           roofline=data.get("roofline"), measured_roofline=data.get("measured_roofline"))
+                           error=error, worker=worker, wall_s=wall_s, run_id=run_id, finished_at=finished)
 
     _POINT_COLS = "run_id, provider, params_key, status, error, worker, wall_s, finished_at, result, round"
 
@@ -279,9 +289,7 @@ class Store:
         params = dict((data or {}).get("params") or json.loads(key))
         result = BenchResult.from_dict(data) if data else BenchResult(name=provider, params=params)
         return round_, PointResult(provider=provider, params=params, status=status, result=result, error=error,
-                                   worker=worker, wall_s=wall_s, run_id=run_id, finished_at=finished,
-                                   roofline=(data or {}).get("roofline"),
-                                   measured_roofline=(data or {}).get("measured_roofline"))
+                                   worker=worker, wall_s=wall_s, run_id=run_id, finished_at=finished)
 
     def _merged(self, rows: list[tuple]) -> list[PointResult]:
         """Rows (ordered) -> one point per (run, provider, params), its rounds joined, in the order
@@ -339,7 +347,7 @@ class Store:
         for point in self._merged([r for r in rows if r[0] not in skip]):
             m = point.result.measurements.get(method)
             if m is not None and m.ok and point.result.env.get("device") == device:
-                values += [v for v in m.round_times_us if v > 0]
+                values += [v for v in m.round_times_us if v is not None and v > 0]
         return values
 
 

@@ -13,18 +13,32 @@ the model checked against the counts) and ``plot_measured(points, path)``.
 
 from __future__ import annotations
 
-from bench_kernel.roofline._analysis import Roof, RoofAnalysis, RooflineResult, analyze, measured_roof, spec_roof
+from bench_kernel.roofline._analysis import analyze, measured_roof, spec_roof
 from bench_kernel.roofline._count import Counts, OpCount, count
-from bench_kernel.roofline._formulas import formula_context, formula_kind, formula_source, op_work
-from bench_kernel.roofline._work import Work
+from bench_kernel.roofline._formulas import (
+    formula_context,
+    formula_kind,
+    formula_source,
+    op_work,
+)
 from bench_kernel.roofline._judge import OVER_ROOF_MARK, over_roof
+from bench_kernel.roofline._measured import (
+    LEVELS,
+    MODEL_TOLERANCE,
+    check_model,
+    place_measured,
+)
 from bench_kernel.roofline._opargs import UNKNOWN, TensorArg, from_trace
-from bench_kernel.roofline._measured import (LEVELS, MODEL_TOLERANCE, LevelPoint, MeasuredRoofline, ModelCheck,
-                                             check_model, place_measured)
-from bench_kernel.roofline._plot import build_figure, build_measured_figure, plot_measured, plot_roofline
+from bench_kernel.roofline._plot import (
+    build_figure,
+    build_measured_figure,
+    plot_measured,
+    plot_roofline,
+)
+from bench_kernel.roofline._work import Work
 
 __all__ = [
-    "LEVELS", "MODEL_TOLERANCE", "LevelPoint", "MeasuredRoofline", "ModelCheck", "build_measured_figure",
+    "LEVELS", "MODEL_TOLERANCE", "build_measured_figure",
     "check_model", "place_measured", "plot_measured",
     "OVER_ROOF_MARK",
     "UNKNOWN",
@@ -38,11 +52,8 @@ __all__ = [
     "from_trace",
     "op_work",
     "over_roof",
-    "Roof",
     "analyze",
     "build_figure",
-    "RoofAnalysis",
-    "RooflineResult",
     "count",
     "measured_roof",
     "plot_roofline",

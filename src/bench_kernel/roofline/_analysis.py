@@ -7,7 +7,6 @@ Units: FLOP and bytes as counts, times in microseconds, rates in TFLOP/s (1e12 F
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 from bench_kernel.dtypes import peak_class
@@ -19,139 +18,19 @@ from bench_kernel.hardware import (
     get_device,
     load_calibration,
 )
+from bench_kernel.records import Note, Roof, RoofAnalysis, RooflineResult, info, warning
 
-__all__ = ["Roof", "RoofAnalysis", "RooflineResult", "analyze", "measured_roof", "spec_roof"]
+__all__ = ["analyze", "measured_roof", "spec_roof"]
 
 #: A kernel is launch-bound when launch cost is at least this share of its measured time (and
 #: exceeds what the roof itself needs): "the time is dominated by launch cost".
 LAUNCH_DOMINANT_SHARE = 0.5
 
 
-@dataclass(frozen=True)
-class Roof:
-    """One roof: a compute ceiling and a memory ceiling for one device and dtype."""
-
-    source: str
-    """``"spec"`` (peak table, dense datasheet figures) or ``"measured"`` (cached calibration)."""
-    peak_tflops: float
-    peak_tbps: float
-
-    @property
-    def ridge_intensity(self) -> float:
-        """Arithmetic intensity (FLOP/byte) where the memory roof meets the compute roof."""
-        return self.peak_tflops / self.peak_tbps
 
 
-@dataclass(frozen=True)
-class RoofAnalysis:
-    """Where one measurement sits under one roof."""
-
-    roof: Roof
-    memory_us: float
-    """Time to move the bytes at peak bandwidth."""
-    compute_us: float
-    """Time to do the FLOPs at peak throughput."""
-    floor_us: float
-    """``max(memory_us, compute_us)``: no implementation of this work can be faster."""
-    pct_of_roof: float
-    """``100 * floor_us / time_us``; above 100 means the counts or the roof are wrong (or cache hits)."""
-    headroom: float
-    """``time_us / floor_us``: the speed-up left before the roof."""
-    bound: str
-    """``"memory"``, ``"compute"`` or ``"launch"`` (see :func:`analyze`)."""
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any], source: str) -> "RoofAnalysis":
-        """What :meth:`to_dict` wrote (``source`` given apart: the flat JSON of a result omits it)."""
-        return cls(Roof(source, float(d["peak_tflops"]), float(d["peak_tbps"])), float(d["memory_us"]),
-                   float(d["compute_us"]), float(d["floor_us"]), float(d["pct_of_roof"]), float(d["headroom"]),
-                   str(d["bound"]))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"source": self.roof.source, "peak_tflops": self.roof.peak_tflops,
-                "peak_tbps": self.roof.peak_tbps, "ridge_intensity": self.roof.ridge_intensity,
-                "memory_us": self.memory_us, "compute_us": self.compute_us, "floor_us": self.floor_us,
-                "pct_of_roof": self.pct_of_roof, "headroom": self.headroom, "bound": self.bound}
 
 
-@dataclass(frozen=True)
-class RooflineResult:
-    """One measurement (FLOPs, bytes, time) on one device and dtype, against spec and measured roofs."""
-
-    device: str
-    dtype: str
-    flops: float
-    bytes: float
-    time_us: float
-    arithmetic_intensity: float
-    """FLOP per byte moved."""
-    achieved_tflops: float
-    achieved_tbps: float
-    spec: RoofAnalysis
-    measured: RoofAnalysis | None
-    """Against the cached calibration; None when the device is not calibrated for this dtype."""
-    launch_us: float | None
-    """Launch cost used for the ``launch`` bound, or None when unknown."""
-    launch_source: str | None
-    """Where ``launch_us`` came from: ``argument``, ``events-graph``, ``calibration-graph`` or
-    ``calibration-events``."""
-    name: str | None = None
-    notes: tuple[str, ...] = ()
-
-    # The spec roof is the headline: these mirror the flat JSON contract of `bench-kernel roofline`.
-    @property
-    def peak_tflops(self) -> float:
-        return self.spec.roof.peak_tflops
-
-    @property
-    def peak_tbps(self) -> float:
-        return self.spec.roof.peak_tbps
-
-    @property
-    def floor_us(self) -> float:
-        return self.spec.floor_us
-
-    @property
-    def pct_of_roof(self) -> float:
-        return self.spec.pct_of_roof
-
-    @property
-    def headroom(self) -> float:
-        return self.spec.headroom
-
-    @property
-    def bound(self) -> str:
-        return self.spec.bound
-
-    def to_dict(self) -> dict[str, Any]:
-        """Flat spec-roof fields, plus ``"measured"`` (same fields) when a calibration applied."""
-        spec = self.spec.to_dict()
-        spec.pop("source")
-        out: dict[str, Any] = {
-            "name": self.name, "device": self.device, "dtype": self.dtype, "flops": self.flops,
-            "bytes": self.bytes, "time_us": self.time_us, "arithmetic_intensity": self.arithmetic_intensity,
-            "achieved_tflops": self.achieved_tflops, "achieved_tbps": self.achieved_tbps, **spec,
-            "launch_us": self.launch_us, "launch_source": self.launch_source, "notes": list(self.notes),
-        }
-        if self.measured is not None:
-            measured = self.measured.to_dict()
-            measured.pop("source")
-            out["measured"] = measured
-        return out
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "RooflineResult":
-        """The placement as :meth:`to_dict` wrote it (a stored result): read back, not recomputed,
-        so a report shows what was found then even if the peak table has changed since.
-        KeyError/TypeError/ValueError for a dict that is not one."""
-        measured = d.get("measured")
-        return cls(device=str(d["device"]), dtype=str(d["dtype"]), flops=float(d["flops"]), bytes=float(d["bytes"]),
-                   time_us=float(d["time_us"]), arithmetic_intensity=float(d["arithmetic_intensity"]),
-                   achieved_tflops=float(d["achieved_tflops"]), achieved_tbps=float(d["achieved_tbps"]),
-                   spec=RoofAnalysis.from_dict(d, "spec"),
-                   measured=RoofAnalysis.from_dict(measured, "measured") if measured else None,
-                   launch_us=d.get("launch_us"), launch_source=d.get("launch_source"), name=d.get("name"),
-                   notes=tuple(d.get("notes") or ()))
 
 
 def _number(name: str, value: Any, *, allow_zero: bool) -> float:
@@ -187,17 +66,18 @@ def _analyse(roof: Roof, flops: float, n_bytes: float, time_us: float, launch_us
     bound = "memory" if memory_us >= compute_us else "compute"
     if launch_us is not None and launch_us >= LAUNCH_DOMINANT_SHARE * time_us and launch_us >= floor_us:
         bound = "launch"
-    return RoofAnalysis(roof=roof, memory_us=memory_us, compute_us=compute_us, floor_us=floor_us,
+    return RoofAnalysis(source=roof.source, peak_tflops=roof.peak_tflops, peak_tbps=roof.peak_tbps, memory_us=memory_us, compute_us=compute_us, floor_us=floor_us,
                         pct_of_roof=100.0 * floor_us / time_us, headroom=time_us / floor_us, bound=bound)
 
 
 def _launch_cost(launch_overhead_us: float | None, events_us: float | None, graph_us: float | None,
-                 cal: Calibration | None, timed_with: str, notes: list[str]) -> tuple[float | None, str | None]:
+                 cal: Calibration | None, timed_with: str, notes: list[Note]) -> tuple[float | None, str | None]:
     if launch_overhead_us is not None:
         return launch_overhead_us, "argument"
     if events_us is not None and graph_us is not None:
         if events_us < graph_us:
-            notes.append(f"events_us {events_us:g} < graph_us {graph_us:g}: launch overhead taken as 0")
+            notes.append(warning("launch-negative", f"events_us {events_us:g} < graph_us {graph_us:g}: launch overhead "
+                                 "taken as 0", events_us=events_us, graph_us=graph_us))
         return max(events_us - graph_us, 0.0), "events-graph"
     if cal is not None:
         # Each timing method has its own floor: what events add around any kernel, or what one node of
@@ -240,7 +120,7 @@ def analyze(flops: float, bytes: float, time_us: float, *, device: str | DeviceS
                          "with events and in a CUDA graph) or neither")
     spec = detect_device() if device is None else get_device(device)
     dt = peak_class(dtype)
-    notes: list[str] = []
+    notes: list[Note] = []
 
     cal: Calibration | None
     if isinstance(calibration, Calibration):
@@ -252,20 +132,19 @@ def analyze(flops: float, bytes: float, time_us: float, *, device: str | DeviceS
         cal = load_calibration(spec.name) if calibration else None
     m_roof = measured_roof(cal, dt) if cal is not None else None
     if cal is not None and m_roof is None:
-        notes.append(f"calibration of {spec.name} ({cal.measured_at}) has no {dt} GEMM: no measured roof")
+        notes.append(info("no-measured-roof", f"calibration of {spec.name} ({cal.measured_at}) has no {dt} GEMM: "
+                          "no measured roof", dtype=dt))
 
     launch_us, launch_source = _launch_cost(lo, ev, gr, cal, timed_with, notes)
     spec_a = _analyse(spec_roof(spec, dt), f, b, t, launch_us)
     meas_a = _analyse(m_roof, f, b, t, launch_us) if m_roof is not None else None
     if spec_a.pct_of_roof > 100.0:
-        notes.append("faster than the spec roof: the counts overstate the work (a wrong dtype, FLOPs "
+        notes.append(warning("above-roof", "faster than the spec roof: the counts overstate the work (a wrong dtype, FLOPs "
                      "over-counted, sparse or causal work), the data was served from cache rather than DRAM, "
-                     "or the roof is too low for this SKU/clock")
+                     "or the roof is too low for this SKU/clock", pct_of_roof=spec_a.pct_of_roof))
     if f == 0:
-        notes.append("0 FLOPs: pure data movement, judged against the memory roof only")
-    return RooflineResult(
-        device=spec.name, dtype=dt, flops=f, bytes=b, time_us=t,
-        arithmetic_intensity=f / b, achieved_tflops=f / t / 1e6, achieved_tbps=b / t / 1e6,
-        spec=spec_a, measured=meas_a, launch_us=launch_us, launch_source=launch_source,
+        notes.append(info("zero-flops", "0 FLOPs: pure data movement, judged against the memory roof only"))
+    return RooflineResult.placed(
+        spec_a, device=spec.name, dtype=dt, flops=f, bytes=b, time_us=t, measured=meas_a, launch_us=launch_us, launch_source=launch_source,
         name=name, notes=tuple(notes),
     )

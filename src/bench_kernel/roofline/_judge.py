@@ -17,7 +17,7 @@ The causes, in the order they are checked:
 from __future__ import annotations
 
 from bench_kernel.hardware import DeviceSpec
-from bench_kernel.roofline._analysis import RooflineResult
+from bench_kernel.records import RooflineResult
 
 __all__ = ["over_roof", "OVER_ROOF_MARK"]
 

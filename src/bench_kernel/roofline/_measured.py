@@ -13,16 +13,22 @@ note names the likely cause, with the counts that point to it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Mapping
 
-from bench_kernel.counters import CounterReport
 from bench_kernel.dtypes import peak_class
 from bench_kernel.errors import DeviceError, UsageError
 from bench_kernel.hardware import Calibration, DeviceSpec, get_device, load_calibration
+from bench_kernel.records import (
+    CounterReport,
+    LevelPoint,
+    MeasuredRoofline,
+    ModelCheck,
+    Note,
+    info,
+    warning,
+)
 
-__all__ = ["LEVELS", "MODEL_TOLERANCE", "LevelPoint", "ModelCheck", "MeasuredRoofline", "place_measured",
-           "check_model"]
+__all__ = ["LEVELS", "MODEL_TOLERANCE", "place_measured", "check_model"]
 
 LEVELS = ("dram", "l2", "l1")
 #: Model and counts further apart than this (relative) get a note naming the likely cause.
@@ -36,121 +42,10 @@ SMALL_FLOPS = 1e6
 MIXED_SHARE = 0.9
 
 
-@dataclass(frozen=True)
-class LevelPoint:
-    """One memory level of the hierarchical roofline: counted bytes, intensity and ceiling."""
-
-    level: str
-    bytes: float
-    intensity: float | None
-    """Counted FLOP per byte of this level (None without FLOPs)."""
-    achieved_tbps: float
-    ceiling_tbps: float | None
-    ceiling_source: str | None
-    """``spec`` (peak table) or ``measured`` (the cached calibration)."""
-
-    @property
-    def pct_of_ceiling(self) -> float | None:
-        return 100.0 * self.achieved_tbps / self.ceiling_tbps if self.ceiling_tbps else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"level": self.level, "bytes": self.bytes, "intensity": self.intensity,
-                "achieved_tbps": self.achieved_tbps, "ceiling_tbps": self.ceiling_tbps,
-                "ceiling_source": self.ceiling_source, "pct_of_ceiling": self.pct_of_ceiling}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "LevelPoint":
-        return cls(str(d["level"]), float(d["bytes"]), d.get("intensity"), float(d["achieved_tbps"]),
-                   d.get("ceiling_tbps"), d.get("ceiling_source"))
 
 
-@dataclass(frozen=True)
-class ModelCheck:
-    """The model's count of one quantity (``bytes`` = DRAM bytes, ``flops``) against the counters'."""
-
-    quantity: str
-    modelled: float | None
-    measured: float | None
-    note: str | None = None
-
-    @property
-    def ratio(self) -> float | None:
-        """measured / modelled."""
-        return self.measured / self.modelled if self.modelled and self.measured is not None else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"quantity": self.quantity, "modelled": self.modelled, "measured": self.measured,
-                "ratio": self.ratio, "note": self.note}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "ModelCheck":
-        return cls(str(d["quantity"]), d.get("modelled"), d.get("measured"), d.get("note"))
 
 
-@dataclass(frozen=True)
-class MeasuredRoofline:
-    """Counted work of one call on the hierarchical roofline of one device."""
-
-    name: str | None
-    device: str
-    dtype: str
-    """The precision of most of the counted FLOPs (its compute peak is the roof)."""
-    time_us: float
-    time_method: str
-    """bench-kernel's method the time comes from (never the counter tool)."""
-    flops: float
-    flops_by_precision: Mapping[str, float]
-    tensor_flops: float
-    compute_peak_tflops: float | None
-    compute_source: str | None
-    levels: tuple[LevelPoint, ...]
-    checks: tuple[ModelCheck, ...] = ()
-    model_flops: float | None = None
-    model_bytes: float | None = None
-    notes: tuple[str, ...] = ()
-
-    @property
-    def achieved_tflops(self) -> float:
-        return self.flops / self.time_us / 1e6
-
-    def level(self, name: str) -> LevelPoint | None:
-        return next((p for p in self.levels if p.level == name), None)
-
-    @property
-    def bound(self) -> str | None:
-        """The ceiling that allows the least at this kernel's intensities: ``compute``, ``dram``, ``l2``
-        or ``l1`` (None without FLOPs or ceilings)."""
-        limits = {p.level: p.ceiling_tbps * p.intensity for p in self.levels if p.ceiling_tbps and p.intensity}
-        if self.compute_peak_tflops and self.flops:
-            limits["compute"] = self.compute_peak_tflops
-        return min(limits, key=limits.__getitem__) if limits else None
-
-    @property
-    def modelled_intensity(self) -> float | None:
-        return self.model_flops / self.model_bytes if self.model_flops and self.model_bytes else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "device": self.device, "dtype": self.dtype, "time_us": self.time_us,
-                "time_method": self.time_method, "flops": self.flops, "achieved_tflops": self.achieved_tflops,
-                "flops_by_precision": dict(self.flops_by_precision), "tensor_flops": self.tensor_flops,
-                "compute_peak_tflops": self.compute_peak_tflops, "compute_source": self.compute_source,
-                "bound": self.bound, "levels": [p.to_dict() for p in self.levels],
-                "model_flops": self.model_flops, "model_bytes": self.model_bytes,
-                "modelled_intensity": self.modelled_intensity, "checks": [c.to_dict() for c in self.checks],
-                "notes": list(self.notes)}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "MeasuredRoofline":
-        """What :meth:`to_dict` wrote, read back (not recomputed)."""
-        return cls(name=d.get("name"), device=str(d["device"]), dtype=str(d["dtype"]), time_us=float(d["time_us"]),
-                   time_method=str(d["time_method"]), flops=float(d["flops"]),
-                   flops_by_precision=dict(d.get("flops_by_precision") or {}),
-                   tensor_flops=float(d.get("tensor_flops") or 0.0), compute_peak_tflops=d.get("compute_peak_tflops"),
-                   compute_source=d.get("compute_source"),
-                   levels=tuple(LevelPoint.from_dict(p) for p in d.get("levels") or ()),
-                   checks=tuple(ModelCheck.from_dict(c) for c in d.get("checks") or ()),
-                   model_flops=d.get("model_flops"), model_bytes=d.get("model_bytes"),
-                   notes=tuple(d.get("notes") or ()))
 
 
 def _ceilings(spec: DeviceSpec, cal: Calibration | None) -> dict[str, tuple[float, str]]:
@@ -217,18 +112,19 @@ def place_measured(report: CounterReport, time_us: float, *, device: str | Devic
     spec = get_device(device)
     cal = calibration if isinstance(calibration, Calibration) else (
         load_calibration(spec.name) if calibration else None)
-    total = report.total()
+    total = report.total
+    assert total is not None  # report.ok: it holds kernels
     by_precision = total.flops_by_precision()
     flops = sum(by_precision.values())
-    notes: list[str] = []
+    notes: list[Note] = []
     dtype = peak_class(max(by_precision, key=by_precision.__getitem__)) if by_precision else peak_class(
         model_dtype or "fp32")
     if not flops:
-        notes.append("0 FLOPs counted: pure data movement, placed by its bytes only")
+        notes.append(info("zero-flops-counted", "0 FLOPs counted: pure data movement, placed by its bytes only"))
     elif by_precision[max(by_precision, key=by_precision.__getitem__)] / flops < MIXED_SHARE:
         share = by_precision[max(by_precision, key=by_precision.__getitem__)] / flops
-        notes.append(f"mixed precisions ({', '.join(sorted(by_precision))}): the roof is {dtype}'s, "
-                     f"{100 * share:.0f}% of the counted FLOPs")
+        notes.append(info("mixed-precisions", f"mixed precisions ({', '.join(sorted(by_precision))}): the roof is "
+                          f"{dtype}'s, {100 * share:.0f}% of the counted FLOPs", share=share))
     try:
         peak, peak_source = spec.peak(dtype), "spec"
     except DeviceError:
@@ -240,13 +136,13 @@ def place_measured(report: CounterReport, time_us: float, *, device: str | Devic
                    for level, b in level_bytes.items() if b)
     missing = [level for level in LEVELS if level not in ceilings]
     if missing:
-        notes.append(f"no ceiling for {', '.join(missing)}: no figure in the peak table and no cached calibration "
-                     f"(run 'bench-kernel calibrate')")
+        notes.append(info("no-ceiling", f"no ceiling for {', '.join(missing)}: no figure in the peak table and no "
+                          f"cached calibration (run 'bench-kernel calibrate')", levels=missing))
     evidence = {k: v for k, v in (("dram_write_bytes", total.dram_write_bytes),
                                   ("l2_hit_rate_pct", total.l2_hit_rate_pct)) if v is not None}
     checks = (check_model("bytes", model_bytes, total.dram_bytes, evidence),
               check_model("flops", model_flops, total.flops, evidence))
-    notes += [c.note for c in checks if c.note]
+    notes += [warning(f"model-{c.quantity}-differs", c.note, ratio=c.ratio) for c in checks if c.note]
     return MeasuredRoofline(name=name, device=spec.name, dtype=dtype, time_us=time_us, time_method=time_method,
                             flops=flops, flops_by_precision=by_precision,
                             tensor_flops=sum(total.tensor_flops.values()), compute_peak_tflops=peak,

@@ -8,7 +8,6 @@ into SVG ids, and SVG text stays text: both make the file checkable and editable
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -16,14 +15,15 @@ from bench_kernel.atomic import replacing
 from bench_kernel.dtypes import peak_class
 from bench_kernel.errors import MissingExtraError, UsageError
 from bench_kernel.hardware import Calibration, DeviceSpec, get_device
-from bench_kernel.roofline._analysis import Roof, RooflineResult, measured_roof, spec_roof
+from bench_kernel.plotfile import plot_path
+from bench_kernel.records import Roof, RooflineResult
+from bench_kernel.roofline._analysis import measured_roof, spec_roof
 
 __all__ = ["build_figure", "plot_roofline"]
 
 #: Said wherever a plot needs the missing extra (MissingExtraError: exit 1, like every missing extra).
 PLOT_MISSING = "plotting needs matplotlib: pip install 'bench-kernel[plot]'"
 
-_FORMATS = (".png", ".svg")
 _BOUND_COLORS = {"memory": "#1f77b4", "compute": "#d62728", "launch": "#9467bd"}
 
 
@@ -106,9 +106,7 @@ def plot_roofline(points: Iterable[RooflineResult] | Mapping[str, RooflineResult
     result; each is drawn at (arithmetic intensity, achieved TFLOP/s) and coloured by its bound
     against the spec roof. ``measured`` adds the calibrated roof (solid). Returns the path written.
     """
-    out = Path(path)
-    if out.suffix.lower() not in _FORMATS:
-        raise UsageError(f"plot file {str(out)!r} must end in .png or .svg (got {out.suffix or 'no suffix'!r})")
+    out = plot_path(path)
     fig = build_figure(points, device, dtype, measured)
     from matplotlib import rc_context
 
@@ -136,7 +134,7 @@ def build_measured_figure(points: Mapping[str, Any]) -> Any:
     # decades to the right of the rest: it is left out of the plot (the JSON keeps it) and said so.
     skipped = sorted({f"{lp.level} of {label}" for label, p in shown for lp in p.levels
                       if p.level("dram") and lp.bytes < 0.01 * p.level("dram").bytes})
-    shown = [(label, replace(p, levels=tuple(lp for lp in p.levels if not (
+    shown = [(label, p.replace(levels=tuple(lp for lp in p.levels if not (
         p.level("dram") and lp.bytes < 0.01 * p.level("dram").bytes)))) for label, p in shown]
     if not shown:
         raise UsageError("nothing to plot: no case has counted FLOPs (pure data movement has no intensity)")
@@ -198,9 +196,7 @@ def build_measured_figure(points: Mapping[str, Any]) -> Any:
 
 def plot_measured(points: Mapping[str, Any], path: str | Path) -> Path:
     """Save :func:`build_measured_figure` of ``points`` to ``path`` (.png or .svg); returns the path."""
-    out = Path(path)
-    if out.suffix.lower() not in _FORMATS:
-        raise UsageError(f"plot file {str(out)!r} must end in .png or .svg (got {out.suffix or 'no suffix'!r})")
+    out = plot_path(path)
     fig = build_measured_figure(points)
     from matplotlib import rc_context
 

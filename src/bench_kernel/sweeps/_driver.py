@@ -12,25 +12,15 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
-
-from dataclasses import replace
 
 from bench_kernel.errors import DeviceError, Interrupted, StoreError, UsageError
 from bench_kernel.gpu import has_gpu
 from bench_kernel.measure import gpu_state
 from bench_kernel.options import Options
-from bench_kernel.results import (
-    Best,
-    PointResult,
-    RunInfo,
-    Store,
-    best_per_point,
-    open_store,
-    params_key,
-    provenance,
-)
+from bench_kernel.records import PointResult, RunInfo, params_key
+from bench_kernel.results import Best, Store, best_per_point, open_store, provenance
 from bench_kernel.sweeps._local import Unit
 from bench_kernel.sweeps._rounds import fresh_processes, make_backend, run_rounds
 from bench_kernel.sweeps._spec import DEFAULT_SPEC_NAME, SweepSpec

@@ -27,8 +27,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from bench_kernel.errors import TargetError
-from bench_kernel.measure import BenchResult
-from bench_kernel.results import PointResult
+from bench_kernel.records import BenchResult, PointResult, warning
 
 __all__ = ["Slot", "Unit", "LocalPool", "gpu_slots", "host_slots"]
 
@@ -246,7 +245,7 @@ class LocalPool:
             elif kind == "died":
                 unit, reason = payload
                 busy.pop(w, None)
-                empty = BenchResult(name=unit.provider, params=dict(unit.point), notes=(reason,))
+                empty = BenchResult(name=unit.provider, params=dict(unit.point), notes=(warning("point-error", reason),))
                 done(unit, PointResult(unit.provider, dict(unit.point), "error", empty, error=reason,
                                        worker=w.slot.label))
             elif kind == "fatal":

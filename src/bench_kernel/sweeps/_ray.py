@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from bench_kernel.errors import DeviceError, MissingExtraError, UsageError
-from bench_kernel.measure import BenchResult
 from bench_kernel.options import Options
-from bench_kernel.results import PointResult, file_sha256
+from bench_kernel.records import BenchResult, PointResult, warning
+from bench_kernel.results import file_sha256
 from bench_kernel.sweeps._local import Unit
 from bench_kernel.sweeps._spec import SweepSpec, load_spec, split_spec_target
 from bench_kernel.sweeps._unit import run_unit
@@ -191,7 +191,7 @@ class RayRunner:
                     first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
                     reason = f"the Ray task died: {type(e).__name__}: {first}"
                     done(u, PointResult(u.provider, dict(u.point), "error",
-                                     BenchResult(name=u.provider, params=dict(u.point), notes=(reason,)),
+                                     BenchResult(name=u.provider, params=dict(u.point), notes=(warning("point-error", reason),)),
                                      error=reason, worker="ray"))
 
     def close(self) -> None:

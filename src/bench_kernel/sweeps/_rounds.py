@@ -26,7 +26,8 @@ from typing import Any, Callable, Sequence
 from bench_kernel.gpu import has_gpu
 from bench_kernel.measure import gpu_state
 from bench_kernel.options import Options
-from bench_kernel.results import PointResult, RunInfo, Store, merge_rounds, params_key, point_label
+from bench_kernel.records import PointResult, RunInfo, params_key, point_label
+from bench_kernel.results import Store, merge_rounds
 from bench_kernel.sweeps._local import LocalPool, Slot, Unit, gpu_slots, host_slots
 from bench_kernel.sweeps._spec import SweepSpec
 from bench_kernel.sweeps._unit import run_unit

@@ -13,10 +13,17 @@ from dataclasses import replace
 from typing import Any
 
 from bench_kernel.errors import BenchKernelError, TargetError, Unsupported
-from bench_kernel.measure import BenchResult, Case, CaseOrigin, as_cases, exits_raise, user_failure
+from bench_kernel.measure import Case, CaseOrigin, as_cases, exits_raise, user_failure
 from bench_kernel.options import Options
 from bench_kernel.orchestrate import bench_case
-from bench_kernel.results import PointResult, status_of
+from bench_kernel.records import (
+    BenchResult,
+    Note,
+    PointResult,
+    info,
+    status_of,
+    warning,
+)
 from bench_kernel.sweeps._spec import SweepSpec
 
 __all__ = ["run_unit", "case_at", "point_case"]
@@ -78,7 +85,8 @@ def run_unit(spec: SweepSpec, point: dict[str, Any], provider: str, options: Opt
     empty = BenchResult(name=provider, params=dict(point))
 
     def ended(status: str, reason: str) -> PointResult:
-        return PointResult(provider, dict(point), status, replace(empty, notes=(reason,)), error=reason,
+        note = (info if status == "unsupported" else warning)(f"point-{status}", reason)
+        return PointResult(provider, dict(point), status, empty.with_notes(note), error=reason,
                            worker=worker, wall_s=time.perf_counter() - t0)
 
     try:
@@ -87,7 +95,7 @@ def run_unit(spec: SweepSpec, point: dict[str, Any], provider: str, options: Opt
         return ended("unsupported", str(e) or "unsupported at this point")
     except BenchKernelError as e:
         return ended("error", str(e))
-    notes: list[str] = []
+    notes: list[Note] = []
     case = replace(case, rtol=case.rtol if case.rtol is not None else spec.rtol,
                    atol=case.atol if case.atol is not None else spec.atol)
     if round > 1:
@@ -97,9 +105,10 @@ def run_unit(spec: SweepSpec, point: dict[str, Any], provider: str, options: Opt
         try:
             case = replace(case, reference=case_at(spec, spec.baseline, point).fn)
         except Unsupported:
-            notes.append(f"not checked: the baseline {spec.baseline!r} is unsupported at this point")
+            notes.append(warning("not-checked", f"not checked: the baseline {spec.baseline!r} is unsupported at "
+                                 "this point"))
         except BenchKernelError as e:
-            notes.append(f"not checked: the baseline could not be built: {e}")
+            notes.append(warning("not-checked", f"not checked: the baseline could not be built: {e}"))
     case = replace(case, name=provider, params=dict(point))
     if options.counters and spec.target is not None:  # the child that counts the point imports the spec file
         case = replace(case, origin=CaseOrigin("bench_kernel.sweeps:point_case",
@@ -111,11 +120,11 @@ def run_unit(spec: SweepSpec, point: dict[str, Any], provider: str, options: Opt
         if cause is not None:
             return ended("unsupported", str(cause) or "unsupported at this point")
         return ended("error", str(e))
-    result = replace(result, notes=result.notes + tuple(notes))
+    result = result.with_notes(*notes)
     status = status_of(result)
     error = None
     if status == "mismatch":
-        error = next((n for n in reversed(result.notes) if n.startswith("wrong result")), "wrong result")
+        error = next((n.text for n in reversed(result.notes) if n.code == "wrong-result"), "wrong result")
     elif status == "error":
         error = "; ".join(m.error for m in result.measurements.values() if m.error) or "no method measured"
     return PointResult(provider, dict(point), status, result, error=error, worker=worker,

@@ -1,0 +1,121 @@
+"""The JSON Schema of each command's document, and its Markdown for ``docs/json.md``, generated
+from the records (``_documents.DOCUMENTS``): the record is written once, and its schema and its page
+cannot drift from it.
+
+The Markdown follows the page's conventions: a command is ``## `name` `` with a line
+``**schema_version N**, type `T` ``; each object shape is ``### Shape`` with a table of field, type
+and meaning. Types are ``string``, ``integer``, ``number``, ``boolean``, ``null``, ``any``, a
+shape's name, ``T[]``, ``map<T>`` and unions ``A | B``; a field with a fixed set of values says them
+in its meaning.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import msgspec
+
+from bench_kernel.records._documents import DOCUMENTS
+
+__all__ = ["schema", "markdown_sections", "version"]
+
+_REF = "#/$defs/{name}"
+
+
+def schema(command: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of ``command``'s ``--json`` document. KeyError for a command
+    whose document is not a record yet."""
+    out = msgspec.json.schema(DOCUMENTS[command], ref_template=_REF)
+    out["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    out["title"] = f"bench-kernel {command} --json"
+    return out
+
+
+def version(command: str) -> int:
+    """The ``schema_version`` that ``command``'s document is written with."""
+    return int(next(f.default for f in msgspec.structs.fields(DOCUMENTS[command]) if f.name == "schema_version"))
+
+
+def _type(s: dict[str, Any]) -> str:
+    """A schema as the page writes a type."""
+    if "$ref" in s:
+        return str(s["$ref"]).rsplit("/", 1)[-1]
+    if "anyOf" in s:
+        return " | ".join(dict.fromkeys(_type(x) for x in s["anyOf"]))
+    if "enum" in s:
+        kinds = {type(v).__name__ for v in s["enum"]}
+        return "string" if kinds == {"str"} else "any"
+    t = s.get("type")
+    if t == "array":
+        items = s.get("items")
+        if items is None and "prefixItems" in s:
+            inner = " | ".join(dict.fromkeys(_type(x) for x in s["prefixItems"]))
+        else:
+            inner = _type(items or {})
+        return f"({inner})[]" if "|" in inner else f"{inner}[]"
+    if t == "object":
+        extra = s.get("additionalProperties")
+        return f"map<{_type(extra) if isinstance(extra, dict) else 'any'}>"
+    if isinstance(t, list):
+        return " | ".join(t)
+    return {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean",
+            "null": "null"}.get(t or "", "any")
+
+
+def _choices(s: dict[str, Any]) -> list[Any]:
+    if "enum" in s:
+        return list(s["enum"])
+    return [v for x in s.get("anyOf", ()) for v in _choices(x)]
+
+
+def _refs(s: Any) -> list[str]:
+    if isinstance(s, dict):
+        own = [s["$ref"].rsplit("/", 1)[-1]] if "$ref" in s else []
+        return own + [r for v in s.values() for r in _refs(v)]
+    if isinstance(s, list):
+        return [r for v in s for r in _refs(v)]
+    return []
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _shape(name: str, comp: dict[str, Any]) -> list[str]:
+    lines = [f"### {name}", "", "| field | type | meaning |", "|---|---|---|"]
+    for field, s in comp.get("properties", {}).items():
+        meaning = s.get("description", "")
+        choices = _choices(s)
+        if choices and all(isinstance(c, str) for c in choices):
+            meaning += f" (one of {', '.join(f'`{c}`' for c in choices)})"
+        lines.append(f"| `{field}` | `{_cell(_type(s))}` | {_cell(meaning) or '-'} |")
+    return lines + [""]
+
+
+def _paragraph(text: str) -> str:
+    return " ".join(line.strip() for line in text.strip().splitlines()).replace("``", "`")
+
+
+def markdown_sections(commands: Iterable[str]) -> dict[str, str]:
+    """command -> its section of ``docs/json.md``. Each shape is written once, in the section of the
+    first of ``commands`` that uses it; later sections refer to it by name."""
+    commands = list(commands)
+    _, components = msgspec.json.schema_components([DOCUMENTS[c] for c in commands], ref_template=_REF)
+    written: set[str] = set()
+    out = {}
+    for command in commands:
+        root = DOCUMENTS[command].__name__
+        lines = [f"## `{command}`", "", f"**schema_version {version(command)}**, type `{root}`", ""]
+        text = DOCUMENTS[command].__doc__
+        if text:
+            lines += [_paragraph(text), ""]
+        todo = [root]
+        while todo:
+            name = todo.pop(0)
+            if name in written or name not in components:
+                continue
+            written.add(name)
+            lines += _shape(name, components[name])
+            todo += [r for r in _refs(components[name]) if r not in written]
+        out[command] = "\n".join(lines).rstrip() + "\n"
+    return out
