@@ -56,7 +56,7 @@ def test_real_server_metrics_and_accounting(tf_server):
     p = run_point(info, ep, ds.prompts, Load(max_concurrency=2), num_prompts=6)
     assert (p.metrics.completed, p.metrics.failed) == (6, 0), [r.error for r in p.records]
     # transformers refuses ignore_eos with 422: resent once without it, and the run says so
-    assert any("refused ignore_eos" in n for n in p.notes)
+    assert any("refused ignore_eos" in str(n) for n in p.notes)
     for r in p.records:
         assert r.n_out_source == "usage" and 1 <= r.n_out <= 12
         assert r.n_in_source == "usage" and r.n_in > 8  # the chat template adds its own tokens
@@ -72,7 +72,7 @@ def test_real_server_metrics_and_accounting(tf_server):
     assert m.output_tokens == sum(r.n_out for r in p.records)
     assert m.chunks == sum(len(r.chunk_s) for r in p.records)
     assert m.metrics["icl_ms"]["n"] == m.chunks - 6
-    assert (m.fewer_chunks_than_tokens > 0) == any("fewer chunks than tokens" in n for n in m.notes)
+    assert (m.fewer_chunks_than_tokens > 0) == any("fewer chunks than tokens" in str(n) for n in m.notes)
 
 
 def test_real_server_through_the_cli_with_completions(tf_server, capsys):

@@ -207,7 +207,7 @@ def test_a_models_list_that_fails_with_500_is_a_note_when_the_model_is_named(cap
         assert main(["serve", "--url", srv.url, "--model", "m", "--num-prompts", "2", "--json", "-o", str(out)]) == 0
         data = json.loads(out.read_text())
         assert data["requests"]["completed"] == 2
-        assert any("answered HTTP 500: the model name 'm' was not checked" in n for n in data["notes"])
+        assert any("answered HTTP 500: the model name 'm' was not checked" in n["text"] for n in data["notes"])
     finally:
         srv.stop()
 

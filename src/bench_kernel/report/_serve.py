@@ -69,7 +69,8 @@ def _sweep_table(run: ServeRun) -> Table:
     for i, p in enumerate(run.points):
         m = p.metrics.metrics
         t = p.metrics
-        rows.append({"i": i + 1, "load": _load(p), "ok": t.completed, "failed": t.failed,
+        rows.append({"i": i + 1, "load": _load(p) + (f" (run {p.repeat + 1})" if p.repeat is not None else ""),
+                     "ok": t.completed, "failed": t.failed,
                      "rps": t.requests_per_s, "otps": t.output_tokens_per_s, "conc": t.mean_concurrency,
                      "good": t.goodput_per_s, "ttft50": m["ttft_ms"]["p50"], "ttft99": m["ttft_ms"]["p99"],
                      "tpot50": m["tpot_ms"]["p50"], "itl50": m["itl_ms"]["p50"],
@@ -127,9 +128,19 @@ def _num(x: float | None) -> str:
     return "-" if x is None else f"{x:.4g}"
 
 
+def _split(notes: list[Any], table: Table, prefix: str = "") -> None:
+    """Warnings into the table's notes, the rest (how it was made) into its info lines."""
+    for n in notes:
+        text = f"{prefix}{n}"
+        (table.info if getattr(n, "kind", "warning") == "info" else table.notes).append(text)
+
+
 def serve_tables(run: ServeRun) -> list[Table]:
-    """The tables ``bench-kernel serve`` prints: one point in detail, or a sweep's points in rows."""
-    notes = list(run.notes)
+    """The tables ``bench-kernel serve`` prints: one point in detail, or a sweep's points in rows;
+    then the server's view, the GPUs, the repeats, turns, prefixes and slices where the run has them."""
+    from bench_kernel.report._serve_extra import extra_tables
+
+    notes: list[Any] = list(run.notes)
     if run.aborted:
         notes.insert(0, f"PARTIAL RUN: {run.aborted}")
     if run.sweep is None and len(run.points) == 1:
@@ -139,13 +150,13 @@ def serve_tables(run: ServeRun) -> list[Table]:
             title += f" (server {run.server.version})"
         lat = _latency_table(p, title)
         thr = _throughput_table(p)
-        thr.notes = notes + list(p.notes) + list(p.metrics.notes)
-        return [lat, thr] + _profile_tables(run)
+        _split(notes + list(p.notes) + list(p.metrics.notes), thr)
+        return [lat, thr] + extra_tables(run) + _profile_tables(run)
     sweep = _sweep_table(run)
+    _split(notes, sweep)
     for i, p in enumerate(run.points):
-        notes += [f"point {i + 1}: {n}" for n in list(p.notes) + list(p.metrics.notes)]
-    sweep.notes = notes
-    return [sweep] + _profile_tables(run)
+        _split(list(p.notes) + list(p.metrics.notes), sweep, f"point {i + 1}: ")
+    return [sweep] + extra_tables(run) + _profile_tables(run)
 
 
 def serve_comparison_table(rc: ServeComparison) -> Table:

@@ -20,6 +20,9 @@ from typing import Any, Callable, Iterator
 
 import msgspec
 
+from bench_kernel.records import Note, to_builtins
+from bench_kernel.records import info as note
+
 from bench_kernel.errors import UsageError
 from bench_kernel.serve._client import Endpoint
 from bench_kernel.serve._dataset_common import WORDS, Dataset
@@ -75,7 +78,7 @@ class ServeRun:
     slo_rate: float | None = None
     profile: ProfileWindow | None = None
     aborted: str | None = None
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
 
     @property
     def repeats(self) -> tuple[Repeats, ...]:
@@ -103,7 +106,7 @@ class ServeRun:
         head: dict[str, Any] = {"kind": "serve", "schema_version": SCHEMA_VERSION, "status": self.status,
                                 "aborted": self.aborted, "server": self.server.to_dict(),
                                 "config": self.options.config(), "dataset": self.dataset, "sweep": self.sweep,
-                                "notes": list(self.notes)}
+                                "notes": to_builtins(self.notes)}
         if self.slo_rate is not None or self.options.slo:
             head["slo_request_rate"] = self.slo_rate
         if self.profile is not None:
@@ -112,7 +115,7 @@ class ServeRun:
             head["repeats"] = msgspec.to_builtins(self.repeats)
         if self.sweep is None and len(self.points) == 1:
             p = self.points[0].to_dict(requests)
-            p["notes"] = list(self.notes) + p["notes"]
+            p["notes"] = to_builtins(self.notes) + p["notes"]
             return {"kind": "serve", **p, **{k: v for k, v in head.items() if k != "notes"}}
         return {**head, "points": [p.to_dict(requests) for p in self.points]}
 
@@ -192,7 +195,7 @@ def _is_local(url: str) -> bool:
         return False
 
 
-def _observer(opts: ServeOptions, info: ServerInfo, notes: list[str]) -> Callable[[], Callable[[float], Observed]] | None:
+def _observer(opts: ServeOptions, info: ServerInfo, notes: list[Note]) -> Callable[[], Callable[[float], Observed]] | None:
     """What runs beside each point: the ``/metrics`` scrape and the GPU sampler, each only where it
     can (the notes say why not)."""
     scrape = False
@@ -200,15 +203,15 @@ def _observer(opts: ServeOptions, info: ServerInfo, notes: list[str]) -> Callabl
         why = probe_metrics(info.url)
         scrape = why is None
         if why:
-            notes.append(f"no server metrics: {why}")
+            notes.append(note("no-server-metrics", f"no server metrics: {why}"))
     gpus: list[Any] = []
     if opts.gpu_telemetry:
         if info.launched or _is_local(info.url):
             gpus, why = open_gpus()
             if why:
-                notes.append(why)
+                notes.append(note("no-gpu-telemetry", why))
         else:
-            notes.append(f"no GPU telemetry: the server at {info.url} is not on this host")
+            notes.append(note("no-gpu-telemetry", f"no GPU telemetry: the server at {info.url} is not on this host"))
     if not scrape and not gpus:
         return None
 
@@ -255,7 +258,7 @@ def benchmark(opts: ServeOptions, progress: Callable[[str], None] | None = None)
                 opts.ramp_up_strategy, opts.ramp_up_start_rps, opts.ramp_up_end_rps)
     loads = sweep_loads(base, list(opts.request_rates), list(opts.max_concurrencies))
     count = (lambda s: len(tok.encode(s, add_special_tokens=False))) if tok is not None else None
-    notes: list[str] = list(ds.notes)
+    notes: list[Note] = list(ds.notes)
     with _server(opts) as (info, alive):
         ep = Endpoint(info.url, opts.endpoint, info.model, ignore_eos=opts.ignore_eos,
                       request_timeout_s=opts.request_timeout_s, headers=opts.headers)
@@ -263,8 +266,9 @@ def benchmark(opts: ServeOptions, progress: Callable[[str], None] | None = None)
         points: list[ServePoint] = []
         warm = [_warmup_prompts(opts, ds)]
         if warm[0]:
-            notes.append(f"warm-up: {len(warm[0])} requests of {warm[0][0].input_len} tokens in, "
-                         f"{warm[0][0].output_len} out, all at once, before the first point (not measured)")
+            notes.append(note("warmup", f"warm-up: {len(warm[0])} requests of {warm[0][0].input_len} tokens in, "
+                              f"{warm[0][0].output_len} out, all at once, before the first point (not measured)",
+                              requests=len(warm[0])))
 
         def run(load: Load, num: int | None = n) -> ServePoint:
             p = None
@@ -307,5 +311,5 @@ def benchmark(opts: ServeOptions, progress: Callable[[str], None] | None = None)
                 aborted = "interrupted (Ctrl-C) in the profiled window"
     notes[:0] = info.notes
     if info.launched and info.log_path:
-        notes.append(f"the server's log: {info.log_path}")
+        notes.append(note("server-log", f"the server's log: {info.log_path}", path=info.log_path))
     return ServeRun(info, opts, ds.name, tuple(points), kind, slo_rate, window, aborted, tuple(notes))

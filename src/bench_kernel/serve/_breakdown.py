@@ -21,6 +21,7 @@ from typing import Annotated, Sequence
 import msgspec
 import numpy as np
 
+from bench_kernel.records import Note, warning
 from bench_kernel.serve._records import RequestRecord
 
 __all__ = ["Slice", "TurnRow", "GroupSplit", "time_slices", "turn_rows", "group_split", "cold_start",
@@ -152,7 +153,7 @@ def first_wave(n: int, max_concurrency: int | None) -> int:
     return max(3, min(max_concurrency or 8, n // 4))
 
 
-def cold_start(records: Sequence[RequestRecord], max_concurrency: int | None) -> str | None:
+def cold_start(records: Sequence[RequestRecord], max_concurrency: int | None) -> Note | None:
     """A warning when the first wave of requests is far slower than the rest (module docstring)."""
     ok = sorted((r for r in records if r.ok and not r.turn), key=lambda r: r.sent_s)
     k = first_wave(len(ok), max_concurrency)
@@ -163,7 +164,7 @@ def cold_start(records: Sequence[RequestRecord], max_concurrency: int | None) ->
         tail = [v for r in ok[k:] if (v := getattr(r, key)) is not None]
         h, t = _p(head, 50), _p(tail, 50)
         if h is not None and t is not None and t > 0 and h >= COLD_RATIO * t and h - t >= COLD_MIN_MS:
-            return (f"cold start: the first {k} requests' {name} p50 {h:.4g} ms is {h / t:.1f}x the rest's "
-                    f"{t:.4g} ms: the server was not warm (model load, graph capture, JIT); warm up more "
-                    f"(--warmup N) or drop this point")
+            return warning("cold-start", f"cold start: the first {k} requests' {name} p50 {h:.4g} ms is {h / t:.1f}x "
+                           f"the rest's {t:.4g} ms: the server was not warm (model load, graph capture, JIT); warm up "
+                           f"more (--warmup N) or drop this point", metric=key, first=k, first_p50_ms=h, rest_p50_ms=t)
     return None

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from bench_kernel.records import Note, warning
 from bench_kernel.serve._records import Prompt, RequestRecord
 from bench_kernel.serve._sse import SSEDecoder, StreamError, StreamState
 
@@ -34,7 +35,7 @@ class Negotiation:
     """What the server refused, learnt once and shared by every request of a run."""
 
     refused: set[str] = field(default_factory=set)
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
     def refuse(self, names: set[str], status: int, body: str) -> None:
         new = names - self.refused
@@ -42,8 +43,8 @@ class Negotiation:
             self.refused |= new
             what = ", ".join(sorted(new))
             why = " (outputs may stop at EOS before --random-output-len)" if "ignore_eos" in new else ""
-            self.notes.append(f"the server refused {what} (HTTP {status}: {body[:80]}); requests were resent "
-                              f"without it{why}")
+            self.notes.append(warning("field-refused", f"the server refused {what} (HTTP {status}: {body[:80]}); requests "
+                                      f"were resent without it{why}", fields=sorted(new), status=status))
 
 
 @dataclass(frozen=True)

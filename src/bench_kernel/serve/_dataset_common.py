@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_kernel.errors import InputError
+from bench_kernel.records import Note
 from bench_kernel.serve._records import Prompt
 
 __all__ = ["DATASETS", "WORDS", "Dataset", "read_json", "sharegpt_turns"]
@@ -37,7 +38,7 @@ class Dataset:
 
     name: str
     prompts: tuple[Prompt, ...]
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
 
 
 def read_json(path: Path) -> Any:

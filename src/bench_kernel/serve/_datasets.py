@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from bench_kernel.errors import InputError, UsageError
+from bench_kernel.records import Note, info, warning
 from bench_kernel.serve._dataset_common import DATASETS, WORDS, Dataset, read_json, sharegpt_turns
 from bench_kernel.serve._records import Prompt
 from bench_kernel.serve._workloads import mooncake, prefix_repetition
@@ -55,9 +56,9 @@ def _random(n: int, input_len: int, output_len: int, ratio: float, seed: int,
             ids = tokenizer.encode(text, add_special_tokens=False)[:li]
             text = tokenizer.decode(ids)
         prompts.append(Prompt(text, li, lo))
-    note = ("input lengths are counted by the tokenizer" if tokenizer is not None else
-            "random prompts are words, about one token each: the input token counts reported come from "
-            "the server's usage where it gives them")
+    note = (info("lengths-by-tokenizer", "input lengths are counted by the tokenizer") if tokenizer is not None else
+            info("lengths-approximate", "random prompts are words, about one token each: the input token counts "
+                 "reported come from the server's usage where it gives them"))
     return Dataset("random", tuple(prompts), (note,))
 
 
@@ -70,11 +71,11 @@ def _sharegpt(path: Path, n: int, seed: int, output_len: int | None, count: Call
         raise InputError(f"--dataset-path {path}: no conversation with two turns (items need "
                          f"'conversations': [{{'value': ...}}, {{'value': ...}}])")
     random.Random(seed).shuffle(pairs)
-    notes = []
+    notes: list[Note] = []
     est = count or (lambda s: max(1, round(len(s) / 4)))
     if count is None:
-        notes.append("sharegpt lengths are estimated as characters / 4 (no --tokenizer); the server's usage "
-                     "gives the real counts")
+        notes.append(info("lengths-approximate", "sharegpt lengths are estimated as characters / 4 (no --tokenizer); "
+                          "the server's usage gives the real counts"))
     prompts = []
     for q, a in pairs:
         li = est(q)
@@ -85,7 +86,8 @@ def _sharegpt(path: Path, n: int, seed: int, output_len: int | None, count: Call
         if len(prompts) == n:
             break
     if len(prompts) < n:
-        notes.append(f"the dataset has {len(prompts)} usable conversations for {n} prompts: they are reused in turn")
+        notes.append(warning("prompts-reused", f"the dataset has {len(prompts)} usable conversations for {n} prompts: "
+                             f"they are reused in turn", usable=len(prompts), asked=n))
     return Dataset("sharegpt", tuple(prompts), tuple(notes))
 
 

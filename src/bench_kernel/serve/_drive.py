@@ -25,6 +25,7 @@ from typing import Any, Callable, Sequence
 
 from bench_kernel.serve._client import Endpoint, Negotiation, send_request
 from bench_kernel.serve._load import Load, arrivals
+from bench_kernel.records import Note
 from bench_kernel.serve._records import Prompt, RequestRecord
 
 __all__ = ["Outcome", "drive", "LAG_PROBE_S"]
@@ -46,7 +47,7 @@ class Outcome:
     loop_lag_ms: tuple[float, ...]
     #: why the run stopped early (``interrupted``, ``the server exited ...``); None when it ran out
     aborted: str | None
-    notes: tuple[str, ...]
+    notes: tuple[Note, ...]
     #: the wall clock at the run's start (s since the epoch) and its duration (first due -> last byte)
     started_at: float
     duration_s: float

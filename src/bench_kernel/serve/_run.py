@@ -18,6 +18,7 @@ from typing import Any, Callable
 import msgspec
 
 from bench_kernel.errors import ServerError
+from bench_kernel.records import Note, notes_from, to_builtins, warning
 from bench_kernel.serve._breakdown import GroupSplit, Slice, TurnRow, cold_start, group_split, time_slices, turn_rows
 from bench_kernel.serve._client import Endpoint
 from bench_kernel.serve._drive import drive
@@ -47,17 +48,17 @@ class ServerInfo:
     log_path: str | None = None
     ready_s: float | None = None
     #: what the client noticed about the server before the first request (a models list that failed)
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"url": self.url, "model": self.model, "models": list(self.models), "version": self.version,
                 "command": self.command, "launched": self.launched, "log_path": self.log_path,
-                "ready_s": self.ready_s, "notes": list(self.notes)}
+                "ready_s": self.ready_s, "notes": to_builtins(self.notes)}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "ServerInfo":
         return cls(d["url"], d["model"], tuple(d.get("models") or ()), d.get("version"), d.get("command"),
-                   bool(d.get("launched")), d.get("log_path"), d.get("ready_s"), tuple(d.get("notes") or ()))
+                   bool(d.get("launched")), d.get("log_path"), d.get("ready_s"), notes_from(d.get("notes") or ()))
 
 
 def _get_json(url: str, timeout_s: float) -> Any:
@@ -71,7 +72,7 @@ def connect(base_url: str, model: str | None, *, timeout_s: float = 10.0, comman
     if not base_url.startswith(("http://", "https://")):
         raise ServerError(f"--url {base_url!r}: expected http://HOST:PORT")
     models: tuple[str, ...] = ()
-    notes: list[str] = []
+    notes: list[Note] = []
     try:
         data = _get_json(base_url.rstrip("/") + "/v1/models", timeout_s)
         models = tuple(str(m.get("id")) for m in data.get("data", []) if isinstance(m, dict) and m.get("id"))
@@ -80,7 +81,8 @@ def connect(base_url: str, model: str | None, *, timeout_s: float = 10.0, comman
         # 5.17 answers 500 there when the Hugging Face cache folder does not exist (seen on the H200).
         # With the model named, the run goes on and says the name was not checked.
         if e.code >= 500 and model is not None:
-            notes.append(f"{base_url}/v1/models answered HTTP {e.code}: the model name {model!r} was not checked")
+            notes.append(warning("models-unchecked", f"{base_url}/v1/models answered HTTP {e.code}: the model name "
+                                 f"{model!r} was not checked", status=e.code))
         elif e.code >= 500:
             raise ServerError(f"{base_url}/v1/models answered HTTP {e.code}, so the served model is unknown: "
                               f"name it with --model") from None
@@ -119,7 +121,7 @@ class ServePoint:
     #: why it stopped early; None when every request was sent
     aborted: str | None = None
     started_at: float = 0.0
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    notes: tuple[Note, ...] = field(default_factory=tuple)
     #: which run of its load this is (0-based, ``--num-runs``); None for a single run
     repeat: int | None = None
     server_metrics: ServerMetrics | None = None
@@ -159,7 +161,7 @@ class ServePoint:
                          "textless": m.textless,
                          "warmup": {"completed": self.warmup_completed, "failed": self.warmup_failed}},
             "client": {"lateness_ms": m.lateness_ms, "loop_lag_ms": m.loop_lag_ms, "client_bound": m.client_bound},
-            "notes": list(self.notes) + list(m.notes),
+            "notes": to_builtins(tuple(self.notes) + tuple(m.notes)),
         }
         if self.repeat is not None:
             d["repeat"] = self.repeat
@@ -192,7 +194,7 @@ class ServePoint:
                                 goodput_ms=(d.get("goodput") or {}).get("targets_ms") or {})
         metrics = _with_lag(metrics, lag)
         warm = (d.get("requests") or {}).get("warmup") or {}
-        own = [n for n in d.get("notes") or () if n not in metrics.notes]
+        own = [n for n in notes_from(d.get("notes") or ()) if n not in metrics.notes]
         sm = d.get("server_metrics")
         server = msgspec.convert({k: v for k, v in sm.items() if k != "view"}, ServerMetrics) if sm else None
         view = msgspec.convert(sm.get("view") or [], tuple[ViewRow, ...]) if sm else ()
@@ -220,8 +222,8 @@ def client_view(m: ServeMetrics) -> dict[str, dict[str, float | None]]:
             "output_tokens": {"delta": float(m.output_tokens)}, "running": {"mean": m.mean_concurrency, "max": None}}
 
 
-#: What ``observe`` gives back after a point: the server's metrics and the GPUs' telemetry.
-Observed = tuple[ServerMetrics | None, tuple[GpuTelemetry, ...], tuple[str, ...]]
+#: What ``observe`` gives back after a point: the server's metrics, the GPUs' telemetry, notes.
+Observed = tuple[ServerMetrics | None, tuple[GpuTelemetry, ...], tuple[Note, ...]]
 
 
 def run_point(server: ServerInfo, ep: Endpoint, prompts: tuple[Prompt, ...], load: Load, *,
@@ -237,10 +239,11 @@ def run_point(server: ServerInfo, ep: Endpoint, prompts: tuple[Prompt, ...], loa
     out = drive(ep, prompts, load, num_prompts=num_prompts, seed=seed, warmup=warmup, alive=alive,
                 count_tokens=count_tokens, observe=observe)
     metrics = serve_metrics(out.records, out.duration_s, loop_lag_ms=out.loop_lag_ms, goodput_ms=goodput_ms)
-    notes = list(out.notes)
+    notes: list[Note] = list(out.notes)
     wf = sum(not r.ok for r in out.warmup)
     if out.warmup and wf:
-        notes.append(f"{wf} of {len(out.warmup)} warm-up requests failed")
+        notes.append(warning("warmup-failed", f"{wf} of {len(out.warmup)} warm-up requests failed", failed=wf,
+                             sent=len(out.warmup)))
     cold = cold_start(out.records, load.max_concurrency)
     if cold:
         notes.append(cold)

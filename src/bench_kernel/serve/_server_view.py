@@ -21,6 +21,7 @@ from typing import Annotated, Any, Literal, Sequence
 import msgspec
 
 from bench_kernel.datafile import read_package_tsv
+from bench_kernel.records import Note, warning
 from bench_kernel.serve._prometheus import Family, histogram_quantile, point_summary
 
 __all__ = ["ServerMetrics", "ViewRow", "summarize_scrapes", "server_view", "VIEW_ROWS"]
@@ -52,7 +53,7 @@ class ServerMetrics(msgspec.Struct, frozen=True, kw_only=True):
         description="per Prometheus family name: its type, help and per label set: a gauge's series "
                     "(t_s from the point's start, values, min, mean, max), a counter's delta (start, end, "
                     "delta), a histogram's bucket deltas (count, sum, mean, p50, p90, p99, buckets)")]
-    notes: Annotated[tuple[str, ...], msgspec.Meta(description="resets, unreadable lines, too few scrapes")] = ()
+    notes: Annotated[tuple[Note, ...], msgspec.Meta(description="resets, unreadable lines, too few scrapes")] = ()
 
 
 class ViewRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -83,11 +84,13 @@ def _table() -> tuple[dict[str, str], ...]:
 
 def summarize_scrapes(url: str, scrapes: Sequence[tuple[float, dict[str, Family]]], *, interval_s: float,
                       failed: int = 0, bad_lines: int = 0) -> ServerMetrics:
-    families, notes = point_summary(scrapes)
+    families, said = point_summary(scrapes)
+    notes = [warning("server-metrics", f"server metrics: {s}") for s in said]
     if bad_lines:
-        notes.append(f"{bad_lines} lines of /metrics could not be read and were skipped")
+        notes.append(warning("metrics-lines-skipped", f"{bad_lines} lines of /metrics could not be read and were "
+                             f"skipped", lines=bad_lines))
     if failed:
-        notes.append(f"{failed} scrapes of {url} failed or timed out")
+        notes.append(warning("scrapes-failed", f"{failed} scrapes of {url} failed or timed out", scrapes=failed))
     return ServerMetrics(url=url, scrapes=len(scrapes), failed_scrapes=failed, interval_s=interval_s,
                          families=families, notes=tuple(notes))
 

@@ -22,6 +22,8 @@ from typing import Annotated, Any, Callable, Sequence
 
 import msgspec
 
+from bench_kernel.records import Note, warning
+
 __all__ = ["GpuTelemetry", "Sampler", "open_gpus", "GpuReader", "telemetry_summary", "SAMPLE_INTERVAL_S", "FIELDS"]
 
 #: Seconds between samples: NVML's utilization counter itself is averaged over 1/6 s to 1 s, and a
@@ -50,7 +52,7 @@ class GpuTelemetry(msgspec.Struct, frozen=True, kw_only=True):
     throttle: Annotated[dict[str, float], msgspec.Meta(
         description="per clock-event reason (sw_power_cap, hw_slowdown, sw_thermal, hw_thermal, hw_power_brake): "
                     "the fraction of samples in which it was active")]
-    notes: Annotated[tuple[str, ...], msgspec.Meta(description="throttling and clock swings seen")] = ()
+    notes: Annotated[tuple[Note, ...], msgspec.Meta(description="throttling and clock swings seen")] = ()
 
 
 def _visible() -> list[str] | None:
@@ -202,7 +204,7 @@ def _stats(values: list[float]) -> dict[str, float | None]:
 
 def telemetry_summary(label: str, samples: Sequence[tuple[float, dict[str, Any]]], interval_s: float) -> GpuTelemetry:
     """One GPU's samples as a summary per field, a series and the throttle fractions, with notes."""
-    notes: list[str] = []
+    notes: list[Note] = []
     summary = {f: _stats([float(s[f]) for _, s in samples if isinstance(s.get(f), (int, float))]) for f in FIELDS}
     step = max(1, -(-len(samples) // MAX_SERIES))
     kept = samples[::step]
@@ -217,10 +219,12 @@ def telemetry_summary(label: str, samples: Sequence[tuple[float, dict[str, Any]]
     active = {r: x for r, x in throttle.items() if x >= 0.05}
     clk = summary["sm_clock_mhz"]
     if active:
-        notes.append(f"GPU {label}: clock-event reasons active: " +
-                     ", ".join(f"{r} in {x:.0%} of samples" for r, x in active.items()) +
-                     (f"; SM clock {clk['min']:.0f}-{clk['max']:.0f} MHz" if clk["min"] is not None else ""))
+        notes.append(warning("gpu-throttled", f"GPU {label}: clock-event reasons active: " +
+                             ", ".join(f"{r} in {x:.0%} of samples" for r, x in active.items()) +
+                             (f"; SM clock {clk['min']:.0f}-{clk['max']:.0f} MHz" if clk["min"] is not None else ""),
+                             reasons=active, sm_clock_min_mhz=clk["min"], sm_clock_max_mhz=clk["max"]))
     elif clk["min"] is not None and clk["max"] and clk["min"] < 0.85 * clk["max"]:
-        notes.append(f"GPU {label}: the SM clock swung {clk['min']:.0f}-{clk['max']:.0f} MHz under the load")
+        notes.append(warning("gpu-clock-swing", f"GPU {label}: the SM clock swung {clk['min']:.0f}-{clk['max']:.0f} MHz "
+                             f"under the load", sm_clock_min_mhz=clk["min"], sm_clock_max_mhz=clk["max"]))
     return GpuTelemetry(gpu=label, samples=len(samples), interval_s=interval_s, summary=summary, series=series,
                         throttle=throttle, notes=tuple(notes))

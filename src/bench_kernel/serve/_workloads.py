@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from bench_kernel.errors import InputError, UsageError
+from bench_kernel.records import info, warning
 from bench_kernel.serve._dataset_common import WORDS, Dataset, read_json, sharegpt_turns
 from bench_kernel.serve._records import Prompt
 
@@ -69,8 +70,9 @@ def prefix_repetition(n: int, *, prefix_len: int, suffix_len: int, num_prefixes:
         suffix = _words(rng, suffix_len, f"request{i}", tokenizer)
         prompts.append(Prompt(f"{prefixes[k]} {suffix}".strip(), prefix_len + suffix_len, output_len, group=k))
     per = n / num_prefixes
-    note = (f"prefix_repetition: {num_prefixes} prefixes of {prefix_len} tokens, each shared by {per:.3g} requests "
-            f"on average, + {suffix_len} tokens of their own")
+    note = info("prefix-repetition", f"prefix_repetition: {num_prefixes} prefixes of {prefix_len} tokens, each shared "
+                f"by {per:.3g} requests on average, + {suffix_len} tokens of their own", prefixes=num_prefixes,
+                prefix_len=prefix_len, suffix_len=suffix_len)
     return Dataset("prefix_repetition", tuple(prompts), (note,))
 
 
@@ -132,10 +134,13 @@ def mooncake(path: Path, n: int, *, seed: int, tokenizer: Any | None = None) -> 
             parts.append(_cut(block(h), rest, tokenizer) if h is not None else
                          _words(random.Random(f"{seed}:r{i}"), rest, f"tail{i}", tokenizer))
         prompts.append(Prompt(" ".join(parts), n_in, n_out, due_s=(ts - t0) / 1e3))
-    notes = [f"mooncake trace: {len(prompts)} requests over {(rows[-1][0] - t0) / 1e3:.3g} s, sent at their "
-             f"recorded times; {len(blocks)} distinct {MOONCAKE_BLOCK}-token blocks"]
+    span = (rows[-1][0] - t0) / 1e3
+    notes = [info("mooncake-trace", f"mooncake trace: {len(prompts)} requests over {span:.3g} s, sent at their recorded "
+                  f"times; {len(blocks)} distinct {MOONCAKE_BLOCK}-token blocks", requests=len(prompts), span_s=span,
+                  blocks=len(blocks))]
     if len(prompts) < n:
-        notes.append(f"the trace has {len(prompts)} requests, fewer than --num-prompts {n}: all of them were sent once")
+        notes.append(info("trace-shorter", f"the trace has {len(prompts)} requests, fewer than --num-prompts {n}: all "
+                          f"of them were sent once", requests=len(prompts), asked=n))
     return Dataset("mooncake", tuple(prompts), tuple(notes))
 
 
@@ -168,11 +173,13 @@ def multi_turn(path: Path, n: int, *, seed: int, output_len: int | None, max_tur
         prompts.append(Prompt(q0, est(q0), outs[0], group=c,
                               turns=tuple((q, o) for (q, _), o in zip(later, outs[1:]))))
     turns = sum(1 + len(p.turns) for p in prompts)
-    notes = [f"multi-turn: {len(prompts)} conversations, {turns} turns in all, each turn sent with the history "
-             f"(the server's own answers as the assistant's turns)"]
+    notes = [info("multi-turn", f"multi-turn: {len(prompts)} conversations, {turns} turns in all, each turn sent with "
+                  f"the history (the server's own answers as the assistant's turns)", conversations=len(prompts),
+                  turns=turns)]
     if count is None:
-        notes.append("sharegpt lengths are estimated as characters / 4 (no --tokenizer); the server's usage "
-                     "gives the real counts")
+        notes.append(info("lengths-approximate", "sharegpt lengths are estimated as characters / 4 (no --tokenizer); "
+                          "the server's usage gives the real counts"))
     if len(prompts) < n:
-        notes.append(f"the dataset has {len(prompts)} usable conversations for {n}: each was sent once")
+        notes.append(warning("conversations-fewer", f"the dataset has {len(prompts)} usable conversations for {n}: "
+                             f"each was sent once", usable=len(prompts), asked=n))
     return Dataset("sharegpt_multi_turn", tuple(prompts), tuple(notes))
