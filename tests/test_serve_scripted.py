@@ -135,7 +135,7 @@ def test_cli_json_has_the_stable_keys(server, tmp_path, capsys):
                "--num-prompts", "3", "--goodput", "ttft:800", "tpot:100", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert rc == 0
-    assert out["schema_version"] == 1 and out["server"]["model"] == "m2" and out["server"]["version"] == "scripted-1"
+    assert out["schema_version"] == 2 and out["server"]["model"] == "m2" and out["server"]["version"] == "scripted-1"
     for m in ("ttft_ms", "tpot_ms", "itl_ms", "icl_ms", "e2el_ms"):
         assert set(out["metrics"][m]) >= {"mean", "std", "p50", "p90", "p95", "p99"}
     assert set(out["throughput"]) >= {"requests_per_s", "output_tokens_per_s", "total_tokens_per_s"}

@@ -32,7 +32,7 @@ __all__ = ["ServerInfo", "ServePoint", "connect", "run_point", "client_view", "O
 
 #: Version of ``bench-kernel serve --json`` (and of a stored serving run's point). Bump on a change
 #: that renames or removes a key; adding keys keeps it.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True)
