@@ -124,6 +124,7 @@ def test_launch_the_laptop_example_end_to_end_with_a_prefix_workload_and_two_run
 
     model = tmp_path / "tiny"
     assert build([str(model)]) == 0
+    assert "bench-kernel serve --launch" in capsys.readouterr().out  # the example prints the command to run
     port = free_port()
     os.environ["HF_HUB_OFFLINE"] = "1"
     rc = main(["serve", "--launch", f"{Path(sys.executable).parent / 'transformers'} serve {model} --host 127.0.0.1 "

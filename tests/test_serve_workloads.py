@@ -214,3 +214,22 @@ def test_the_api_refuses_what_the_cli_refuses_before_anything_runs():
                      (dict(slo=True), "--slo needs targets")):
         with pytest.raises(UsageError, match=frag):
             ServeOptions(url="http://127.0.0.1:1", **kw)
+
+
+def test_every_option_is_generated_from_the_record_with_its_default_and_help():
+    import msgspec
+
+    from bench_kernel.cli.serve import command
+    from bench_kernel.serve import SERVE_FIELDS, field_help
+
+    names = [f.name for f in msgspec.structs.fields(ServeOptions)]
+    assert sorted(f.name for f in SERVE_FIELDS) == sorted(names)
+    params = {p.name: p for p in command.params}
+    for f in SERVE_FIELDS:
+        assert field_help(f.name) and params[f.name].help.startswith(field_help(f.name)), f.name
+    # the command given only --url builds exactly the record's defaults
+    from bench_kernel.cli.serve import _given
+
+    kw = command.make_context("serve", ["--url", "http://x"], resilient_parsing=True).params
+    kw = {k: v for k, v in kw.items() if k not in ("save", "db_path", "output")}
+    assert ServeOptions(**_given(dict(kw), [])) == ServeOptions(url="http://x")
