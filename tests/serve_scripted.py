@@ -60,7 +60,22 @@ def make_app(config: dict[str, Any]) -> Any:
     from aiohttp import web
 
     models = config.get("models") or ["scripted"]
-    state = {"requests": 0}
+    state = {"requests": 0, "finished": 0, "running": 0, "prompt_tokens": 0, "generation_tokens": 0}
+
+    async def metrics(request: web.Request) -> web.Response:
+        # vLLM's names and layout (prometheus_client's text format), counted from what was served
+        if not config.get("metrics"):
+            return web.Response(status=404, text="Not Found")
+        lab = 'engine="0",model_name="scripted"'
+        lines = ["# HELP vllm:num_requests_running Number of requests in model execution batches.",
+                 "# TYPE vllm:num_requests_running gauge", f"vllm:num_requests_running{{{lab}}} {state['running']}.0",
+                 "# TYPE vllm:prompt_tokens_total counter", f"vllm:prompt_tokens_total{{{lab}}} {state['prompt_tokens']}.0",
+                 "# TYPE vllm:prompt_tokens_created gauge", f"vllm:prompt_tokens_created{{{lab}}} 1.7e+09",
+                 "# TYPE vllm:generation_tokens_total counter",
+                 f"vllm:generation_tokens_total{{{lab}}} {state['generation_tokens']}.0",
+                 "# TYPE vllm:request_success_total counter",
+                 f'vllm:request_success_total{{{lab},finished_reason="length"}} {state["finished"]}.0']
+        return web.Response(text="\n".join(lines) + "\n", content_type="text/plain")
 
     async def health(request: web.Request) -> web.Response:
         return web.json_response({"status": "ok"})
@@ -88,6 +103,15 @@ def make_app(config: dict[str, Any]) -> Any:
         if b["status"] != 200:
             return web.json_response({"error": {"message": "scripted failure"}}, status=b["status"])
         n = min(int(b["tokens"]), int(body.get("max_tokens") or b["tokens"]))
+        state["running"] += 1
+        try:
+            out = await stream(request, body, b, n, chat)
+            state["finished"] += 1
+            return out
+        finally:
+            state["running"] -= 1
+
+    async def stream(request: web.Request, body: dict[str, Any], b: dict[str, Any], n: int, chat: bool) -> Any:
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await resp.prepare(request)
         eol = "\r\n" if b["crlf"] else "\n"
@@ -117,6 +141,8 @@ def make_app(config: dict[str, Any]) -> Any:
             return out
 
         prompt_tokens = len(str(body.get("prompt") or body.get("messages")).split())
+        state["prompt_tokens"] += prompt_tokens
+        state["generation_tokens"] += n
         if b["role_chunk"] and chat:
             await send(chunk({"role": "assistant", "content": ""},
                              usage={"prompt_tokens": prompt_tokens, "completion_tokens": 0}
@@ -171,6 +197,7 @@ def make_app(config: dict[str, Any]) -> Any:
     app.router.add_get("/health", health)
     app.router.add_get("/v1/models", list_models)
     app.router.add_get("/version", version)
+    app.router.add_get("/metrics", metrics)
     app.router.add_post("/v1/chat/completions", completions)
     app.router.add_post("/v1/completions", completions)
     return app

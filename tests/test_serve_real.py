@@ -55,7 +55,7 @@ def test_real_server_metrics_and_accounting(tf_server):
     p = run_point(info, ep, ds.prompts, Load(max_concurrency=2), num_prompts=6)
     assert (p.metrics.completed, p.metrics.failed) == (6, 0), [r.error for r in p.records]
     # transformers refuses ignore_eos with 422: resent once without it, and the run says so
-    assert any("refused ignore_eos" in n for n in p.notes)
+    assert any("refused ignore_eos" in str(n) for n in p.notes)
     for r in p.records:
         assert r.n_out_source == "usage" and 1 <= r.n_out <= 12
         assert r.n_in_source == "usage" and r.n_in > 8  # the chat template adds its own tokens
@@ -71,7 +71,7 @@ def test_real_server_metrics_and_accounting(tf_server):
     assert m.output_tokens == sum(r.n_out for r in p.records)
     assert m.chunks == sum(len(r.chunk_s) for r in p.records)
     assert m.metrics["icl_ms"]["n"] == m.chunks - 6
-    assert (m.fewer_chunks_than_tokens > 0) == any("fewer chunks than tokens" in n for n in m.notes)
+    assert (m.fewer_chunks_than_tokens > 0) == any("fewer chunks than tokens" in str(n) for n in m.notes)
 
 
 def test_real_server_through_the_cli_with_completions(tf_server, capsys):
@@ -112,3 +112,29 @@ def test_a_model_the_real_server_does_not_serve_is_one_error_line(tf_server, cap
     rc = main(["serve", "--url", tf_server["url"], "--model", "not-this-one", "--num-prompts", "1"])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 1 and len(err) == 1 and "does not serve 'not-this-one'" in err[0]
+
+
+def test_launch_the_laptop_example_end_to_end_with_a_prefix_workload_and_two_runs(tmp_path, capsys):
+    """docs/serving.md's laptop path as written: examples/serve_tiny_model.py builds the model, and
+    --launch starts a real `transformers serve` on the CPU: warm-up, a prefix workload run twice, the
+    spread across the runs, and the note that this server has no /metrics."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
+    from serve_tiny_model import main as build
+
+    model = tmp_path / "tiny"
+    assert build([str(model)]) == 0
+    assert "bench-kernel serve --launch" in capsys.readouterr().out  # the example prints the command to run
+    port = free_port()
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    rc = main(["serve", "--launch", f"{Path(sys.executable).parent / 'transformers'} serve {model} --host 127.0.0.1 "
+               f"--port {port} --device cpu", "--ready-timeout", "240", "--dataset-name", "prefix_repetition",
+               "--num-prompts", "6", "--prefix-repetition-num-prefixes", "2", "--prefix-repetition-prefix-len", "16",
+               "--prefix-repetition-suffix-len", "4", "--prefix-repetition-output-len", "4", "--num-runs", "2",
+               "--warmup", "2", "--request-timeout", "120", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0 and len(out["points"]) == 2 and [p["repeat"] for p in out["points"]] == [0, 1]
+    assert all(p["requests"]["completed"] == 6 for p in out["points"])
+    assert out["points"][0]["prefix_groups"]["groups"] == 2
+    assert any(n["code"] == "no-server-metrics" and "HTTP 404" in n["text"] for n in out["notes"])
+    stat = next(s for s in out["repeats"][0]["stats"] if s["metric"] == "ttft_ms.p50")
+    assert len(stat["values"]) == 2 and stat["ci_low"] <= stat["mean"] <= stat["ci_high"]

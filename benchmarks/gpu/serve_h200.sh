@@ -3,7 +3,9 @@
 # 0.85B-parameter bf16 Llama (14 layers, hidden 2048, GQA 16/4, MLP 8192) built here, launched BY
 # bench-kernel serve (--launch), warmed up, swept over request rates, then a profiled window whose
 # GPU trace goes through inventory, phases, timeline and layers. A second launch runs --sweep auto.
-# Everything lands under $OUT (at most 8 files); a summary is printed last. About 5-7 minutes.
+# Part 0 first: a prefix workload run 3 times with GPU telemetry and the server-metrics probe, its
+# Markdown for benchmarks/results/serve-h200.md in $OUT/serve-h200-prefix.md. PARTS=0 runs only it
+# (about 2-3 minutes); the default runs all (about 6-8 minutes). At most 10 files under $OUT.
 # Run from the repository root (the device tool's working tree), with .whl/ carried:
 #   bash benchmarks/gpu/serve_h200.sh
 # A dry run of the same chain on a CPU (a tiny model, no continuous batching, fewer requests):
@@ -32,6 +34,57 @@ timeout 300 python3 tests/serve_models.py "$MODEL" $MODEL_ARGS > "$WORK/build.lo
   && summary "model built in $(( $(date +%s) - t0 )) s: $(du -sh "$MODEL" | cut -f1)" \
   || { summary "model build FAILED: $(tail -3 "$WORK/build.log")"; exit 1; }
 
+# 0. the server's view and the GPU under a prefix workload, three runs (what serve-h200.md reports):
+#    --launch with GPU telemetry (NVML) every 100 ms, /metrics scraped when it answers (transformers
+#    serve 5.x has none: the run says so), warm-up by default, 5 s time slices. nvidia-ml-py must be
+#    importable (the image has it, or carry its wheel in .whl/).
+t0p=$(date +%s)
+timeout 200 $BK serve --launch "$SERVER" --model "$MODEL" --server-log "$WORK/server0.log" --ready-timeout 180 \
+  --dataset-name prefix_repetition --prefix-repetition-num-prefixes 4 --prefix-repetition-prefix-len 256 \
+  --prefix-repetition-suffix-len 64 --prefix-repetition-output-len 32 --num-prompts 32 --max-concurrency 8 \
+  --num-runs 3 --slice-duration 2 --json -o "$OUT/serve_prefix_runs.json" 2> "$WORK/prefix.err"
+summary "prefix workload x3 runs: exit $? in $(( $(date +%s) - t0p )) s; $(grep 'bench-kernel: error' "$WORK/prefix.err" | head -1)"
+$BK serve --help > /dev/null  # (keeps the timing above free of the report's imports)
+python3 - "$OUT" <<'PY' | tee "$OUT/serve-h200-prefix.md"
+import json, sys, pathlib
+out = pathlib.Path(sys.argv[1])
+try:
+    d = json.load(open(out / "serve_prefix_runs.json"))
+except Exception as e:
+    print(f"serve_prefix_runs.json: unreadable ({e})"); raise SystemExit(0)
+print(f"## Prefix workload, 3 runs: {d['server']['model']}, status {d['status']}\n")
+for n in d.get("notes", []):
+    print(f"- {n['kind']}: {n['text']}")
+print("\n| run | done/failed | req/s | out tok/s | TTFT p50 | TTFT p99 | TPOT p50 | ITL p50 | E2E p50 | first/later TTFT p50 | GPU SM MHz min-max | power max W | util mean % | mem max GiB |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+f = lambda x: "-" if x is None else f"{x:.4g}"
+for p in d["points"]:
+    m, r, t = p["metrics"], p["requests"], p["throughput"]
+    g = (p.get("gpu_telemetry") or [{}])[0].get("summary") or {}
+    pg = p.get("prefix_groups") or {}
+    gs = lambda k, s: f((g.get(k) or {}).get(s))
+    mem = (g.get("memory_used_bytes") or {}).get("max")
+    print(f"| {p.get('repeat')} | {r['completed']}/{r['failed']} | {t['requests_per_s']:.3g} | {t['output_tokens_per_s']:.4g} | "
+          f"{f(m['ttft_ms']['p50'])} | {f(m['ttft_ms']['p99'])} | {f(m['tpot_ms']['p50'])} | {f(m['itl_ms']['p50'])} | "
+          f"{f(m['e2el_ms']['p50'])} | {f(pg.get('first_ttft_p50_ms'))}/{f(pg.get('rest_ttft_p50_ms'))} | "
+          f"{gs('sm_clock_mhz','min')}-{gs('sm_clock_mhz','max')} | {gs('power_w','max')} | {gs('utilization_pct','mean')} | "
+          f"{f(mem / 2**30) if mem else '-'} |")
+print("\nAcross the 3 runs (mean, 95% CI of the mean):\n")
+for rep in d.get("repeats", []):
+    for s in rep["stats"]:
+        ci = "-" if s["ci_low"] is None else f"{s['ci_low']:.4g}-{s['ci_high']:.4g}"
+        print(f"- {s['metric']} ({s['unit']}): {', '.join(f'{v:.4g}' for v in s['values'])}; mean {s['mean']:.4g}, CI {ci}")
+for p in d["points"][:1]:
+    for sm in [p.get("server_metrics")] if p.get("server_metrics") else []:
+        print(f"\nserver metrics: {sm['scrapes']} scrapes; view:")
+        for row in sm["view"]:
+            print(f"- {row['what']}: server {row['server']} client {row['client']}")
+    sl = (p.get("slices") or {}).get("slices") or []
+    if sl:
+        print("\nslices of run 0:", "; ".join(f"{s['start_s']:g}s: {s['output_tokens_per_s']:.4g} tok/s TTFT p50 {f(s['ttft_p50_ms'])}" for s in sl))
+PY
+
+[ "${PARTS:-all}" = "0" ] && { ls -la "$OUT"; exit 0; }
 # 1. rate sweep (warm-up first: the first requests pay the model load), then the profiled window.
 t1=$(date +%s)
 timeout 330 $BK serve --launch "$SERVER" --model "$MODEL" --server-log "$WORK/server1.log" --ready-timeout 180 \

@@ -210,7 +210,59 @@ def test_a_models_list_that_fails_with_500_is_a_note_when_the_model_is_named(cap
         assert main(["serve", "--url", srv.url, "--model", "m", "--num-prompts", "2", "--json", "-o", str(out)]) == 0
         data = json.loads(out.read_text())
         assert data["requests"]["completed"] == 2
-        assert any("answered HTTP 500: the model name 'm' was not checked" in n for n in data["notes"])
+        assert any("answered HTTP 500: the model name 'm' was not checked" in n["text"] for n in data["notes"])
     finally:
         srv.stop()
 
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["--num-runs", "0"], "0"), (["--num-runs", "1000"], "at most 100"),
+    (["--slice-duration", "0"], "0"), (["--slice-duration", "nan"], "not a finite number"),
+    (["--ramp-up-strategy", "cubic"], "cubic"),
+    (["--ramp-up-strategy", "linear"], "needs --ramp-up-start-rps and --ramp-up-end-rps"),
+    (["--ramp-up-strategy", "linear", "--ramp-up-start-rps", "5", "--ramp-up-end-rps", "2"], "a ramp goes up"),
+    (["--ramp-up-strategy", "exponential", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "4", "--request-rate", "3"],
+     "leave --request-rate out"),
+    (["--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "4", "--duration", "5"],
+     "leave --duration out"),
+    (["--ramp-up-start-rps", "2"], "need --ramp-up-strategy"),
+    (["--dataset-name", "mooncake"], "needs --dataset-path"),
+    (["--dataset-name", "prefix_repetition", "--prefix-repetition-num-prefixes", "0"], "0"),
+    (["--multi-turn"], "needs --dataset-name sharegpt"),
+    (["--max-turns", "3"], "is for --multi-turn"),
+    (["--warmup", "-1"], "-1"),
+    (["--profile"], "--profile needs --profile-dir"),
+    (["--slo"], "--slo needs targets"),
+])
+def test_bad_new_options_are_one_line_before_any_request(args, fragment, capsys):
+    port = free_port()  # nothing listens: an option checked late would show as "cannot reach"
+    rc = main(["serve", "--url", f"http://127.0.0.1:{port}", *args])
+    line = _one_error(capsys)
+    assert rc == 2 and fragment in line and "cannot reach" not in line, (args, line)
+
+
+@pytest.mark.parametrize("content,fragment", [
+    ('{"timestamp": 0, "input_length": 10, "output_length": 2, "hash_ids": [1]}\n{not json\n', ":2: not JSON"),
+    ('{"timestamp": -5, "input_length": 10, "output_length": 2}\n', "'timestamp' is -5"),
+    ('{"timestamp": 0, "input_length": 0, "output_length": 2}\n', "'input_length' is 0"),
+    ('{"timestamp": 0, "input_length": 10, "output_length": 2, "hash_ids": ["a"]}\n', "'hash_ids' must be"),
+    ('{"timestamp": 9, "input_length": 10, "output_length": 2}\n{"timestamp": 1, "input_length": 10, '
+     '"output_length": 2}\n', "timestamps go backwards"),
+    ("", "no requests in it"),
+])
+def test_garbage_mooncake_trace(scripted, tmp_path, capsys, content, fragment):
+    p = tmp_path / "t.jsonl"
+    p.write_text(content)
+    rc = main(["serve", "--url", scripted.url, "--dataset-name", "mooncake", "--dataset-path", str(p)])
+    assert rc == 1 and fragment in _one_error(capsys)
+
+
+def test_garbage_multi_turn_dataset(scripted, tmp_path, capsys):
+    p = tmp_path / "s.json"
+    p.write_text('[{"conversations": [{"value": "a question without an answer"}]}]')
+    rc = main(["serve", "--url", scripted.url, "--dataset-name", "sharegpt", "--dataset-path", str(p), "--multi-turn"])
+    assert rc == 1 and "no conversation with a user turn and an answer" in _one_error(capsys)
+    rc = main(["serve", "--url", scripted.url, "--dataset-name", "sharegpt", "--dataset-path", str(p), "--multi-turn",
+               "--endpoint", "completions"])
+    assert rc == 2 and "needs --endpoint chat" in _one_error(capsys)

@@ -103,7 +103,8 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
 
 def _compare_serving(a: str, b: str, serve_a: tuple | None, serve_b: tuple | None, threshold: float,
                      output: Output) -> int:
-    """Two serving runs: per load point and latency metric, B/A with its bootstrap CI."""
+    """Two serving runs: per load point and latency metric, B/A with its interval (between runs, or a
+    bootstrap over requests) and a verdict."""
     from bench_kernel.report import serve_comparison_table
     from bench_kernel.serve import compare_serve
 
@@ -112,8 +113,8 @@ def _compare_serving(a: str, b: str, serve_a: tuple | None, serve_b: tuple | Non
     rc = compare_serve(serve_a[1], serve_b[1], threshold=threshold, a_label=serve_a[0], b_label=serve_b[0])
     emit(output, data=rc.to_dict(), tables=serve_comparison_table(rc))
     if rc.regressions:
-        worst = max(rc.regressions, key=lambda r: r.comparison.ratio)
+        worst = max(rc.regressions, key=lambda r: r.ratio)
         print_error(f"{len(rc.regressions)} significant latency regression(s) of {rc.b_label} against {rc.a_label}; "
-                    f"worst: {worst.metric} at {worst.load}: {worst.comparison.describe()}")
+                    f"worst: {worst.metric} at {worst.load}: {worst.describe()}")
         return 1
     return 0

@@ -1,7 +1,10 @@
 """``bench-kernel serve (--url URL | --launch "CMD") ...``: the serving benchmark.
 
-Flags are named as ``vllm bench serve`` names them wherever the meaning is the same. A list of
-rates or concurrencies (``--request-rate 1,2,4``) is a sweep.
+Its options are generated from ``bench_kernel.serve.ServeOptions`` (the help is each field's
+description, the default its default) and ``SERVE_FIELDS`` (the flag and how it is typed), so the
+command and the API take the same options with the same defaults and refuse the same values: the
+checks are the record's own. Flags are ``vllm bench serve``'s wherever the meaning is the same. A
+list of rates or concurrencies (``--request-rate 1,2,4``) is a sweep.
 """
 
 from __future__ import annotations
@@ -10,8 +13,10 @@ import math
 import os
 import re
 from pathlib import Path
+from typing import Any, Callable, get_args, get_type_hints
 
 import click
+import msgspec
 
 from bench_kernel.cli._common import (
     Output,
@@ -24,6 +29,7 @@ from bench_kernel.cli._common import (
 from bench_kernel.cli._numbers import Number
 from bench_kernel.errors import Interrupted, ServerError, UsageError
 from bench_kernel.serve import SCHEMA_VERSION as SERVE_SCHEMA_VERSION
+from bench_kernel.serve import SERVE_FIELDS, ServeField, ServeOptions, field_help
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
@@ -71,105 +77,99 @@ def _headers(items: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def _store_files(db_path: str | None) -> list[Path]:
+    """The results database (``--db`` or its default) and SQLite's files beside it: -o may not be one."""
+    from bench_kernel.results import store_files
+
+    return store_files(db_path)
+
+
+def _default(name: str) -> Any:
+    f = next(f for f in msgspec.structs.fields(ServeOptions) if f.name == name)
+    return f.default_factory() if f.default is msgspec.NODEFAULT else f.default
+
+
+def _choices(name: str) -> list[str]:
+    hint = get_type_hints(ServeOptions)[name]
+    lits = [a for a in (get_args(hint) or (hint,)) if get_args(a)] or [hint]
+    return [str(c) for c in get_args(lits[0]) if c is not None]
+
+
+def _option(f: ServeField) -> Callable:
+    """One click option from a ServeOptions field: the flag and type from ``f``, the help and the
+    default from the record."""
+    d = _default(f.name)
+    text = field_help(f.name)
+    shown = not (d is None or isinstance(d, bool) or d in ((), {}, (None,)))
+    kw: dict[str, Any] = {"help": text}
+    if f.metavar:
+        kw["metavar"] = f.metavar
+    types: dict[str, Any] = {
+        "text": str, "file": click.Path(dir_okay=False, path_type=Path), "dir": click.Path(file_okay=False, path_type=Path),
+        "count": click.IntRange(min=1), "count0": click.IntRange(min=0), "int": int,
+        "number": Number(min=0, min_open=True), "fraction": Number(min=0, max=0.999999),
+        "share": Number(min=0, max=1, min_open=True),
+    }
+    if f.kind == "flag":
+        return click.option(f.flag, f.name, is_flag=True, default=d, **kw)
+    if f.kind == "switch":
+        neg = "--no-" + f.flag.removeprefix("--")
+        return click.option(f"{f.flag}/{neg}", f.name, default=d, **kw)
+    if f.kind in ("goodput", "header"):
+        return click.option(f.flag, f.name, multiple=True, **kw)
+    if f.kind == "choice":
+        return click.option(f.flag, f.name, type=click.Choice(_choices(f.name)), default=d, show_default=shown, **kw)
+    if f.kind == "rates":
+        return click.option(f.flag, f.name, default=",".join("inf" if math.isinf(r) else f"{r:g}" for r in d),
+                            show_default=True, **kw)
+    if f.kind == "concurrencies":
+        return click.option(f.flag, f.name, default=None, **kw)
+    return click.option(f.flag, f.name, type=types[f.kind], default=d, show_default=shown, **kw)
+
+
+def serve_options(command: Callable) -> Callable:
+    """Every ServeOptions field as an option of ``command`` (in SERVE_FIELDS' order in --help)."""
+    for f in reversed(SERVE_FIELDS):
+        command = _option(f)(command)
+    return command
+
+
+def _given(kw: dict[str, Any], extra: list[str]) -> dict[str, Any]:
+    """The ServeOptions fields from the parsed options (lists and items turned into their values)."""
+    bad = [a for a in extra if not _GOODPUT_ITEM.match(a)]
+    if bad or (extra and not kw["goodput_ms"]):
+        raise UsageError(f"unexpected argument {(bad or extra)[0]!r}")
+    from bench_kernel.serve import parse_goodput
+
+    out = {f.name: kw.pop(f.name) for f in SERVE_FIELDS}
+    out["request_rates"] = _floats(out["request_rates"], "--request-rate", allow_inf=True)
+    out["max_concurrencies"] = _ints(out["max_concurrencies"], "--max-concurrency")
+    items = [x for g in list(out["goodput_ms"]) + extra for x in re.split(r"[,\s]+", g) if x]
+    out["goodput_ms"] = parse_goodput(items)
+    out["headers"] = _headers(out["headers"])
+    return out
+
+
 @click.command("serve", context_settings={"allow_extra_args": True})
-@click.option("--url", default=None, help="The server's base URL (http://HOST:PORT).")
-@click.option("--launch", default=None, metavar='"CMD ..."',
-              help="Start the server with this command (its own process group; stopped on exit, error and Ctrl-C).")
-@click.option("--server-log", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Where --launch keeps the server's log (default: a temporary file, named in the notes).")
-@click.option("--ready-timeout", "ready_timeout_s", type=Number(min=0, min_open=True), default=600.0,
-              show_default=True, help="Seconds --launch waits for /health or /v1/models.")
-@click.option("--model", default=None, help="Model name (default: the first the server lists).")
-@click.option("--endpoint", type=click.Choice(["chat", "completions"]), default="chat", show_default=True,
-              help="/v1/chat/completions or /v1/completions.")
-@click.option("--dataset-name", type=click.Choice(["random", "sharegpt", "jsonl"]), default="random",
-              show_default=True)
-@click.option("--dataset-path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="sharegpt: a JSON list of conversations; jsonl: one {\"prompt\", \"max_tokens\"} per line.")
-@click.option("--num-prompts", type=click.IntRange(min=1), default=100, show_default=True)
-@click.option("--random-input-len", type=click.IntRange(min=1), default=1024, show_default=True)
-@click.option("--random-output-len", type=click.IntRange(min=1), default=128, show_default=True)
-@click.option("--random-range-ratio", type=Number(min=0, max=0.999999), default=0.0, show_default=True,
-              help="vLLM's convention: lengths uniform in [L*(1-r), L*(1+r)] (ATOM/SGLang: [L*r, L]).")
-@click.option("--sharegpt-output-len", type=click.IntRange(min=1), default=None)
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--tokenizer", default=None,
-              help="A Hugging Face tokenizer (name or folder): exact prompt lengths, N_out when the server gives no usage.")
-@click.option("--ignore-eos", is_flag=True, help="Ask the server to ignore EOS (resent without it if refused).")
-@click.option("--request-rate", default="inf", show_default=True,
-              help="Requests per second (Poisson), inf = all at once; a list 1,2,4 is a sweep.")
-@click.option("--burstiness", type=Number(min=0, min_open=True), default=1.0, show_default=True,
-              help="Gamma shape of the gaps between requests (1: Poisson).")
-@click.option("--max-concurrency", default=None, help="Requests in flight at most; a list 1,8,32 is a sweep.")
-@click.option("--duration", "duration_s", type=Number(min=0, min_open=True), default=None,
-              help="Send for this many seconds (prompts reused) instead of --num-prompts requests.")
-@click.option("--warmup", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Requests sent and left out before the first point.")
-@click.option("--goodput", multiple=True, metavar="NAME:MS",
-              help="SLO targets, e.g. --goodput ttft:200 tpot:50 e2el:5000 (ms).")
-@click.option("--sweep", default=None, type=click.Choice(["auto"]),
-              help="auto: synchronous, max throughput, then rates between, stopping past saturation.")
-@click.option("--sweep-points", type=click.IntRange(min=1), default=5, show_default=True)
-@click.option("--slo", is_flag=True, help="Search the highest rate whose requests meet the --goodput targets.")
-@click.option("--slo-ratio", type=Number(min=0, max=1, min_open=True), default=0.9, show_default=True,
-              help="The fraction of requests that must meet every target (DistServe's attainment).")
-@click.option("--request-timeout", "request_timeout_s", type=Number(min=0, min_open=True), default=300.0,
-              show_default=True, help="Seconds one request may take (a stream that never ends fails then).")
-@click.option("--header", "headers", multiple=True, metavar="NAME:VALUE", help="Extra HTTP header (repeatable).")
-@click.option("--profile", is_flag=True, help="After the load, profile a window with /start_profile and /stop_profile.")
-@click.option("--profile-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="The folder the server writes traces to (--launch passes it to SGLang and ATOM).")
-@click.option("--profile-requests", type=click.IntRange(min=1), default=8, show_default=True)
-@click.option("--profile-duration", "profile_duration_s", type=Number(min=0, min_open=True), default=None)
-@click.option("--profile-timeout", "profile_timeout_s", type=Number(min=0, min_open=True), default=600.0,
-              show_default=True, help="Seconds for /stop_profile and the trace export together.")
+@serve_options
 @click.option("--save", is_flag=True, help="Store the run in the results database.")
 @db_option
 @output_options(inputs=lambda kw: db_files(kw["db_path"]) if kw["save"] else [])  # -o never over --db
 @click.pass_context
-def command(ctx: click.Context, url: str | None, launch: str | None, server_log: Path | None,
-            ready_timeout_s: float, model: str | None, endpoint: str, dataset_name: str, dataset_path: Path | None,
-            num_prompts: int, random_input_len: int, random_output_len: int, random_range_ratio: float,
-            sharegpt_output_len: int | None, seed: int, tokenizer: str | None, ignore_eos: bool, request_rate: str,
-            burstiness: float, max_concurrency: str | None, duration_s: float | None, warmup: int,
-            goodput: tuple[str, ...], sweep: str | None, sweep_points: int, slo: bool, slo_ratio: float,
-            request_timeout_s: float, headers: tuple[str, ...], profile: bool, profile_dir: Path | None,
-            profile_requests: int, profile_duration_s: float | None, profile_timeout_s: float, save: bool,
-            db_path: str | None, output: Output) -> int:
+def command(ctx: click.Context, save: bool, db_path: str | None, output: Output, **kw: Any) -> int:
     """Benchmark an OpenAI-compatible LLM server: TTFT, TPOT, ITL, ICL, E2E, throughput, goodput.
 
-    Give the server with --url, or --launch a command that starts it. Every metric is defined in the
-    README ("bench-kernel serve"); the client's own lateness is measured and flagged.
+    Give the server with --url, or --launch a command that starts it. Every metric, workload and
+    option is explained in docs/serving.md; the client's own lateness is measured and flagged.
     """
     from rich.console import Console
 
     from bench_kernel.report import serve_tables
-    from bench_kernel.serve import ServeOptions, benchmark, parse_goodput
+    from bench_kernel.serve import benchmark
 
-    extra = list(ctx.args)
-    bad = [a for a in extra if not _GOODPUT_ITEM.match(a)]
-    if bad or (extra and not goodput):
-        raise UsageError(f"unexpected argument {(bad or extra)[0]!r}")
-    items = [x for g in list(goodput) + extra for x in re.split(r"[,\s]+", g) if x]
-    if url is None and launch is None:
-        raise UsageError("give the server: --url URL, or --launch \"CMD ...\" to start one")
+    opts = ServeOptions(**_given(kw, list(ctx.args)))  # every check of the options, before anything runs
     if db_path and not save:
         raise UsageError("--db is where --save stores the run: add --save")
-    if profile and profile_dir is None:
-        raise UsageError("--profile needs --profile-dir DIR: the folder the server writes its traces to")
-    if dataset_name != "random" and dataset_path is None:
-        raise UsageError(f"--dataset-name {dataset_name} needs --dataset-path FILE")
-    rates = _floats(request_rate, "--request-rate", allow_inf=True)
-    opts = ServeOptions(
-        url=url, launch=launch, model=model, endpoint=endpoint, dataset_name=dataset_name, dataset_path=dataset_path,
-        num_prompts=num_prompts, random_input_len=random_input_len, random_output_len=random_output_len,
-        random_range_ratio=random_range_ratio, sharegpt_output_len=sharegpt_output_len, seed=seed,
-        tokenizer=tokenizer, ignore_eos=ignore_eos, request_rates=rates, burstiness=burstiness,
-        max_concurrencies=_ints(max_concurrency, "--max-concurrency"), duration_s=duration_s, warmup=warmup,
-        goodput_ms=parse_goodput(items), sweep=sweep, sweep_points=sweep_points, slo=slo, slo_ratio=slo_ratio,
-        request_timeout_s=request_timeout_s, ready_timeout_s=ready_timeout_s, server_log=server_log,
-        headers=_headers(headers), profile=profile, profile_dir=profile_dir, profile_requests=profile_requests,
-        profile_duration_s=profile_duration_s, profile_timeout_s=profile_timeout_s)
     store = None
     if save:
         from bench_kernel.results import open_store

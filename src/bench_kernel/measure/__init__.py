@@ -40,6 +40,7 @@ from bench_kernel.measure._profiler import (
 from bench_kernel.measure._profiler_start import start_profiler
 from bench_kernel.measure._rounds import merge_measurements, merge_results
 from bench_kernel.measure._runner import guard, user_error
+from bench_kernel.measure._smi import amd_clock_mhz, amd_power_w
 from bench_kernel.measure._steady import (
                                         Settle,
                                         clock_note,
@@ -53,7 +54,7 @@ from bench_kernel.measure._suite import builtin_case, builtin_suite, suite_optio
 from bench_kernel.measure._warmup import ensure_warm, mark_busy, warm_up_device
 
 __all__ = [
-    "DEFAULT_COUNTER_TIMEOUT_S", "CaseOrigin", "attach_counters", "builtin_case", "child_command", "collect_counters",
+    "DEFAULT_COUNTER_TIMEOUT_S", "amd_clock_mhz", "amd_power_w", "CaseOrigin", "attach_counters", "builtin_case", "child_command", "collect_counters",
     "current_limit", "function_case", "function_origin", "target_case", "agreement_note", "check_tolerances", "merge_measurements", "merge_results", "warm_up_device",
     "ensure_warm", "mark_busy", "start_profiler",
     "CALL_MARK", "Case", "Expired", "Method", "ProcessExit", "Settle", "StoppingRule", "TimeLimit", "Timed", "as_case", "as_cases", "builtin_suite", "suite_options", "call_with",

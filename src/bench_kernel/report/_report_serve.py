@@ -26,10 +26,18 @@ def serve_run_from_dict(data: dict[str, Any]) -> Any:
 
     points = tuple(ServePoint.from_dict(p) for p in (data.get("points") or [data]))
     server = ServerInfo.from_dict(data.get("server") or {"url": "?", "model": "?"})
-    known = set(ServeOptions.__dataclass_fields__)
-    cfg = {k: v for k, v in (data.get("config") or {}).items() if k in known and k in ("url", "launch", "model",
-                                                                                       "endpoint", "slo")}
-    return ServeRun(server, ServeOptions(**cfg), data.get("dataset") or "?", points, data.get("sweep"),
+    import msgspec
+
+    from bench_kernel.errors import UsageError
+
+    # What the tables read of the options; the rest of a stored config (older runs' too) is not needed.
+    keep = ("url", "launch", "model", "endpoint", "slo", "goodput_ms", "num_runs", "slice_duration_s")
+    cfg = {k: v for k, v in (data.get("config") or {}).items() if k in keep and v is not None}
+    try:
+        opts = msgspec.convert(cfg, ServeOptions)
+    except (UsageError, msgspec.ValidationError):
+        opts = ServeOptions(url=server.url)
+    return ServeRun(server, opts, data.get("dataset") or "?", points, data.get("sweep"),
                     data.get("slo_request_rate"), None, data.get("aborted"), tuple(data.get("notes") or ()))
 
 
@@ -78,9 +86,21 @@ def _cdfs(points: list[dict[str, Any]]) -> Any:
                 ax.plot(v, np.arange(1, len(v) + 1) / len(v), label=_label(p))
     axes[0].set_title("TTFT CDF")
     axes[1].set_title("ITL CDF (ICL where per-token counts are unknown)")
+    from matplotlib.ticker import LogFormatterSciNotation, NullFormatter
+
     for ax in axes:
         ax.set_xlabel("ms")
         ax.set_xscale("log")
+        # Over less than a decade matplotlib labels the minor ticks too (2x10^1 3x10^1 4x10^1 ...), and
+        # they run into each other: label the decades only, and plain numbers when there are none.
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.xaxis.set_major_formatter(LogFormatterSciNotation(labelOnlyBase=True))
+        lo, hi = ax.get_xlim()
+        if hi / max(lo, 1e-12) < 10:
+            from matplotlib.ticker import LogLocator, ScalarFormatter
+
+            ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+            ax.xaxis.set_major_formatter(ScalarFormatter())
         ax.set_ylim(0, 1)
     axes[0].legend(fontsize=7)
     return fig

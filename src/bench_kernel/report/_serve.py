@@ -2,7 +2,7 @@
 client's own lateness, failures, a sweep's points and the profiled window's kernels.
 
 Latencies are milliseconds in the records (``ttft_ms``); the tables show them through the
-``duration_us`` hint like every other time, so ``1.5 ms`` and ``850 µs`` read the same everywhere.
+``duration_ms`` hint, which formats a time as every other duration is (``1.5 ms``, ``850 µs``).
 """
 
 from __future__ import annotations
@@ -11,16 +11,12 @@ import math
 from typing import Any
 
 from bench_kernel.report._table import Column, Table
-from bench_kernel.serve import ServePoint, ServeRun
+from bench_kernel.serve import ServeComparison, ServePoint, ServeRun
 
 __all__ = ["serve_tables", "serve_comparison_table"]
 
 _NAMES = {"ttft_ms": "TTFT", "ttfvo_ms": "TTF visible output", "tpot_ms": "TPOT", "itl_ms": "ITL (per token)",
           "icl_ms": "ICL (per chunk)", "e2el_ms": "E2E latency"}
-
-
-def _us(ms: float | None) -> float | None:
-    return None if ms is None else ms * 1e3
 
 
 def _load(p: ServePoint) -> str:
@@ -31,10 +27,10 @@ def _latency_table(p: ServePoint, title: str) -> Table:
     rows = []
     for key, name in _NAMES.items():
         s = p.metrics.metrics[key]
-        rows.append({"metric": name, "n": s["n"], **{k: _us(s[k]) for k in ("mean", "std", "p50", "p90", "p95",
+        rows.append({"metric": name, "n": s["n"], **{k: s[k] for k in ("mean", "std", "p50", "p90", "p95",
                                                                             "p99")}})
     cols = [Column("metric", "Metric"), Column("n", "N", "int")] + [
-        Column(k, k, "duration_us") for k in ("mean", "std", "p50", "p90", "p95", "p99")]
+        Column(k, k, "duration_ms") for k in ("mean", "std", "p50", "p90", "p95", "p99")]
     return Table(cols, rows, title=title)
 
 
@@ -73,19 +69,20 @@ def _sweep_table(run: ServeRun) -> Table:
     for i, p in enumerate(run.points):
         m = p.metrics.metrics
         t = p.metrics
-        rows.append({"i": i + 1, "load": _load(p), "ok": t.completed, "failed": t.failed,
+        rows.append({"i": i + 1, "load": _load(p) + (f" (run {p.repeat + 1})" if p.repeat is not None else ""),
+                     "ok": t.completed, "failed": t.failed,
                      "rps": t.requests_per_s, "otps": t.output_tokens_per_s, "conc": t.mean_concurrency,
-                     "good": t.goodput_per_s, "ttft50": _us(m["ttft_ms"]["p50"]), "ttft99": _us(m["ttft_ms"]["p99"]),
-                     "tpot50": _us(m["tpot_ms"]["p50"]), "itl50": _us(m["itl_ms"]["p50"]),
-                     "icl50": _us(m["icl_ms"]["p50"]), "e2e50": _us(m["e2el_ms"]["p50"]),
-                     "late99": _us(t.lateness_ms["p99"]), "status": p.status})
+                     "good": t.goodput_per_s, "ttft50": m["ttft_ms"]["p50"], "ttft99": m["ttft_ms"]["p99"],
+                     "tpot50": m["tpot_ms"]["p50"], "itl50": m["itl_ms"]["p50"],
+                     "icl50": m["icl_ms"]["p50"], "e2e50": m["e2el_ms"]["p50"],
+                     "late99": t.lateness_ms["p99"], "status": p.status})
     cols = [Column("i", "#", "int"), Column("load", "Load"), Column("ok", "Done", "int"),
             Column("failed", "Failed", "int"), Column("rps", "req/s", "float"), Column("otps", "out tok/s", "float"),
             Column("conc", "Mean conc", "float"), Column("good", "Goodput req/s", "float"),
-            Column("ttft50", "TTFT p50", "duration_us"), Column("ttft99", "TTFT p99", "duration_us"),
-            Column("tpot50", "TPOT p50", "duration_us"), Column("itl50", "ITL p50", "duration_us"),
-            Column("icl50", "ICL p50", "duration_us"), Column("e2e50", "E2E p50", "duration_us"),
-            Column("late99", "Send late p99", "duration_us"), Column("status", "Status")]
+            Column("ttft50", "TTFT p50", "duration_ms"), Column("ttft99", "TTFT p99", "duration_ms"),
+            Column("tpot50", "TPOT p50", "duration_ms"), Column("itl50", "ITL p50", "duration_ms"),
+            Column("icl50", "ICL p50", "duration_ms"), Column("e2e50", "E2E p50", "duration_ms"),
+            Column("late99", "Send late p99", "duration_ms"), Column("status", "Status")]
     title = f"{run.server.model} at {run.server.url}: {run.sweep or 'list'} sweep, {len(run.points)} points"
     if run.slo_rate is not None:
         title += f"; highest rate meeting the SLO: {run.slo_rate:.3g} req/s"
@@ -131,9 +128,19 @@ def _num(x: float | None) -> str:
     return "-" if x is None else f"{x:.4g}"
 
 
+def _split(notes: list[Any], table: Table, prefix: str = "") -> None:
+    """Warnings into the table's notes, the rest (how it was made) into its info lines."""
+    for n in notes:
+        text = f"{prefix}{n}"
+        (table.info if getattr(n, "kind", "warning") == "info" else table.notes).append(text)
+
+
 def serve_tables(run: ServeRun) -> list[Table]:
-    """The tables ``bench-kernel serve`` prints: one point in detail, or a sweep's points in rows."""
-    notes = list(run.notes)
+    """The tables ``bench-kernel serve`` prints: one point in detail, or a sweep's points in rows;
+    then the server's view, the GPUs, the repeats, turns, prefixes and slices where the run has them."""
+    from bench_kernel.report._serve_extra import extra_tables
+
+    notes: list[Any] = list(run.notes)
     if run.aborted:
         notes.insert(0, f"PARTIAL RUN: {run.aborted}")
     if run.sweep is None and len(run.points) == 1:
@@ -143,26 +150,31 @@ def serve_tables(run: ServeRun) -> list[Table]:
             title += f" (server {run.server.version})"
         lat = _latency_table(p, title)
         thr = _throughput_table(p)
-        thr.notes = notes + list(p.notes) + list(p.metrics.notes)
-        return [lat, thr] + _profile_tables(run)
+        _split(notes + list(p.notes) + list(p.metrics.notes), thr)
+        return [lat, thr] + extra_tables(run) + _profile_tables(run)
     sweep = _sweep_table(run)
+    _split(notes, sweep)
     for i, p in enumerate(run.points):
-        notes += [f"point {i + 1}: {n}" for n in list(p.notes) + list(p.metrics.notes)]
-    sweep.notes = notes
-    return [sweep] + _profile_tables(run)
+        _split(list(p.notes) + list(p.metrics.notes), sweep, f"point {i + 1}: ")
+    return [sweep] + extra_tables(run) + _profile_tables(run)
 
 
-def serve_comparison_table(rc: Any) -> Table:
-    """``compare`` of two serving runs: per load and latency metric, both medians, B/A, its CI."""
-    rows = [{"load": _load_text(r.load), "metric": _NAMES.get(r.metric, r.metric),
-             "a": _us(r.comparison.a_us), "b": _us(r.comparison.b_us), "ratio": r.comparison.ratio,
-             "ci": f"{r.comparison.ci_low:.3f}-{r.comparison.ci_high:.3f}", "n": f"{r.comparison.a_n}/{r.comparison.b_n}",
-             "verdict": r.comparison.verdict} for r in rc.rows]
-    cols = [Column("load", "Load"), Column("metric", "Metric"), Column("a", f"{rc.a_label} median", "duration_us"),
-            Column("b", f"{rc.b_label} median", "duration_us"), Column("ratio", "B/A", "ratio"),
-            Column("ci", "95% CI"), Column("n", "Samples A/B"), Column("verdict", "Verdict")]
-    return Table(cols, rows, title=f"{rc.b_label} against {rc.a_label}: latency per request (bootstrap of the "
-                                   f"ratio of medians)", notes=[f"not compared: {k}: {w}" for k, w in rc.unmatched])
+def serve_comparison_table(rc: ServeComparison) -> Table:
+    """``compare`` of two serving runs: per load and latency metric, both values in the unit they are
+    stored in (the row's ``unit``), B/A, its interval and how it was made, and the verdict."""
+    units = {r.unit for r in rc.rows} or {"ms"}
+    unit = units.pop() if len(units) == 1 else "see each row"
+    rows = [{"load": _load_text(r.load), "metric": _NAMES.get(r.metric, r.metric), "stat": r.statistic,
+             "a": r.a, "b": r.b, "ratio": r.ratio,
+             "ci": "-" if r.ci_low is None else f"{r.ci_low:.3f}-{r.ci_high:.3f} ({r.confidence:.0%}, {r.method})",
+             "runs": f"{r.a_runs}/{r.b_runs}", "n": f"{r.a_n}/{r.b_n}", "verdict": r.verdict} for r in rc.rows]
+    cols = [Column("load", "Load"), Column("metric", "Metric"), Column("stat", "Of"),
+            Column("a", f"{rc.a_label} ({unit})", "float"), Column("b", f"{rc.b_label} ({unit})", "float"),
+            Column("ratio", "B/A", "ratio"), Column("ci", "CI of B/A"), Column("runs", "Runs A/B"),
+            Column("n", "Samples A/B"), Column("verdict", "Verdict", "verdict")]
+    notes = [f"not compared: {k}: {w}" for k, w in rc.unmatched]
+    notes += sorted({r.note for r in rc.rows if r.note})
+    return Table(cols, rows, title=f"{rc.b_label} against {rc.a_label}: latency per load point", notes=notes)
 
 
 def _load_text(load: dict[str, Any]) -> str:

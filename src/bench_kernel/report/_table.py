@@ -21,13 +21,17 @@ from bench_kernel.units import format_bytes, format_duration_us
 
 __all__ = ["Column", "Table", "format_value", "to_csv", "to_markdown", "render_rich", "verdict_style"]
 
-#: hint -> how a raw value is shown. Durations are microseconds everywhere inside the tool.
-HINTS = ("text", "int", "float", "duration_us", "pct", "roof_pct", "ratio", "tflops", "tbps", "bytes", "verdict")
+#: hint -> how a raw value is shown. Durations are microseconds everywhere inside the tool, but for
+#: the serving benchmark's latencies, which are milliseconds as every serving tool stores them
+#: (``ttft_ms``): ``duration_ms`` reads those, so a table never converts a value to fit a hint.
+HINTS = ("text", "int", "float", "duration_us", "duration_ms", "pct", "roof_pct", "ratio", "tflops", "tbps", "bytes",
+         "verdict")
 #: Which formats show a column: every one (None), the ones people read, or the ones tools read.
 VIEWS = (None, "display", "raw")
 #: A verdict's colour on a terminal, as the HTML report's badges (``_html_table.verdict_badge``);
 #: ``yes``/``no`` answer "is the fastest provider's margin significant?" (``sweep --best``).
-VERDICT_STYLES = {"slower": "bold red", "faster": "bold green", "same": "dim", "yes": "bold green", "no": "dim"}
+VERDICT_STYLES = {"slower": "bold red", "faster": "bold green", "same": "dim", "inconclusive": "yellow",
+                  "yes": "bold green", "no": "dim"}
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,8 @@ def format_value(value: Any, hint: str) -> str:
         return f"{value:.4g}"
     if hint == "duration_us":
         return format_duration_us(float(value))
+    if hint == "duration_ms":
+        return format_duration_us(float(value) * 1e3)
     if hint == "pct":
         return f"{value:.1f}%"
     if hint == "roof_pct":

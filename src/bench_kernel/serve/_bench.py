@@ -10,71 +10,41 @@ and stores it, then exits non-zero.
 from __future__ import annotations
 
 import contextlib
-import math
+import random
+import socket
+import statistics
 import time
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+import urllib.parse
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator
 
+import msgspec
+
 from bench_kernel.errors import UsageError
+from bench_kernel.records import Note, to_builtins
+from bench_kernel.records import info as note
 from bench_kernel.serve._client import Endpoint
-from bench_kernel.serve._datasets import Dataset, load_dataset
+from bench_kernel.serve._dataset_common import WORDS, Dataset
+from bench_kernel.serve._datasets import load_dataset
 from bench_kernel.serve._launch import launched, url_from_command, wait_ready
 from bench_kernel.serve._load import Load
+from bench_kernel.serve._options import ServeOptions
 from bench_kernel.serve._profile import KernelView, kernel_view, post_profile, wait_for_traces
-from bench_kernel.serve._run import SCHEMA_VERSION, ServePoint, ServerInfo, connect, run_point
+from bench_kernel.serve._records import Prompt
+from bench_kernel.serve._repeats import Repeats, repeat_summary
+from bench_kernel.serve._run import SCHEMA_VERSION, Observed, ServePoint, ServerInfo, connect, run_point
+from bench_kernel.serve._scrape import Scraper, probe_metrics
+from bench_kernel.serve._server_view import summarize_scrapes
 from bench_kernel.serve._sweep import auto_sweep, slo_search, sweep_loads
+from bench_kernel.serve._telemetry import Sampler, open_gpus
 
-__all__ = ["ServeOptions", "ServeRun", "ProfileWindow", "benchmark"]
+__all__ = ["ServeRun", "ProfileWindow", "benchmark", "DEFAULT_WARMUP", "WARMUP_MAX_OUTPUT"]
 
-
-@dataclass(frozen=True)
-class ServeOptions:
-    """Everything ``bench-kernel serve`` was asked; defaults are the CLI's (vLLM's where it has them)."""
-
-    url: str | None = None
-    launch: str | None = None
-    model: str | None = None
-    endpoint: str = "chat"
-    dataset_name: str = "random"
-    dataset_path: Path | None = None
-    num_prompts: int | None = 100
-    random_input_len: int = 1024
-    random_output_len: int = 128
-    random_range_ratio: float = 0.0
-    sharegpt_output_len: int | None = None
-    seed: int = 0
-    tokenizer: str | None = None
-    ignore_eos: bool = False
-    request_rates: tuple[float, ...] = (math.inf,)
-    burstiness: float = 1.0
-    max_concurrencies: tuple[int | None, ...] = (None,)
-    duration_s: float | None = None
-    warmup: int = 0
-    goodput_ms: dict[str, float] = field(default_factory=dict)
-    sweep: str | None = None  # None | "auto"
-    sweep_points: int = 5
-    slo: bool = False
-    slo_ratio: float = 0.9
-    request_timeout_s: float = 300.0
-    ready_timeout_s: float = 600.0
-    server_log: Path | None = None
-    headers: tuple[tuple[str, str], ...] = ()
-    profile: bool = False
-    profile_dir: Path | None = None
-    profile_requests: int = 8
-    profile_duration_s: float | None = None
-    profile_timeout_s: float = 600.0
-
-    def config(self) -> dict[str, Any]:
-        """What the run was asked, as stored with it (no secrets: headers are not kept)."""
-        d = {k: v for k, v in self.__dict__.items() if k != "headers"}
-        d["request_rates"] = [None if math.isinf(r) else r for r in self.request_rates]
-        d["dataset_path"] = str(self.dataset_path) if self.dataset_path else None
-        d["server_log"] = str(self.server_log) if self.server_log else None
-        d["profile_dir"] = str(self.profile_dir) if self.profile_dir else None
-        d["max_concurrencies"] = list(self.max_concurrencies)
-        return d
+#: Warm-up requests when no load point caps concurrency (vLLM sends one test prompt; one is too few
+#: for a batching server, whose first batches of each size pay graph capture and compilation).
+DEFAULT_WARMUP = 8
+#: Output tokens of a warm-up request at most: enough decode steps to warm them, little time.
+WARMUP_MAX_OUTPUT = 64
 
 
 @dataclass(frozen=True)
@@ -107,7 +77,12 @@ class ServeRun:
     slo_rate: float | None = None
     profile: ProfileWindow | None = None
     aborted: str | None = None
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
+
+    @property
+    def repeats(self) -> tuple[Repeats, ...]:
+        """Per load run more than once (``--num-runs``): each metric across its runs."""
+        return repeat_summary([p.to_dict(requests=False) for p in self.points])
 
     @property
     def status(self) -> str:
@@ -130,22 +105,22 @@ class ServeRun:
         head: dict[str, Any] = {"kind": "serve", "schema_version": SCHEMA_VERSION, "status": self.status,
                                 "aborted": self.aborted, "server": self.server.to_dict(),
                                 "config": self.options.config(), "dataset": self.dataset, "sweep": self.sweep,
-                                "notes": list(self.notes)}
+                                "notes": to_builtins(self.notes)}
         if self.slo_rate is not None or self.options.slo:
             head["slo_request_rate"] = self.slo_rate
         if self.profile is not None:
             head["profile"] = self.profile.to_dict()
+        if self.options.num_runs > 1:
+            head["repeats"] = msgspec.to_builtins(self.repeats)
         if self.sweep is None and len(self.points) == 1:
             p = self.points[0].to_dict(requests)
-            p["notes"] = list(self.notes) + p["notes"]
+            p["notes"] = to_builtins(self.notes) + p["notes"]
             return {"kind": "serve", **p, **{k: v for k, v in head.items() if k != "notes"}}
         return {**head, "points": [p.to_dict(requests) for p in self.points]}
 
 
 @contextlib.contextmanager
 def _server(opts: ServeOptions) -> Iterator[tuple[ServerInfo, Callable[[], str | None] | None]]:
-    if opts.url is None and opts.launch is None:
-        raise UsageError("give the server: --url URL, or --launch \"CMD ...\" to start one")
     if opts.launch is None:
         yield connect(opts.url, opts.model), None  # type: ignore[arg-type]
         return
@@ -176,8 +151,7 @@ def _tokenizer(name: str | None) -> Any:
 
 def _profile_window(opts: ServeOptions, info: ServerInfo, run: Callable[[Load, int | None], ServePoint],
                     load: Load) -> ProfileWindow:
-    if opts.profile_dir is None:
-        raise UsageError("--profile needs --profile-dir DIR: the folder the server writes its traces to")
+    assert opts.profile_dir is not None  # ServeOptions refuses --profile without it
     since = time.time()
     t_start = post_profile(info.url, "start", 60.0)
     wload = replace(load, duration_s=opts.profile_duration_s)
@@ -194,40 +168,120 @@ def _profile_window(opts: ServeOptions, info: ServerInfo, run: Callable[[Load, i
     return ProfileWindow(point, tuple(map(str, traces)), view, t_start, t_stop, export, err)
 
 
+def _warmup_prompts(opts: ServeOptions, ds: Dataset) -> tuple[Prompt, ...]:
+    """The warm-up: one request per concurrency slot of the largest cap (8 without one), of the
+    workload's median lengths (output at most 64 tokens), each prompt its own (no prefix shared
+    with the measured ones, whose cache hits it would otherwise make)."""
+    caps = [c for c in opts.max_concurrencies if c]
+    n = opts.warmup if opts.warmup is not None else (max(caps) if caps else DEFAULT_WARMUP)
+    if n == 0:
+        return ()
+    li = int(statistics.median(p.input_len for p in ds.prompts))
+    lo = min(WARMUP_MAX_OUTPUT, int(statistics.median(p.output_len for p in ds.prompts)))
+    rng = random.Random(f"warmup:{opts.seed}")
+    return tuple(Prompt(" ".join([f"warmup{i}"] + [rng.choice(WORDS) for _ in range(li - 1)]), li, lo)
+                 for i in range(n))
+
+
+def _is_local(url: str) -> bool:
+    host = urllib.parse.urlsplit(url).hostname or ""
+    if host in ("localhost", "::1") or host.startswith("127."):
+        return True
+    try:
+        mine = {socket.gethostname(), socket.getfqdn()}
+        return host in mine or socket.gethostbyname(host) in {socket.gethostbyname(h) for h in mine}
+    except OSError:
+        return False
+
+
+def _observer(opts: ServeOptions, info: ServerInfo, notes: list[Note]) -> Callable[[], Callable[[float], Observed]] | None:
+    """What runs beside each point: the ``/metrics`` scrape and the GPU sampler, each only where it
+    can (the notes say why not)."""
+    scrape = False
+    if opts.server_metrics:
+        why = probe_metrics(info.url)
+        scrape = why is None
+        if why:
+            notes.append(note("no-server-metrics", f"no server metrics: {why}"))
+    gpus: list[Any] = []
+    if opts.gpu_telemetry:
+        if info.launched or _is_local(info.url):
+            gpus, why = open_gpus()
+            if why:
+                notes.append(note("no-gpu-telemetry", why))
+        else:
+            notes.append(note("no-gpu-telemetry", f"no GPU telemetry: the server at {info.url} is not on this host"))
+    if not scrape and not gpus:
+        return None
+
+    def observe() -> Callable[[float], Observed]:
+        scraper = Scraper(info.url).start() if scrape else None
+        sampler = Sampler(gpus).start() if gpus else None
+
+        def finish(t0: float) -> Observed:
+            sm = None
+            if scraper is not None:
+                scrapes = scraper.stop(t0)
+                sm = summarize_scrapes(scraper.url, scrapes, interval_s=scraper.interval_s, failed=scraper.failed,
+                                       bad_lines=scraper.bad_lines)
+            return sm, sampler.stop(t0) if sampler is not None else (), ()
+        return finish
+    return observe
+
+
+def _dataset(opts: ServeOptions, tok: Any) -> Dataset:
+    return load_dataset(opts.dataset_name, opts.num_prompts or 1000, path=opts.dataset_path,
+                        input_len=opts.random_input_len, output_len=opts.random_output_len,
+                        range_ratio=opts.random_range_ratio, seed=opts.seed, tokenizer=tok,
+                        sharegpt_output_len=opts.sharegpt_output_len, prefix_len=opts.prefix_repetition_prefix_len,
+                        suffix_len=opts.prefix_repetition_suffix_len, num_prefixes=opts.prefix_repetition_num_prefixes,
+                        prefix_output_len=opts.prefix_repetition_output_len, multi_turn=opts.multi_turn,
+                        max_turns=opts.max_turns)
+
+
 def benchmark(opts: ServeOptions, progress: Callable[[str], None] | None = None) -> ServeRun:
-    """Run ``bench-kernel serve``: launch or connect, load the dataset, run each load point (a
-    sweep, ``--sweep auto`` or ``--slo``), then the profiled window. See the module docstring."""
+    """Run ``bench-kernel serve``: launch or connect, load the dataset, warm up, run each load point
+    ``num_runs`` times (a sweep, ``--sweep auto`` or ``--slo``), then the profiled window. See the
+    module docstring. ``opts`` was checked when it was made."""
     say = progress or (lambda s: None)
     try:
-        import aiohttp  # noqa: F401
+        import aiohttp  # noqa: F401 - the client's library: say so before a server is started
     except ImportError:
         raise UsageError("bench-kernel serve needs aiohttp: pip install 'bench-kernel[serve]'") from None
-    if opts.sweep not in (None, "auto"):
-        raise UsageError(f"--sweep {opts.sweep!r}: the only automatic sweep is 'auto' (a list of rates or "
-                         f"concurrencies is a sweep too)")
     tok = _tokenizer(opts.tokenizer)
     n = opts.num_prompts if opts.duration_s is None else None
-    ds: Dataset = load_dataset(opts.dataset_name, opts.num_prompts or 1000, path=opts.dataset_path,
-                               input_len=opts.random_input_len, output_len=opts.random_output_len,
-                               range_ratio=opts.random_range_ratio, seed=opts.seed, tokenizer=tok,
-                               sharegpt_output_len=opts.sharegpt_output_len)
-    base = Load(opts.request_rates[0], opts.burstiness, opts.max_concurrencies[0], opts.duration_s)
+    ds = _dataset(opts, tok)
+    if opts.dataset_name == "mooncake":
+        n = len(ds.prompts)
+    base = Load(opts.request_rates[0], opts.burstiness, opts.max_concurrencies[0], opts.duration_s,
+                opts.ramp_up_strategy, opts.ramp_up_start_rps, opts.ramp_up_end_rps)
     loads = sweep_loads(base, list(opts.request_rates), list(opts.max_concurrencies))
     count = (lambda s: len(tok.encode(s, add_special_tokens=False))) if tok is not None else None
-    notes: list[str] = list(ds.notes)
+    notes: list[Note] = list(ds.notes)
     with _server(opts) as (info, alive):
         ep = Endpoint(info.url, opts.endpoint, info.model, ignore_eos=opts.ignore_eos,
                       request_timeout_s=opts.request_timeout_s, headers=opts.headers)
+        observe = _observer(opts, info, notes)
         points: list[ServePoint] = []
-        warm = [opts.warmup]
+        warm = [_warmup_prompts(opts, ds)]
+        if warm[0]:
+            notes.append(note("warmup", f"warm-up: {len(warm[0])} requests of {warm[0][0].input_len} tokens in, "
+                              f"{warm[0][0].output_len} out, all at once, before the first point (not measured)",
+                              requests=len(warm[0])))
 
         def run(load: Load, num: int | None = n) -> ServePoint:
-            say(f"load point {len(points) + 1}: {load.describe()}")
-            p = run_point(info, ep, ds.prompts, load, num_prompts=num, seed=opts.seed, warmup=warm[0],
-                          goodput_ms=opts.goodput_ms, alive=alive, count_tokens=count)
-            warm[0] = 0  # the server is warm after the first point
-            points.append(p)
-            return p
+            p = None
+            for k in range(opts.num_runs):
+                say(f"load point {len(points) + 1}: {load.describe()}"
+                    + (f", run {k + 1} of {opts.num_runs}" if opts.num_runs > 1 else ""))
+                p = run_point(info, ep, ds.prompts, load, num_prompts=num, seed=opts.seed, warmup=warm[0],
+                              goodput_ms=opts.goodput_ms, alive=alive, count_tokens=count, observe=observe,
+                              slice_s=opts.slice_duration_s, repeat=k if opts.num_runs > 1 else None)
+                warm[0] = ()  # the server is warm after the first point
+                points.append(p)
+                if p.aborted is not None:
+                    break
+            return p  # type: ignore[return-value]
 
         slo_rate = None
         kind = "slo" if opts.slo else "auto" if opts.sweep == "auto" else "list" if len(loads) > 1 else None
@@ -256,6 +310,5 @@ def benchmark(opts: ServeOptions, progress: Callable[[str], None] | None = None)
                 aborted = "interrupted (Ctrl-C) in the profiled window"
     notes[:0] = info.notes
     if info.launched and info.log_path:
-        notes.append(f"the server's log: {info.log_path}")
+        notes.append(note("server-log", f"the server's log: {info.log_path}", path=info.log_path))
     return ServeRun(info, opts, ds.name, tuple(points), kind, slo_rate, window, aborted, tuple(notes))
-

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from bench_kernel.records import Note, warning
 from bench_kernel.serve._records import Prompt, RequestRecord
 from bench_kernel.serve._sse import SSEDecoder, StreamError, StreamState
 
@@ -34,7 +35,7 @@ class Negotiation:
     """What the server refused, learnt once and shared by every request of a run."""
 
     refused: set[str] = field(default_factory=set)
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
     def refuse(self, names: set[str], status: int, body: str) -> None:
         new = names - self.refused
@@ -42,8 +43,8 @@ class Negotiation:
             self.refused |= new
             what = ", ".join(sorted(new))
             why = " (outputs may stop at EOS before --random-output-len)" if "ignore_eos" in new else ""
-            self.notes.append(f"the server refused {what} (HTTP {status}: {body[:80]}); requests were resent "
-                              f"without it{why}")
+            self.notes.append(warning("field-refused", f"the server refused {what} (HTTP {status}: {body[:80]}); requests "
+                                      f"were resent without it{why}", fields=sorted(new), status=status))
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,9 @@ def _complete(index: int, scheduled_s: float, ready_s: float, sent_s: float, end
     if state.finish_reason is None and not state.done:
         return _failed(index, scheduled_s, ready_s, sent_s, end_s,
                        f"the stream ended without a finish_reason or [DONE] ({len(c.chunk_s)} token chunks)", notes)
-    if not c.chunk_s:
+    if not c.chunk_s and not c.usage_out:
+        # A stream of text-free tokens with usage counting them is a completed request (textless,
+        # below); without usage nothing shows that the server generated anything.
         return _failed(index, scheduled_s, ready_s, sent_s, end_s,
                        f"no generated token in the stream (finish_reason {state.finish_reason!r})", notes)
     if c.usage_out is not None:

@@ -1,4 +1,5 @@
-"""Prompts to send: ``random`` (made up, seeded), ``sharegpt`` (conversations) and ``jsonl`` (yours).
+"""Prompts to send: ``random`` (made up, seeded), ``sharegpt`` (conversations) and ``jsonl`` (yours);
+``prefix_repetition``, ``mooncake`` and ShareGPT turn by turn are in ``_workloads``.
 
 ``--random-range-ratio`` follows **vLLM's** convention, because the flag is vLLM's: lengths are
 drawn uniformly from the integers in ``[floor(L * (1 - r)), ceil(L * (1 + r))]`` around ``L``,
@@ -16,39 +17,18 @@ from __future__ import annotations
 import json
 import math
 import random
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from bench_kernel.errors import InputError, UsageError
+from bench_kernel.records import Note, info, warning
+from bench_kernel.serve._dataset_common import DATASETS, WORDS, Dataset, read_json, sharegpt_turns
 from bench_kernel.serve._records import Prompt
+from bench_kernel.serve._workloads import mooncake, prefix_repetition
+from bench_kernel.serve._workloads import multi_turn as multi_turn_dataset
 
 __all__ = ["Dataset", "DATASETS", "load_dataset", "range_bounds", "WORDS"]
 
-DATASETS = ("random", "sharegpt", "jsonl")
-
-#: Common words that BPE vocabularies keep whole with their leading space (" the", " time", ...).
-WORDS = tuple("""the of and to in is was for on that with as by at from his her they this have had
-not are but be one all were we when there can an which their if has will more out so up said what
-its about than into them only some could time these two may first then do any like my now over such
-our man me even most made after also did many before must through back years where much your way
-well down should because each just those people how too little state good very make world still own
-see men work long get here between both life being under never day same another know while last might
-us great old year off come since against go came right used take three states himself few house use
-during without again place around however home small found thought went say part once general high
-upon school every does got united left number course war until always away something fact though water
-less public put think almost hand enough far took head yet government system better set told nothing
-night end why called didn eyes find going look asked later knew point next city program give group
-""".split())
-
-
-@dataclass(frozen=True)
-class Dataset:
-    """The prompts of a run and what to say about how they were made."""
-
-    name: str
-    prompts: tuple[Prompt, ...]
-    notes: tuple[str, ...] = ()
 
 
 def range_bounds(length: int, ratio: float) -> tuple[int, int]:
@@ -76,53 +56,26 @@ def _random(n: int, input_len: int, output_len: int, ratio: float, seed: int,
             ids = tokenizer.encode(text, add_special_tokens=False)[:li]
             text = tokenizer.decode(ids)
         prompts.append(Prompt(text, li, lo))
-    note = ("input lengths are counted by the tokenizer" if tokenizer is not None else
-            "random prompts are words, about one token each: the input token counts reported come from "
-            "the server's usage where it gives them")
+    note = (info("lengths-by-tokenizer", "input lengths are counted by the tokenizer") if tokenizer is not None else
+            info("lengths-approximate", "random prompts are words, about one token each: the input token counts "
+                 "reported come from the server's usage where it gives them"))
     return Dataset("random", tuple(prompts), (note,))
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"--dataset-path {path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"--dataset-path {path}: cannot read it ({e})") from None
-    try:
-        return json.loads(text)
-    except ValueError as e:
-        raise InputError(f"--dataset-path {path}: not JSON ({e}); sharegpt is one JSON list of "
-                         f"{{'conversations': [...]}}") from None
-
-
-def _turns(item: Any) -> list[str]:
-    conv = item.get("conversations") or item.get("conversation") or item.get("messages") if isinstance(item, dict) else None
-    if not isinstance(conv, list):
-        return []
-    out = []
-    for turn in conv:
-        if isinstance(turn, dict):
-            v = turn.get("value", turn.get("content"))
-            if isinstance(v, str):
-                out.append(v)
-    return out
-
-
 def _sharegpt(path: Path, n: int, seed: int, output_len: int | None, count: Callable[[str], int] | None) -> Dataset:
-    data = _read_json(path)
+    data = read_json(path)
     if not isinstance(data, list):
         raise InputError(f"--dataset-path {path}: expected a JSON list of conversations, got {type(data).__name__}")
-    pairs = [(t[0], t[1]) for t in (_turns(x) for x in data) if len(t) >= 2]
+    pairs = [(t[0], t[1]) for t in (sharegpt_turns(x) for x in data) if len(t) >= 2]
     if not pairs:
         raise InputError(f"--dataset-path {path}: no conversation with two turns (items need "
                          f"'conversations': [{{'value': ...}}, {{'value': ...}}])")
     random.Random(seed).shuffle(pairs)
-    notes = []
+    notes: list[Note] = []
     est = count or (lambda s: max(1, round(len(s) / 4)))
     if count is None:
-        notes.append("sharegpt lengths are estimated as characters / 4 (no --tokenizer); the server's usage "
-                     "gives the real counts")
+        notes.append(info("lengths-approximate", "sharegpt lengths are estimated as characters / 4 (no --tokenizer); "
+                          "the server's usage gives the real counts"))
     prompts = []
     for q, a in pairs:
         li = est(q)
@@ -133,7 +86,8 @@ def _sharegpt(path: Path, n: int, seed: int, output_len: int | None, count: Call
         if len(prompts) == n:
             break
     if len(prompts) < n:
-        notes.append(f"the dataset has {len(prompts)} usable conversations for {n} prompts: they are reused in turn")
+        notes.append(warning("prompts-reused", f"the dataset has {len(prompts)} usable conversations for {n} prompts: "
+                             f"they are reused in turn", usable=len(prompts), asked=n))
     return Dataset("sharegpt", tuple(prompts), tuple(notes))
 
 
@@ -178,21 +132,36 @@ def _jsonl(path: Path, n: int, output_len: int) -> Dataset:
 
 def load_dataset(name: str, n: int, *, path: Path | None = None, input_len: int = 1024, output_len: int = 128,
                  range_ratio: float = 0.0, seed: int = 0, tokenizer: Any | None = None,
-                 sharegpt_output_len: int | None = None) -> Dataset:
+                 sharegpt_output_len: int | None = None, prefix_len: int = 256, suffix_len: int = 256,
+                 num_prefixes: int = 10, prefix_output_len: int = 128, multi_turn: bool = False,
+                 max_turns: int | None = None) -> Dataset:
     """``n`` prompts from dataset ``name`` (see :data:`DATASETS`); the same ``seed`` gives the same prompts.
 
-    ``tokenizer`` (a Hugging Face tokenizer, optional) makes lengths exact. Raises UsageError for a
-    bad option and InputError for a missing or malformed file.
+    ``tokenizer`` (a Hugging Face tokenizer, optional) makes lengths exact. ``prefix_*``: the
+    ``prefix_repetition`` workload; ``multi_turn``: ShareGPT conversations turn by turn, at most
+    ``max_turns`` each (``_workloads``). Raises UsageError for a bad option and InputError for a
+    missing or malformed file.
     """
     if n < 1:
         raise UsageError(f"--num-prompts {n}: must be at least 1")
+    if multi_turn and name != "sharegpt":
+        raise UsageError(f"--multi-turn replays ShareGPT conversations: it needs --dataset-name sharegpt, not {name}")
+    if max_turns is not None and not multi_turn:
+        raise UsageError("--max-turns is for --multi-turn")
     if name == "random":
         return _random(n, input_len, output_len, range_ratio, seed, tokenizer)
+    if name == "prefix_repetition":
+        return prefix_repetition(n, prefix_len=prefix_len, suffix_len=suffix_len, num_prefixes=num_prefixes,
+                                 output_len=prefix_output_len, seed=seed, tokenizer=tokenizer)
+    if name not in DATASETS:
+        raise UsageError(f"--dataset-name {name!r}: expected one of {', '.join(DATASETS)}")
     if path is None:
         raise UsageError(f"--dataset-name {name} needs --dataset-path FILE")
+    count = (lambda s: len(tokenizer.encode(s, add_special_tokens=False))) if tokenizer is not None else None
+    if name == "sharegpt" and multi_turn:
+        return multi_turn_dataset(path, n, seed=seed, output_len=sharegpt_output_len, max_turns=max_turns, count=count)
     if name == "sharegpt":
-        count = (lambda s: len(tokenizer.encode(s, add_special_tokens=False))) if tokenizer is not None else None
         return _sharegpt(path, n, seed, sharegpt_output_len, count)
-    if name == "jsonl":
-        return _jsonl(path, n, output_len)
-    raise UsageError(f"--dataset-name {name!r}: expected one of {', '.join(DATASETS)}")
+    if name == "mooncake":
+        return mooncake(path, n, seed=seed, tokenizer=tokenizer)
+    return _jsonl(path, n, output_len)

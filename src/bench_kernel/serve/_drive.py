@@ -20,9 +20,10 @@ import math
 import signal
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
+from bench_kernel.records import Note
 from bench_kernel.serve._client import Endpoint, Negotiation, send_request
 from bench_kernel.serve._load import Load, arrivals
 from bench_kernel.serve._records import Prompt, RequestRecord
@@ -46,10 +47,12 @@ class Outcome:
     loop_lag_ms: tuple[float, ...]
     #: why the run stopped early (``interrupted``, ``the server exited ...``); None when it ran out
     aborted: str | None
-    notes: tuple[str, ...]
+    notes: tuple[Note, ...]
     #: the wall clock at the run's start (s since the epoch) and its duration (first due -> last byte)
     started_at: float
     duration_s: float
+    #: what ``drive``'s ``observe`` gave back for the measured point (None without it)
+    observed: Any = None
 
 
 class _Abort:
@@ -94,27 +97,32 @@ async def _wait_until(t_due: float, abort: _Abort) -> None:
         await asyncio.sleep(0)
 
 
+def _not_sent(index: int, why: str, prompt: Prompt | None = None, turn: int = 0) -> RequestRecord:
+    """A request of the run that was never sent: failed with the reason (nothing is dropped)."""
+    return RequestRecord(index, "failed", f"not sent: {why}", math.nan, math.nan, math.nan, None,
+                         group=prompt.group if prompt else None, turn=turn)
+
+
+def _next_messages(prompt: Prompt, history: list[dict[str, Any]], rec: RequestRecord, text: str) -> list[dict[str, Any]]:
+    if not history:
+        history.extend(prompt.messages or ({"role": "user", "content": prompt.text},))
+    return history + [{"role": "assistant", "content": rec.output_text}, {"role": "user", "content": text}]
+
+
 async def _run_point(session: Any, ep: Endpoint, prompts: Sequence[Prompt], load: Load, seed: int,
                      neg: Negotiation, abort: _Abort, alive: Callable[[], str | None] | None,
-                     count_tokens: Callable[[str], int] | None, n: int | None) -> tuple[list[RequestRecord], float]:
+                     count_tokens: Callable[[str], int] | None, n: int | None,
+                     observe: Callable[[], Callable[[float], Any]] | None = None,
+                     ) -> tuple[list[RequestRecord], float, Any]:
+    finish = observe() if observe is not None else None  # before t0: its first reading delays no request
     t0 = time.perf_counter()
     sem = asyncio.Semaphore(load.max_concurrency) if load.max_concurrency else None
     tasks: dict[int, asyncio.Task] = {}
     meta: dict[int, tuple[float, float, float]] = {}
-    records: list[RequestRecord] = []
     last_probe = [0.0]
+    turn_ids = itertools.count(n if n is not None else len(prompts))  # ids of later turns, after the first turns'
 
-    async def one(i: int, prompt: Prompt, due: float, ready: float) -> RequestRecord:
-        try:
-            rec = await send_request(session, ep, prompt, i, t0, due, ready, neg, count_tokens)
-        except asyncio.CancelledError:
-            now = time.perf_counter() - t0
-            sent = meta[i][2]
-            return RequestRecord(i, "failed", f"stopped in flight: {abort.reason or 'cancelled'}", due, ready,
-                                 sent, now)
-        finally:
-            if sem is not None:
-                sem.release()
+    async def check_alive(rec: RequestRecord) -> None:
         if rec.error and rec.error.startswith(("cannot connect", "connection lost")):
             if alive is not None:
                 why = alive()  # a launched server: ask its process, at once
@@ -126,13 +134,47 @@ async def _run_point(session: Any, ep: Endpoint, prompts: Sequence[Prompt], load
                     last_probe[0] = now
                     if not await _probe_alive(session, ep.base_url):
                         abort.set(f"the server at {ep.base_url} stopped answering ({rec.error})")
-        return rec
 
-    due_iter = arrivals(load, seed)
+    async def one(i: int, prompt: Prompt, due: float, ready: float) -> list[RequestRecord]:
+        out: list[RequestRecord] = []
+        history: list[dict[str, Any]] = []
+        current, index = prompt, i
+        try:
+            for turn in range(1 + len(prompt.turns)):
+                if turn:  # the next user turn, sent with the history (module docstring of _workloads)
+                    text, out_len = prompt.turns[turn - 1]
+                    prev = out[-1]
+                    if not prev.ok or abort.reason is not None:
+                        why = abort.reason or f"turn {turn - 1} of its conversation failed"
+                        out += [_not_sent(next(turn_ids), why, prompt, k) for k in range(turn, 1 + len(prompt.turns))]
+                        break
+                    history = _next_messages(prompt, history, prev, text)
+                    current, index = Prompt(text, prompt.input_len, out_len, tuple(history), prompt.group), next(turn_ids)
+                    due = ready = time.perf_counter() - t0
+                try:
+                    rec = await send_request(session, ep, current, index, t0, due, ready, neg, count_tokens)
+                except asyncio.CancelledError:
+                    now = time.perf_counter() - t0
+                    sent = meta[i][2] if not turn else due
+                    out.append(RequestRecord(index, "failed", f"stopped in flight: {abort.reason or 'cancelled'}", due,
+                                             ready, sent, now, group=prompt.group, turn=turn))
+                    out += [_not_sent(next(turn_ids), abort.reason or "cancelled", prompt, k)
+                            for k in range(turn + 1, 1 + len(prompt.turns))]
+                    return out
+                out.append(replace(rec, group=prompt.group, turn=turn) if prompt.group is not None or turn else rec)
+                await check_alive(rec)
+        finally:
+            if sem is not None:
+                sem.release()
+        return out
+
+    replay = any(p.due_s is not None for p in prompts)
+    due_iter = arrivals(load, seed, n)
     for i in itertools.count():
-        if (n is not None and i >= n) or abort.reason is not None:
+        if (n is not None and i >= n) or abort.reason is not None or (replay and i >= len(prompts)):
             break
-        due = next(due_iter)
+        due = prompts[i].due_s if replay else next(due_iter)
+        assert due is not None  # a replay gives every prompt its time (checked when the dataset was read)
         if load.duration_s is not None and (due >= load.duration_s or time.perf_counter() - t0 >= load.duration_s):
             break
         await _wait_until(t0 + due, abort)
@@ -162,19 +204,20 @@ async def _run_point(session: Any, ep: Endpoint, prompts: Sequence[Prompt], load
             pending = set()
         else:
             stop.cancel()
-    records = [tasks[k].result() for k in sorted(tasks)]
+    records = [r for k in sorted(tasks) for r in tasks[k].result()]
     if n is not None and abort.reason is not None:
-        for k in range(len(tasks), n):
-            # Never sent: still a request of the run, failed with the reason (nothing is dropped).
-            records.append(RequestRecord(k, "failed", f"not sent: {abort.reason}", math.nan, math.nan, math.nan,
-                                         None))
+        for k in range(len(tasks), min(n, len(prompts)) if replay else n):
+            p = prompts[k % len(prompts)]
+            records.append(_not_sent(k, abort.reason, p))
+            records += [_not_sent(next(turn_ids), abort.reason, p, t) for t in range(1, 1 + len(p.turns))]
     ends = [r.end_s for r in records if r.end_s is not None]
-    return records, (max(ends) if ends else time.perf_counter() - t0)
+    duration = max(ends) if ends else time.perf_counter() - t0
+    return records, duration, finish(t0) if finish is not None else None
 
 
-async def _main(ep: Endpoint, prompts: Sequence[Prompt], load: Load, seed: int, warmup: int,
+async def _main(ep: Endpoint, prompts: Sequence[Prompt], load: Load, seed: int, warm_prompts: Sequence[Prompt],
                 alive: Callable[[], str | None] | None, count_tokens: Callable[[str], int] | None,
-                n: int | None) -> Outcome:
+                n: int | None, observe: Callable[[], Callable[[float], Any]] | None) -> Outcome:
     import aiohttp
 
     abort = _Abort()
@@ -211,20 +254,21 @@ async def _main(ep: Endpoint, prompts: Sequence[Prompt], load: Load, seed: int, 
                                      read_bufsize=1 << 20, trust_env=False) as session:
         watcher = asyncio.ensure_future(watch())
         warm: list[RequestRecord] = []
-        if warmup:
-            wload = Load(max_concurrency=load.max_concurrency)
-            warm, _ = await _run_point(session, ep, prompts, wload, seed, neg, abort, alive, count_tokens, warmup)
+        if warm_prompts:
+            # all at once: each warm-up request takes a slot of its own (``_bench``: one per slot)
+            wload = Load(max_concurrency=len(warm_prompts))
+            warm, _, _ = await _run_point(session, ep, warm_prompts, wload, seed, neg, abort, alive, count_tokens,
+                                          len(warm_prompts))
         records: list[RequestRecord] = []
-        duration = 0.0
+        duration, observed = 0.0, None
         if abort.reason is None:
             probe = asyncio.ensure_future(_lag_probe(lag, stop_watch))
             started = time.time()
-            records, duration = await _run_point(session, ep, prompts, load, seed, neg, abort, alive,
-                                                 count_tokens, n)
+            records, duration, observed = await _run_point(session, ep, prompts, load, seed, neg, abort, alive,
+                                                           count_tokens, n, observe)
             probe.cancel()
         elif n is not None:
-            records = [RequestRecord(k, "failed", f"not sent: {abort.reason}", math.nan, math.nan, math.nan, None)
-                       for k in range(n)]
+            records = [_not_sent(k, abort.reason, prompts[k % len(prompts)]) for k in range(n)]
         stop_watch.set()
         await asyncio.gather(watcher, return_exceptions=True)
         if alive is not None and abort.reason is None and (why := alive()) is not None:
@@ -234,18 +278,26 @@ async def _main(ep: Endpoint, prompts: Sequence[Prompt], load: Load, seed: int, 
             loop.remove_signal_handler(signal.SIGINT)
         except (NotImplementedError, RuntimeError):
             pass
-    return Outcome(tuple(records), tuple(warm), tuple(lag), abort.reason, tuple(neg.notes), started, duration)
+    return Outcome(tuple(records), tuple(warm), tuple(lag), abort.reason, tuple(neg.notes), started, duration,
+                   observed)
 
 
 def drive(ep: Endpoint, prompts: Sequence[Prompt], load: Load, *, num_prompts: int | None, seed: int = 0,
-          warmup: int = 0, alive: Callable[[], str | None] | None = None,
-          count_tokens: Callable[[str], int] | None = None) -> Outcome:
-    """Run one load point: ``num_prompts`` requests (prompts reused in turn), or as many as are due
-    within ``load.duration_s`` when ``num_prompts`` is None, after ``warmup`` unmeasured requests.
+          warmup: int | Sequence[Prompt] = 0, alive: Callable[[], str | None] | None = None,
+          count_tokens: Callable[[str], int] | None = None,
+          observe: Callable[[], Callable[[float], Any]] | None = None) -> Outcome:
+    """Run one load point: ``num_prompts`` requests (prompts reused in turn; a trace replay sends
+    each prompt once, at its ``due_s``), or as many as are due within ``load.duration_s`` when
+    ``num_prompts`` is None, after the unmeasured warm-up: ``warmup`` prompts of their own, or the
+    first ``warmup`` of ``prompts``.
 
     ``alive()`` returns None while the server is up, else why it is not (a launched server's exit):
-    the run then stops early. Returns the raw :class:`Outcome`; :func:`serve_metrics` makes numbers.
+    the run then stops early. ``observe()`` is called just before the first request and returns
+    ``finish(t0)``, called after the last byte with the point's start on ``time.perf_counter``'s
+    clock; what it returns is ``Outcome.observed`` (the server's metrics, the GPUs' telemetry).
+    Returns the raw :class:`Outcome`; :func:`serve_metrics` makes numbers.
     """
     if not prompts:
         raise ValueError("drive() needs at least one prompt")
-    return asyncio.run(_main(ep, prompts, load, seed, warmup, alive, count_tokens, num_prompts))
+    warm = tuple(prompts[k % len(prompts)] for k in range(warmup)) if isinstance(warmup, int) else tuple(warmup)
+    return asyncio.run(_main(ep, prompts, load, seed, warm, alive, count_tokens, num_prompts, observe))

@@ -26,6 +26,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from bench_kernel.errors import UsageError
+from bench_kernel.records import Note, info, warning
 from bench_kernel.serve._records import RequestRecord
 
 __all__ = ["STAT_KEYS", "LATENCY_METRICS", "GOODPUT_METRICS", "CLIENT_BOUND_MS", "stats", "ServeMetrics",
@@ -112,7 +113,9 @@ class ServeMetrics:
     chunks: int
     fewer_chunks_than_tokens: int
     n_out_sources: dict[str, int]
-    notes: tuple[str, ...]
+    notes: tuple[Note, ...]
+    #: completed requests whose tokens decoded to no text (counted, left out of TTFT/TPOT/ITL)
+    textless: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -131,33 +134,45 @@ def serve_metrics(records: Iterable[RequestRecord], duration_s: float, *, loop_l
     recs = list(records)
     ok = [r for r in recs if r.ok]
     failed = [r for r in recs if not r.ok]
-    notes: list[str] = []
+    notes: list[Note] = []
     vals = {k: [v for r in ok if (v := getattr(r, k)) is not None] for k in ("ttft_ms", "ttfvo_ms", "tpot_ms",
                                                                              "e2el_ms")}
     icl = [g for r in ok for g in r.icl_ms]
-    itl_by = [r.itl_ms for r in ok]
+    textless = [r for r in ok if r.textless]
+    itl_by = [r.itl_ms for r in ok if not r.textless]
     itl = [g for x in itl_by if x is not None for g in x]
     unknown = sum(x is None for x in itl_by)
-    fewer = sum(1 for r in ok if r.n_out is not None and len(r.chunk_s) < r.n_out)
+    fewer = sum(1 for r in ok if r.n_out is not None and 0 < len(r.chunk_s) < r.n_out)
     chunks = sum(len(r.chunk_s) for r in ok)
     out_tokens = sum(r.n_out or 0 for r in ok)
     in_tokens = sum(r.n_in or 0 for r in ok)
     if fewer:
         how = (f"per-token ITL comes from the {len(ok) - unknown} requests whose per-chunk token counts are known"
                if unknown else "per-token ITL splits each gap over the tokens its chunk carried")
-        notes.append(f"{fewer} of {len(ok)} requests had fewer chunks than tokens ({chunks} chunks for {out_tokens} "
-                     f"tokens): ICL (inter-chunk latency) is not a per-token latency; {how}")
+        notes.append(info("fewer-chunks-than-tokens", f"{fewer} of {len(ok)} requests had fewer chunks than tokens "
+                          f"({chunks} chunks for {out_tokens} tokens): ICL (inter-chunk latency) is not a per-token "
+                          f"latency; {how}", requests=fewer, chunks=chunks, tokens=out_tokens))
     if unknown and not fewer:
-        notes.append(f"{unknown} requests have no per-chunk token counts: they are left out of ITL")
+        notes.append(info("itl-unknown", f"{unknown} requests have no per-chunk token counts: they are left out of ITL",
+                          requests=unknown))
+    if textless:
+        tokens = sum(r.n_out or 0 for r in textless)
+        notes.append(info("textless-requests", f"{len(textless)} of {len(ok)} requests streamed tokens with no text "
+                          f"({tokens} tokens by usage; byte-level tokens that decode to nothing): counted as completed "
+                          f"with their tokens, left out of TTFT, TPOT and ITL; their E2E runs to the last byte",
+                          requests=len(textless), tokens=tokens))
     sources = Counter(r.n_out_source for r in ok if r.n_out_source)
     if sources.get("tokenizer"):
-        notes.append(f"N_out of {sources['tokenizer']} requests was counted by the client tokenizer (no usage)")
+        notes.append(info("n-out-tokenizer", f"N_out of {sources['tokenizer']} requests was counted by the client "
+                          f"tokenizer (no usage)", requests=sources["tokenizer"]))
     if sources.get("chunks"):
-        notes.append(f"N_out of {sources['chunks']} requests is their count of token chunks (no usage, no "
-                     f"--tokenizer): a lower bound, so TPOT may read high")
+        notes.append(warning("n-out-chunks", f"N_out of {sources['chunks']} requests is their count of token chunks (no "
+                             f"usage, no --tokenizer): a lower bound, so TPOT may read high", requests=sources["chunks"]))
     # Peak output tokens per 1 s bucket from the start, each chunk's tokens at its arrival.
     buckets: Counter[int] = Counter()
     for r in ok:
+        if not r.chunk_s:
+            continue  # textless: no arrival time per token
         weights = [k if k is not None else (r.n_out or len(r.chunk_s)) / len(r.chunk_s) for k in r.chunk_tokens]
         for t, w in zip(r.chunk_s, weights):
             buckets[int(math.floor(t))] += w
@@ -169,9 +184,10 @@ def serve_metrics(records: Iterable[RequestRecord], duration_s: float, *, loop_l
     lag = _tail(list(loop_lag_ms))
     bound = any(x["p99"] is not None and x["p99"] > CLIENT_BOUND_MS for x in (late, lag))
     if bound:
-        notes.append(f"client-bound: the client's p99 send lateness {late['p99'] or 0:.1f} ms / event-loop lag "
-                     f"{lag['p99'] or 0:.1f} ms exceed {CLIENT_BOUND_MS:g} ms; latencies include the client's own "
-                     f"delay (lower --max-concurrency, or run the client on more cores)")
+        notes.append(warning("client-bound", f"client-bound: the client's p99 send lateness {late['p99'] or 0:.1f} ms / "
+                             f"event-loop lag {lag['p99'] or 0:.1f} ms exceed {CLIENT_BOUND_MS:g} ms; latencies include "
+                             f"the client's own delay (lower --max-concurrency, or run the client on more cores)",
+                             lateness_p99_ms=late["p99"], loop_lag_p99_ms=lag["p99"]))
     kinds = Counter(failure_kind(r.error or "failed") for r in failed)
     return ServeMetrics(
         completed=len(ok), failed=len(failed), failures=dict(kinds.most_common()), duration_s=duration_s,
@@ -184,4 +200,4 @@ def serve_metrics(records: Iterable[RequestRecord], duration_s: float, *, loop_l
         input_tokens=in_tokens, output_tokens=out_tokens, goodput_targets_ms=targets, good_requests=good,
         goodput_per_s=(good / d) if good is not None else None, lateness_ms=late, loop_lag_ms=lag,
         client_bound=bound, chunks=chunks, fewer_chunks_than_tokens=fewer, n_out_sources=dict(sources),
-        notes=tuple(notes))
+        notes=tuple(notes), textless=len(textless))

@@ -29,6 +29,13 @@ class Prompt:
     output_len: int
     #: chat messages for ``--endpoint chat`` (``None``: one user message with ``text``)
     messages: tuple[dict[str, Any], ...] | None = None
+    #: what the prompt shares with others: its prefix (``prefix_repetition``) or its conversation
+    group: int | None = None
+    #: the later user turns of a conversation, each (text, output_len): sent one after the other,
+    #: each with the history so far (the server's own answers as the assistant's turns)
+    turns: tuple[tuple[str, int], ...] = ()
+    #: when a trace replay sends it, seconds from the start (``None``: the load's arrivals decide)
+    due_s: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -69,6 +76,15 @@ class RequestRecord:
     output_text: str = ""
     #: what the client had to do about the server (``ignore_eos refused (HTTP 422): resent without``)
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: the prompt's group (its shared prefix or its conversation), and the turn within a conversation
+    group: int | None = None
+    turn: int = 0
+
+    @property
+    def textless(self) -> bool:
+        """Completed with tokens (``usage``) but no chunk of text: byte-level tokens that decode to
+        nothing. It has no TTFT, TPOT or ITL; its E2E runs to the last byte."""
+        return self.ok and not self.chunk_s and bool(self.n_out)
 
     @property
     def ok(self) -> bool:
@@ -86,7 +102,9 @@ class RequestRecord:
 
     @property
     def e2el_ms(self) -> float | None:
-        """Send -> the last chunk that carried a generated token."""
+        """Send -> the last chunk that carried a generated token (the last byte for a textless request)."""
+        if self.textless and self.end_s is not None:
+            return (self.end_s - self.sent_s) * 1e3
         return (self.chunk_s[-1] - self.sent_s) * 1e3 if self.ok and self.chunk_s else None
 
     @property
@@ -107,7 +125,7 @@ class RequestRecord:
         """Per-token latencies: a chunk of k tokens after a gap g gives k values g/k; the first
         chunk's extra tokens arrived with the first token (0 each). Their sum is E2E - TTFT and
         their mean is TPOT. ``None`` when a chunk's token count is unknown."""
-        if not self.ok or not self.chunk_s or any(k is None for k in self.chunk_tokens):
+        if not self.ok or not self.chunk_s or any(k is None for k in self.chunk_tokens):  # textless too
             return None
         out = [0.0] * (int(self.chunk_tokens[0]) - 1)  # type: ignore[arg-type]
         for gap, k in zip(self.icl_ms, self.chunk_tokens[1:]):

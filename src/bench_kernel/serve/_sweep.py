@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import Callable
 
 from bench_kernel.errors import UsageError
+from bench_kernel.records import Note, info, warning
 from bench_kernel.serve._load import Load
 from bench_kernel.serve._run import ServePoint
 
@@ -66,7 +67,7 @@ def _stop(points: list[ServePoint]) -> bool:
     return points[-1].aborted is not None
 
 
-def auto_sweep(base: Load, run: RunPoint, points: int = 5, notes: list[str] | None = None) -> list[ServePoint]:
+def auto_sweep(base: Load, run: RunPoint, points: int = 5, notes: list[Note] | None = None) -> list[ServePoint]:
     """Synchronous, throughput, then ``points`` rates between; stops past saturation or on an abort."""
     notes = notes if notes is not None else []
     sync = run(replace(base, request_rate=math.inf, max_concurrency=1))
@@ -79,8 +80,9 @@ def auto_sweep(base: Load, run: RunPoint, points: int = 5, notes: list[str] | No
         return out
     lo, hi = sync.metrics.requests_per_s, top.metrics.requests_per_s
     if not (hi > lo > 0):
-        notes.append(f"auto sweep: the throughput point ({hi:.3g} req/s) is not above the synchronous one "
-                     f"({lo:.3g} req/s): the server serves one request at a time, so no rate lies between")
+        notes.append(info("sweep-one-at-a-time", f"auto sweep: the throughput point ({hi:.3g} req/s) is not above the "
+                          f"synchronous one ({lo:.3g} req/s): the server serves one request at a time, so no rate "
+                          f"lies between", sync_rps=lo, throughput_rps=hi))
         return out
     for j in range(1, points + 1):
         rate = lo + (hi - lo) * j / (points + 1)
@@ -90,7 +92,8 @@ def auto_sweep(base: Load, run: RunPoint, points: int = 5, notes: list[str] | No
             break
         behind, evidence = saturation(p)
         if behind:
-            notes.append(f"auto sweep: stopped past saturation at {rate:.3g} req/s asked ({evidence})")
+            notes.append(info("sweep-saturated", f"auto sweep: stopped past saturation at {rate:.3g} req/s asked "
+                              f"({evidence})", request_rate=rate))
             break
     return out
 
@@ -103,7 +106,7 @@ def attainment(p: ServePoint) -> float:
 
 
 def slo_search(base: Load, run: RunPoint, targets_ms: dict[str, float], ratio: float = 0.9, steps: int = 4,
-               notes: list[str] | None = None) -> tuple[list[ServePoint], float | None]:
+               notes: list[Note] | None = None) -> tuple[list[ServePoint], float | None]:
     """The highest request rate whose SLO attainment is at least ``ratio``; returns every point
     measured on the way and that rate (None when even one request at a time misses it)."""
     if not targets_ms:
@@ -114,7 +117,8 @@ def slo_search(base: Load, run: RunPoint, targets_ms: dict[str, float], ratio: f
     if _stop(out):
         return out, None
     if attainment(sync) < ratio:
-        notes.append(f"slo: even one request at a time meets the targets for only {attainment(sync):.0%} of requests")
+        notes.append(warning("slo-unmet", f"slo: even one request at a time meets the targets for only "
+                             f"{attainment(sync):.0%} of requests", attainment=attainment(sync)))
         return out, None
     top = run(replace(base, request_rate=math.inf))
     out.append(top)
@@ -122,7 +126,7 @@ def slo_search(base: Load, run: RunPoint, targets_ms: dict[str, float], ratio: f
         return out, None
     lo, hi = sync.metrics.requests_per_s, top.metrics.requests_per_s
     if attainment(top) >= ratio:
-        notes.append("slo: the targets hold even with every request sent at once")
+        notes.append(info("slo-always-met", "slo: the targets hold even with every request sent at once"))
         return out, hi
     best = lo
     for _ in range(steps):
