@@ -15,6 +15,7 @@ from bench_kernel.cli._common import (
     emit,
     output_options,
     print_error,
+    progress_hook,
 )
 from bench_kernel.cli._options import measure_options
 from bench_kernel.cli._target import target_files
@@ -103,7 +104,13 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
             os._exit(1)
 
         runner.on_stuck = stuck
-        runner.progress = lambda done, total, msg: status.update(Text(printable(f"[{done + 1}/{total}] {msg}")))
+        tell = progress_hook()
+
+        def progress(done: int, total: int | None, msg: str) -> None:
+            status.update(Text(printable(f"[{done + 1}/{total}] {msg}")))
+            tell(done, total, msg)
+
+        runner.progress = progress
         cases = _load(runner, target, err)
         load_s = time.perf_counter() - t_start
         outcome = runner.run_all(cases)

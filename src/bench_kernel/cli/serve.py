@@ -19,6 +19,7 @@ from bench_kernel.cli._common import (
     db_option,
     emit,
     output_options,
+    progress_hook,
 )
 from bench_kernel.cli._numbers import Number
 from bench_kernel.errors import Interrupted, ServerError, UsageError
@@ -148,6 +149,7 @@ def command(ctx: click.Context, url: str | None, launch: str | None, server_log:
     README ("bench-kernel serve"); the client's own lateness is measured and flagged.
     """
     from rich.console import Console
+    from rich.markup import escape
 
     from bench_kernel.report import serve_tables
     from bench_kernel.serve import ServeOptions, benchmark, parse_goodput
@@ -183,7 +185,16 @@ def command(ctx: click.Context, url: str | None, launch: str | None, server_log:
         store = open_store(db_path)
         ctx.call_on_close(store.close)
     err = Console(stderr=True, highlight=False)
-    run = benchmark(opts, progress=lambda s: err.print(f"[dim]{s}[/dim]"))
+    tell = progress_hook()
+    said = 0
+
+    def progress(text: str) -> None:
+        nonlocal said
+        err.print(f"[dim]{escape(text)}[/dim]")
+        tell(said, None, text)  # a serving run announces its phases, not a count of a known total
+        said += 1
+
+    run = benchmark(opts, progress=progress)
     if store is not None:
         from bench_kernel.results import save_serve_run
 
