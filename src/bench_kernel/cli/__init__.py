@@ -15,10 +15,11 @@ from typing import Sequence
 
 import click
 
-from bench_kernel.cli._common import Invocation, Progress, print_error
+from bench_kernel.cli._common import ERROR_PREFIX, Invocation, Progress, print_error
+from bench_kernel.cli._numbers import Number
 from bench_kernel.errors import BenchKernelError
 
-__all__ = ["main", "cli", "COMMANDS", "Progress"]
+__all__ = ["main", "cli", "COMMANDS", "Progress", "ERROR_PREFIX", "Number"]
 
 # command name -> "module:attribute". The only registry of commands: add a line per command.
 _COMMANDS: dict[str, str] = {
@@ -42,6 +43,10 @@ _COMMANDS: dict[str, str] = {
     "ops": "bench_kernel.cli.ops:command",
     "serve": "bench_kernel.cli.serve:command",
     "sample-trace": "bench_kernel.cli.sample_trace:command",
+    # The shell for coding assistants sits one layer above the CLI (its tools are these commands):
+    # reached by name, as every command is.
+    "mcp": "bench_kernel.mcp_server:mcp_command",
+    "skill": "bench_kernel.mcp_server:skill_command",
 }
 
 #: The commands by name (read-only): what the MCP server and the skill file are generated from.
@@ -91,6 +96,7 @@ def main(argv: Sequence[str] | None = None, *, progress: Progress | None = None)
 
     0 success, 1 runtime error (bad file, failing target, ...), 2 usage error, 130 interrupted
     (Ctrl-C). "internal error" is reserved for bugs of bench-kernel itself.
+
     progress: told as long work advances (``Invocation.progress``), besides what the terminal shows.
     """
     instruction = os.environ.get(_COMPLETE_VAR)

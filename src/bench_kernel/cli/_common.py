@@ -29,7 +29,7 @@ from bench_kernel.report import (
 
 __all__ = ["Output", "output_options", "emit", "json_default", "dumps", "print_error", "Invocation",
            "command_line", "db_option", "write_output", "check_output_path", "to_stdout", "to_stdout_bytes",
-           "FORMATS", "Progress", "progress_hook"]
+           "FORMATS", "Progress", "progress_hook", "ERROR_PREFIX"]
 
 #: -o FILE's extension -> format. No extension means the table as printed (like .txt). A new format
 #: adds its extension here and its renderer in _render_body.
@@ -82,10 +82,14 @@ def db_option(f: Callable) -> Callable:
 _TRACE_SUFFIXES = (".json", ".json.gz")
 
 
+#: How every error line starts (stderr), so scripts and the MCP server can pick them out.
+ERROR_PREFIX = "bench-kernel: error: "
+
+
 def print_error(message: object) -> None:
     """``bench-kernel: error: <message>`` on stderr, folded to ONE line so scripts can grep it;
     control characters in it (from a name) are shown escaped, never sent to the terminal."""
-    click.echo(f"bench-kernel: error: {printable(' '.join(str(message).split()))}", err=True)
+    click.echo(f"{ERROR_PREFIX}{printable(' '.join(str(message).split()))}", err=True)
 
 
 @dataclass(frozen=True)
