@@ -17,7 +17,7 @@ from pathlib import Path
 
 import click
 
-from bench_kernel import records
+from bench_kernel.records import Note
 from bench_kernel.cli import cli, main
 from bench_kernel.mcp_server._jobs import JOBS, Step
 from bench_kernel.mcp_server._tools import TOOLS, tool_spec
@@ -103,13 +103,14 @@ def _note_fields() -> str:
     """The note record's fields as its schema describes them."""
     import msgspec
 
-    props = msgspec.json.schema(records.Note)["$defs"]["Note"]["properties"]
+    props = msgspec.json.schema(Note)["$defs"]["Note"]["properties"]
     return "; ".join(f"`{name}`: {p.get('description', '')}" for name, p in props.items())
 
 
 def commands_named(text: str) -> list[str]:
-    """Every ``bench-kernel COMMAND`` the text names (what the test checks against the CLI)."""
-    return sorted(set(re.findall(r"bench-kernel ([a-z][a-z-]*)", text)))
+    """Every command the text names as code (`` `bench-kernel COMMAND ...` ``): what the test checks
+    against the CLI."""
+    return sorted(set(re.findall(r"`bench-kernel ([a-z][a-z-]*)", text)))
 
 
 def skill_text() -> str:

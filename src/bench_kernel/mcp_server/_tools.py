@@ -19,7 +19,8 @@ from typing import Any, Callable, Mapping
 
 import click
 
-from bench_kernel import records
+from bench_kernel.records import DOCUMENTS
+from bench_kernel.records import schema as document_schema
 from bench_kernel.cli import COMMANDS, ERROR_PREFIX, Number
 
 __all__ = ["TOOLS", "ToolSpec", "ToolInputError", "tool_specs", "tool_spec"]
@@ -82,6 +83,8 @@ class ToolSpec:
     required: tuple[str, ...]
     output_schema: dict[str, Any] | None
     check: Callable[[Mapping[str, Any]], str | None] | None = None
+    #: Arguments this tool requires though the command does not (they would write somewhere unnamed).
+    added: tuple[str, ...] = ()
 
     @property
     def input_schema(self) -> dict[str, Any]:
@@ -97,7 +100,8 @@ class ToolSpec:
         if unknown:
             raise ToolInputError(f"{self.name} has no argument {unknown[0]!r}; its arguments: "
                                  f"{', '.join(sorted(by_name)) or 'none'}")
-        missing = [n for n in self.required if n not in given]
+        # What the command itself requires it says itself (its one line); here only what the tool adds.
+        missing = [n for n in self.required if n not in given and n in self.added]
         if missing:
             raise ToolInputError(f"{self.name} needs the argument {missing[0]!r}: "
                                  f"{by_name[missing[0]].schema.get('description', '')}".rstrip(": "))
@@ -203,9 +207,9 @@ def _argument(param: click.Parameter, help_text: str | None = None, usage: str =
 def _output_schema(command: str) -> dict[str, Any] | None:
     """The document's JSON Schema with an object at its root (MCP asks for one): the root type's
     shape is lifted out of ``$defs``, where the others still refer to it."""
-    if command not in records.DOCUMENTS:
+    if command not in DOCUMENTS:
         return None
-    full = records.schema(command)
+    full = document_schema(command)
     ref = full.get("$ref")
     if ref is None:
         return full
@@ -243,6 +247,7 @@ def tool_spec(command: str) -> ToolSpec:
         usage = " ".join([ctx.command_path, *cmd.collect_usage_pieces(ctx)])
     arguments: list[Argument] = []
     required: list[str] = []
+    added: list[str] = []
     for param in cmd.params:
         opts = set(getattr(param, "opts", ()))
         if opts & _RENDERING or (opts & {"--output"} and command not in _ARTIFACT_OUTPUT):
@@ -255,6 +260,8 @@ def tool_spec(command: str) -> ToolSpec:
         arguments.append(arg)
         if param.required or arg.name in forced:
             required.append(arg.name)
+        if arg.name in forced and not param.required:
+            added.append(arg.name)
     names = [a.name for a in arguments]
     assert len(set(names)) == len(names), f"{command}: two arguments named alike: {names}"
     text = inspect.cleandoc(cmd.help or "").replace("\b\n", "").replace("\b", "")
@@ -262,7 +269,7 @@ def tool_spec(command: str) -> ToolSpec:
                    f"(docs/json.md). A bad argument is a tool error with the CLI's message ({ERROR_PREFIX}...).")
     return ToolSpec(name=command.replace("-", "_"), command=command, description=description,
                     arguments=tuple(arguments), required=tuple(required), output_schema=_output_schema(command),
-                    check=_CHECKS.get(command))
+                    check=_CHECKS.get(command), added=tuple(added))
 
 
 def tool_specs() -> dict[str, ToolSpec]:
