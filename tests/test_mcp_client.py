@@ -174,3 +174,40 @@ def test_it_writes_nothing_where_no_argument_says(tmp_path):
             result = server.call(name, args)
             assert not result.is_error, (name, result.content)
     assert written(sandbox) == []
+
+
+def test_a_cancelled_call_stops_its_child_and_the_server_goes_on(server, tmp_path):
+    # Cancelling is Ctrl-C to the child process that runs the user's code: it stops, and the next call
+    # is answered at once.
+    import os
+
+    import anyio
+
+    pid_file = tmp_path / "pid"
+    target = tmp_path / "slow.py"
+    target.write_text("import os, time\n"
+                      f"def cases():\n    open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+                      "    time.sleep(120)\n    return [lambda: None]\n")
+
+    async def cancelled_after_start():
+        with anyio.move_on_after(60):
+            async with anyio.create_task_group() as group:
+                group.start_soon(server.session.call_tool, "run", {"target": f"{target}:cases"})
+                while not pid_file.exists() or not pid_file.read_text():
+                    await anyio.sleep(0.05)
+                group.cancel_scope.cancel()
+
+    server.portal.call(cancelled_after_start)
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"the cancelled call's child {pid} is still running")
+    t0 = time.perf_counter()
+    after = server.call("decode", {"names": ["x"]})
+    assert not after.is_error and time.perf_counter() - t0 < 10

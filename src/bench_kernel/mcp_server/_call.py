@@ -111,14 +111,29 @@ async def invoke_child(argv: list[str], progress: AsyncProgress | None = None,
                     echo.flush()
 
     async def told() -> None:
-        async with anyio.wrap_file(os.fdopen(read_fd, "rb")) as lines:
-            async for line in lines:
+        # Read without a worker thread: a thread blocked in read() would hold a cancelled call until
+        # the child closed the pipe (a thread cannot be cancelled).
+        os.set_blocking(read_fd, False)
+        pending = b""
+        try:
+            while True:
+                await anyio.wait_readable(read_fd)
                 try:
-                    done, total, message = json.loads(line)
-                except (ValueError, TypeError):
+                    data = os.read(read_fd, 65536)
+                except BlockingIOError:
                     continue
-                if progress is not None:
-                    await progress(int(done), None if total is None else int(total), str(message))
+                if not data:
+                    return
+                *lines, pending = (pending + data).split(b"\n")
+                for line in lines:
+                    try:
+                        done, total, message = json.loads(line)
+                    except (ValueError, TypeError):
+                        continue
+                    if progress is not None:
+                        await progress(int(done), None if total is None else int(total), str(message))
+        finally:
+            os.close(read_fd)
 
     try:
         async with anyio.create_task_group() as group:

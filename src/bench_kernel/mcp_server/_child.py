@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 
 from bench_kernel.cli import main as cli_main
@@ -14,6 +15,9 @@ __all__ = ["main"]
 
 
 def main(argv: list[str]) -> int:
+    # Ctrl-C (the server's cancel) is KeyboardInterrupt here, as in a terminal, whatever the server
+    # inherited (a client may start it with SIGINT ignored, and children inherit that).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     stream = os.fdopen(int(argv[0]), "w", buffering=1, encoding="utf-8")
 
     def progress(done: int, total: int | None, message: str) -> None:
