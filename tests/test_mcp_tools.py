@@ -227,3 +227,13 @@ def test_a_result_is_the_document_and_an_error_is_the_cli_line(run_cli):
     mixed = result_of(specs["compare"], Invoked(1, '{"schema_version": 1}', "bench-kernel: error: slower\n"))
     assert not mixed.is_error and mixed.structured_content == {"schema_version": 1}
     assert mixed.content[1].text == "exit status 1\nbench-kernel: error: slower"
+
+
+def test_without_the_sdk_mcp_says_what_to_install(run_cli, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "mcp" else real(name, *a))
+    r = run_cli("mcp")
+    assert (r.exit_code, r.stdout) == (1, "")
+    assert r.stderr == "bench-kernel: error: bench-kernel mcp needs the MCP SDK: pip install 'bench-kernel[mcp]'\n"

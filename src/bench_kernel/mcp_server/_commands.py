@@ -23,10 +23,10 @@ def mcp_command() -> None:
     sample trace and the documentation; prompts: the jobs of 'bench-kernel skill'. Register it with
     an assistant as the command `bench-kernel mcp` (docs/assistants.md).
     """
-    try:
-        import mcp  # noqa: F401
-    except ImportError:
-        raise MissingExtraError(MCP_MISSING) from None
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        raise MissingExtraError(MCP_MISSING)
     from bench_kernel.mcp_server._server import serve_stdio
 
     serve_stdio()
