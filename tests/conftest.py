@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
+import os
 
-import pytest
+# Tests check what bench-kernel computes, never how fast a machine is, and they run beside each
+# other (-n 2 on 2 cores) and beside other jobs. With torch's default of one intra-op thread per
+# core, every parallel call on a busy machine waits for a second CPU (a 64x64 matmul read 8.8 ms
+# against 4.6 us), and the host method rightly refuses samples that waited (measure/_cpuwait.py).
+# One thread per test process, set before torch is imported; tests about threads set their own.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+# Tests compare stderr exactly; on a slow machine a long command's progress line (after 10 s off a
+# terminal) would land in it. Its timing is tested with a fake clock (test_hostile_lost_or_silent).
+os.environ["BENCH_KERNEL_PROGRESS"] = "0"
 
-from bench_kernel.gpu import has_gpu
+from dataclasses import dataclass  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from bench_kernel.gpu import has_gpu  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Real traces and kernel names live beside the project, never inside it (see DESIGN.md).

@@ -79,7 +79,8 @@ def test_diff_json(run_cli):
     assert d["per_step"] and d["delta_us"] == 0 and len(d["kernels"]) == 6
     assert {k["status"] for k in d["kernels"]} == {"unchanged"}
     r = run_cli("diff", EAGER, EAGER)
-    assert "6 kernels unchanged (same count and time; listed in --json)" in r.stdout and " changed " not in r.stdout
+    assert "no kernel changed: all 6 have the same count and time in both (listed in --json)" in r.stdout
+    assert "┃ Kernel" not in r.stdout  # one line, not headers over no rows
 
 
 def test_layers_says_when_the_anchor_runs_several_times_per_layer(run_cli, tmp_path):

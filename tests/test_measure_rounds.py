@@ -95,7 +95,7 @@ def test_graph_and_kernel_that_disagree_by_more_than_5_percent_say_why_and_which
     note = agreement_note(GEMM)
     assert note.code == "methods-disagree" and note.kind == "warning"
     note = note.text
-    assert note.startswith("graph and kernel disagree by 18%: graph 1626 us (1515 MHz, busy 99%), kernel 1373 us "
+    assert note.startswith("graph and kernel disagree by 18%: graph 1.626 ms (1515 MHz, busy 99%), kernel 1.373 ms "
                            "(1755 MHz, busy 34%); why: they ran at different SM clocks")
     assert "the device rested between samples for one and not the other" in note
     assert "graph: the cost per call in sustained back-to-back work" in note

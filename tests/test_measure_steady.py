@@ -35,8 +35,12 @@ def test_settle_note_and_record():
     assert s.note().kind == "info" and s.note().text == "steady: held the load 4.2 s until the time and clock settled, SM clock 1500 MHz"
     assert s.to_dict()["windows"][-1] == {"us_per_call": 110.0, "sm_clock_mhz": 1500.0}
     assert Settle(False, 20.0, ((1.0, None),)).note().kind == "warning"
+    assert Settle(False, 20.0, ((1.0, 1400.0),)).note().text == (
+        "steady: the time or the clock did not settle within 20.0 s, SM clock 1400 MHz: the numbers may still drift")
+    # No clock read (no GPU, or no NVML): the note names only what was watched, the per-call time
     assert Settle(False, 20.0, ((1.0, None),)).note().text == (
-        "steady: the time or the clock did not settle within 20.0 s: the numbers may still drift")
+        "steady: the per-call time did not settle within 20.0 s: the numbers may still drift")
+    assert Settle(True, 2.0, ((1.0, None),)).note().text == "steady: held the load 2.0 s until the per-call time settled"
 
 
 def test_clock_note_flags_a_capped_clock_by_its_median():
@@ -63,6 +67,19 @@ def test_trend_note_needs_a_drift_beyond_3_percent_and_the_noise():
     small = [100.0 + 0.05 * i for i in range(30)]  # 1.5%: below the threshold
     assert trend_note("graph", Samples.of(small)) is None
     assert trend_note("graph", Samples.of(drifting[:8])) is None  # too few samples
+
+
+def test_a_drift_without_a_gpu_blames_the_load_not_a_clock():
+    # Seen on a loaded 2-core machine: "the per-call time drifted +8920% (the clock settling?);
+    # steady=True holds the load until it settles" -- GPU advice on a CPU result.
+    drifting = Samples.of([100.0 + 0.5 * i for i in range(30)])
+    note = trend_note("host", drifting, gpu=False)
+    assert note.code == "time-drifted" and note.text == (
+        "host: the per-call time drifted +9.8% from the first to the last third of the samples: the machine's "
+        "load changed while sampling (other processes, or this CPU's own frequency)")
+    cpu = stability_notes({"host": Measurement.of("host", drifting)}, None, gpu=False)
+    assert [n.code for n in cpu] == ["time-drifted"]
+    assert not any(w in n.text for n in cpu for w in ("clock", "steady", "GPU"))
 
 
 def test_stability_notes_skip_failed_methods():
@@ -121,12 +138,12 @@ def test_measurement_to_dict_has_the_clocks():
 def test_graph_floor_note_only_for_sub_2us_calls_well_above_their_kernels():
     assert graph_floor_note(1.03, 0.86).kind == "warning"
     assert graph_floor_note(1.03, 0.86).text == (
-        "graph: 1.03 us per call is 20% above the kernels' own 0.86 us: below ~2 us a CUDA-graph node's own cost "
-        "shows (~1.1 us per node on an H200); 'kernel' is the device time of the kernels, 'graph' the cost of "
+        "graph: 1.03 µs per call is 20% above the kernels' own 860 ns: below ~2 µs a CUDA-graph node's own cost "
+        "shows (~1.1 µs per node on an H200); 'kernel' is the device time of the kernels, 'graph' the cost of "
         "the call inside a graph")
     assert graph_floor_note(1.03, 0.98) is None  # within 10%
     assert graph_floor_note(12.4, 9.8) is None  # long enough for the node cost not to matter
     assert graph_floor_note(1.03, None) is None
     g = Measurement.of("graph", Samples.of([1.03] * 10))
     k = Measurement.of("kernel", Samples.of([0.86] * 10))
-    assert stability_notes({"graph": g, "kernel": k}, None)[-1].text.startswith("graph: 1.03 us per call is 20% above")
+    assert stability_notes({"graph": g, "kernel": k}, None)[-1].text.startswith("graph: 1.03 µs per call is 20% above")

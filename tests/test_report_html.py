@@ -157,7 +157,7 @@ def test_trace_input_gives_timeline_inventory_categories_phases_and_layers():
     texts = [t for _, t in p.cells]
     assert "attn&lt;lambda, lambda&gt;" in html and "attn<lambda, lambda>" in texts
     # The trace commands' own tables, with their headers (inventory, phases, layers).
-    assert "eager.json: 42 kernels, 606.0 us" in html
+    assert "eager.json: 42 kernels, 606 µs" in html
     assert "eager.json: phases by shapes" in html
     assert "eager.json: period 4 kernels x 9 layers" in html
     summary = html[html.index("eager.json: phases by shapes"):]

@@ -119,7 +119,7 @@ def test_values_are_the_t_interval_of_the_log_round_medians():
     assert (c.a_us, c.b_us, c.a_rounds, c.b_rounds, c.confidence, c.statistic) == (11.0, 22.0, 3, 3, 0.99, "median")
     assert c.verdict == "slower" and c.noise.df == 4 and c.noise.source == "rounds"
     assert compare(a, b) == c  # no randomness: the same interval every time
-    assert c.describe().startswith("slower: B 22 us vs A 11 us, ratio 2.027 (99% CI 1.381-2.976; ")
+    assert c.describe().startswith("slower: B 22 µs vs A 11 µs, ratio 2.027 (99% CI 1.381-2.976; ")
     assert "3+3 rounds, noise floor" in c.describe()
 
 

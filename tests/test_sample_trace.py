@@ -49,7 +49,7 @@ def test_the_command_prints_only_the_path(run_cli):
     r = run_cli("sample-trace")
     assert (r.exit_code, r.stderr, r.stdout) == (0, "", f"{SAMPLE}\n")  # so that $(bench-kernel sample-trace) works
     d = _json(run_cli, "sample-trace")
-    assert d["path"] == str(SAMPLE) and "412 kernels, 671.6 us" in d["about"]
+    assert d["path"] == str(SAMPLE) and "412 kernels, 671.6 µs" in d["about"]
 
 
 def test_the_reference_totals(raw):
@@ -130,7 +130,7 @@ def test_report(run_cli, tmp_path):
     import re
 
     text = " ".join(html_lib.unescape(re.sub(r"<[^>]+>", " ", out.read_text())).split())  # what a reader sees
-    assert "sample_llama_generate.json.gz: 412 kernels, 671.6 us" in text  # the inventory's totals
+    assert "sample_llama_generate.json.gz: 412 kernels, 671.6 µs" in text  # the inventory's totals
     assert "GPU busy 3.3% of 20.6 ms" in text  # the timeline's
 
 

@@ -43,7 +43,7 @@ def test_a_small_sweep_end_to_end(spec, tmp_path):
     assert run.config["axes"] == {"M": [1, 2, 3], "kind": ["a"]}
     assert run.config["options"] == {"methods": ["host"], "cache": "cold", "precision": 0.5, "max_time_s": 0.02,
                                      "timeout_s": 300.0, "steady": False, "rounds": 1, "device_index": 0,
-                                     "roofline": False, "device": None, "counters": False}
+                                     "roofline": False, "device": None, "counters": False, "threads": None}
     assert run.config["rounds"] == 1 and run.config["sharding"]["round_processes"] == "kept"
     assert run.source_path == str(spec.resolve()) and len(run.source_hash) == 64
     assert run.command == ("bench-kernel", "sweep", str(spec)) and run.env["backend"] == "cpu"

@@ -148,11 +148,11 @@ def test_the_ops_command_renders_the_rows(run_cli, traces_dir):
     r = run_cli("ops", str(traces_dir / LLAMA), "--top", "2", "--md")
     assert r.exit_code == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert lines[0] == f"### {LLAMA}: 33 ops, 10884.9 us of kernels on H200, 99.7% of it counted"
+    assert lines[0] == f"### {LLAMA}: 33 ops, 10.88 ms of kernels on H200, 99.7% of it counted"
     assert lines[2] == ("| Op | dtype | Calls | Kernels | Time | FLOPs | Bytes | TFLOP/s | TB/s | FLOP/B | Basis | "
                         "% roof | Bound |")
     assert lines[4] == ("| aten::mm | bf16 | 684 | 772 | 3.896 ms | 1.902e+11 | 3.03 GiB | 48.8 | 0.84 | 58.41 | shapes "
                         "| 17.4% | memory |")
-    assert "- 2 of 33 rows shown; the rest: 5083.3 us" in lines
+    assert "- 2 of 33 rows shown; the rest: 5.083 ms" in lines
     data = json.loads(run_cli("ops", str(traces_dir / LLAMA), "--json", "--by", "shape").stdout)
     assert data["by"] == "shape" and data["device"] == "H200" and len(data["rows"]) > 33

@@ -20,7 +20,7 @@ from typing import Any, Mapping
 from bench_kernel.errors import UsageError
 
 __all__ = ["Options", "OptionField", "OPTION_FIELDS", "METHODS", "GPU_METHODS", "DEFAULT_METHODS", "CACHE_STATES",
-           "DEFAULT_TIMEOUT_S", "DEFAULT_ROUNDS", "MAX_ROUNDS"]
+           "DEFAULT_TIMEOUT_S", "DEFAULT_ROUNDS", "MAX_ROUNDS", "MAX_THREADS"]
 
 #: The timing methods, in the order results show them (DESIGN.md, "Measurement"): the one list.
 METHODS = ("graph", "events", "kernel", "host")
@@ -43,6 +43,8 @@ DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_ROUNDS = {"host": 5, "graph": 3, "events": 3, "kernel": 3}
 #: More rounds than this is a typo, not a plan.
 MAX_ROUNDS = 100
+#: More intra-op threads than this is a typo, not a machine.
+MAX_THREADS = 4096
 
 
 def _finite_positive(x: Any) -> bool:
@@ -75,6 +77,9 @@ class Options:
     counters: after timing, count one call's DRAM/L2/L1 bytes and FLOPs with the GPU's hardware
         counters (ncu; rocprofv3 on AMD) in a child process, and place them beside the model on the
         hierarchical roofline; implies ``roofline``.
+    threads: torch's intra-op threads while the case is measured (``torch.set_num_threads``; the
+        host method's CPU work), recorded as ``env["cpu_threads"]``; None: torch's own count. On a
+        loaded machine more threads than free cores wait for each other's CPU on every call.
     """
 
     methods: tuple[str, ...] = DEFAULT_METHODS
@@ -88,6 +93,7 @@ class Options:
     roofline: bool = False
     device: str | None = None
     counters: bool = False
+    threads: int | None = None
 
     def __post_init__(self) -> None:
         methods = (self.methods,) if isinstance(self.methods, str) else tuple(self.methods or ())
@@ -115,6 +121,10 @@ class Options:
         if r is not None and (isinstance(r, bool) or not isinstance(r, int) or not 1 <= r <= MAX_ROUNDS):
             raise UsageError(f"rounds must be a whole number from 1 to {MAX_ROUNDS} (None: the per-method "
                              f"default), got {r!r}")
+        n = self.threads
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_THREADS):
+            raise UsageError(f"threads must be a whole number from 1 to {MAX_THREADS} (None: torch's own count), "
+                             f"got {n!r}")
         for flag in ("steady", "roofline", "counters"):
             if not isinstance(getattr(self, flag), bool):
                 raise UsageError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
@@ -217,4 +227,8 @@ OPTION_FIELDS: tuple[OptionField, ...] = (
     OptionField("counters", "--counters", "flag",
                 "After timing, count one call's DRAM/L2/L1 bytes and FLOPs with the GPU's hardware counters "
                 "(ncu; rocprofv3 on AMD) in a child process, and place them beside the model; implies --roofline."),
+    OptionField("threads", "--threads", "count",
+                "torch's intra-op threads while measuring (the host method's CPU work); on a loaded machine, "
+                "more threads than free cores make every call wait for a CPU.",
+                default_text="torch's own count; the built-in CPU examples take what the free cores fit"),
 )

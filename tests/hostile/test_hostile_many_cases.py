@@ -53,6 +53,7 @@ def test_many_failures_are_three_lines_and_a_count(run_cli, target, tmp_path):
     r = run_cli("run", f"{target}:half_fail", *FAST, "--save", "--db", str(tmp_path / "r.db"), "-o", str(out))
     assert r.exit_code == 1
     assert r.stderr.splitlines() == [
+        f"wrote {out}: 20 result(s), 20 failed case(s)",
         "bench-kernel: error: case 'case_0' raised ValueError during warm-up: boom",
         "bench-kernel: error: case 'case_1' raised ValueError during warm-up: boom",
         "bench-kernel: error: case 'case_2' raised ValueError during warm-up: boom",

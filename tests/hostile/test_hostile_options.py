@@ -36,6 +36,9 @@ EAGER = str(Path(__file__).resolve().parent.parent / "data" / "trace" / "eager.j
     (("timeline", EAGER, "--launch-gap-us", "nan"), "Invalid value for '--launch-gap-us': 'nan' is not a finite number"),
     (("sweep", "spec.py", "--precision", "nan"), "Invalid value for '--precision': 'nan' is not a finite number"),
     (("sweep", "spec.py", "--max-time", "inf"), "Invalid value for '--max-time': 'inf' is not a finite number"),
+    (("run", "--threads", "0"), "Invalid value for '--threads': 0 is not in the range x>=1."),
+    (("run", "--threads", "two"), "Invalid value for '--threads': 'two' is not a valid integer range."),
+    (("sweep", "spec.py", "--threads", "-1"), "Invalid value for '--threads': -1 is not in the range x>=1."),
 ])
 def test_bad_numbers_and_folders_are_one_usage_line(run_cli, argv, message):
     r = run_cli(*argv)
@@ -87,3 +90,10 @@ def test_roofline_without_a_gpu_fails_before_torch_is_imported():
     assert (r.returncode, r.stdout) == (1, "[]\n")
     assert r.stderr == ("bench-kernel: error: --roofline needs a GPU to detect, or --device NAME "
                         "(see 'bench-kernel devices')\n")
+
+
+def test_more_threads_than_a_machine_has_is_a_usage_line(run_cli):
+    r = run_cli("run", "--threads", "99999")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr == ("bench-kernel: error: threads must be a whole number from 1 to 4096 (None: torch's own count), "
+                        "got 99999\n")

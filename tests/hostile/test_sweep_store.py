@@ -31,9 +31,13 @@ def test_spec_that_fails_to_import(tmp_path, run_cli):
 
 
 def test_spec_missing_or_without_the_name(tmp_path, spec, run_cli):
-    _one_line(run_cli("sweep", str(tmp_path / "nope.py")), 1, f"target file {str(tmp_path / 'nope.py')!r} does not exist")
+    # A sweep's SPEC is called a spec: it once read "target file 'nope.py' does not exist"
+    _one_line(run_cli("sweep", str(tmp_path / "nope.py")), 1, f"spec file {str(tmp_path / 'nope.py')!r} does not exist")
     r = run_cli("sweep", f"{spec}:gemm")
-    _one_line(r, 1, f"{spec} has no attribute 'gemm'; callables there: add, bigger, broken_axis, picky, sweep, wrong")
+    _one_line(r, 1, f"spec {spec} has no attribute 'gemm'; callables there: add, bigger, broken_axis, picky, sweep, wrong")
+    nospec = tmp_path / "nospec.py"
+    nospec.write_text("x = 1\n")
+    _one_line(run_cli("sweep", str(nospec)), 1, f"spec {nospec} has no attribute 'sweep'")
 
 
 def test_empty_axis(spec, run_cli):

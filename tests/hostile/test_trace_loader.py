@@ -106,7 +106,7 @@ def test_negative_missing_paired_and_duplicate_events_give_exact_totals_and_one_
     d = json.loads(r.stdout)
     assert (r.exit_code, d["kernel_count"], d["total_kernel_us"], d["load_notes"]) == (0, 3, 22.0, [note])
     table = run_cli("inventory", str(p))
-    assert table.exit_code == 0 and "3 kernels, 22.0 us" in table.stdout
+    assert table.exit_code == 0 and "3 kernels, 22 µs" in table.stdout
     assert "note: trace: left out 5 kernel events" in table.stdout
 
 

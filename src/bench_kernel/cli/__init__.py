@@ -74,6 +74,14 @@ class _LazyGroup(click.Group):
             ctx.fail(f"no such command {name!r}{_suggest(name)}")
         return super().resolve_command(ctx, args)
 
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list:
+        """The command names that start with ``incomplete``, without importing a command's module
+        (click's own asks each command for its help line: every module, numpy and all, per TAB)."""
+        from click.shell_completion import CompletionItem
+
+        names = [CompletionItem(name) for name in sorted(_COMMANDS) if name.startswith(incomplete)]
+        return names + click.Command.shell_complete(self, ctx, incomplete)
+
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         target = _COMMANDS.get(name)
         if target is None:

@@ -28,7 +28,7 @@ from bench_kernel.report import (
 )
 
 __all__ = ["Output", "output_options", "emit", "json_default", "dumps", "print_error", "Invocation",
-           "command_line", "db_option", "write_output", "check_output_path", "to_stdout", "to_stdout_bytes",
+           "command_line", "db_option", "db_files", "write_output", "check_output_path", "to_stdout", "to_stdout_bytes",
            "FORMATS", "Progress", "progress_hook", "ERROR_PREFIX"]
 
 #: -o FILE's extension -> format. No extension means the table as printed (like .txt). A new format
@@ -78,6 +78,16 @@ def db_option(f: Callable) -> Callable:
     return click.option("--db", "db_path", default=None, metavar="PATH",
                         help="Results database (default: $BENCH_KERNEL_DB, else "
                              "~/.local/share/bench-kernel/results.db or the platform's data dir).")(f)
+
+
+def db_files(db_path: str | None) -> list[Path]:
+    """The results database (``--db`` or its default) and SQLite's files beside it, which ``-o`` may
+    not overwrite. ``results`` is imported here, when a command runs, not with the command's module:
+    shell completion imports the module of every command it completes."""
+    from bench_kernel.results import store_files
+
+    return store_files(db_path)
+
 #: Suffixes of files the trace loader reads from a folder of per-rank traces.
 _TRACE_SUFFIXES = (".json", ".json.gz")
 

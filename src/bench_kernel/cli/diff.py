@@ -15,6 +15,7 @@ from bench_kernel.cli._trace_args import (
     trace_argument,
 )
 from bench_kernel.report import Column, Table
+from bench_kernel.units import format_duration_us
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
@@ -24,10 +25,11 @@ SCHEMA_VERSION = 1
 
 
 def _columns(first: str, per_step: bool) -> list[Column]:
-    count = "float" if per_step else "int"
-    return [Column("key", first), Column("status", "Status"), Column("count_a", "Count A", count),
-            Column("count_b", "Count B", count), Column("total_us_a", "Time A", "duration_us"),
-            Column("total_us_b", "Time B", "duration_us"), Column("delta_us", "Delta", "duration_us"),
+    # Per step, a count is a mean over the steps (53.25 launches): the header says so.
+    count, each = ("float", " per step") if per_step else ("int", "")
+    return [Column("key", first), Column("status", "Status"), Column("count_a", f"Count A{each}", count),
+            Column("count_b", f"Count B{each}", count), Column("total_us_a", f"Time A{each}", "duration_us"),
+            Column("total_us_b", f"Time B{each}", "duration_us"), Column("delta_us", "Delta", "duration_us"),
             Column("delta_pct", "Delta %", "pct")]
 
 
@@ -48,12 +50,16 @@ def command(trace_a: Path, trace_b: Path, top: int, rank: int | None, steps_file
     d = diff(a, b, rules=step_rules(steps_file))
     data = {"schema_version": SCHEMA_VERSION, "trace_a": str(a.path), "trace_b": str(b.path), **d.to_dict(), "load_notes": load_notes(a, b)}
     unit = " per step" if d.per_step else ""
-    title = f"{a.path.name} -> {b.path.name}: {d.total_us_a:.1f} -> {d.total_us_b:.1f} us{unit} ({d.delta_us:+.1f} us)"
+    sign = "+" if d.delta_us >= 0 else "-"
+    title = (f"{a.path.name} -> {b.path.name}: {format_duration_us(d.total_us_a)} -> "
+             f"{format_duration_us(d.total_us_b)}{unit} ({sign}{format_duration_us(abs(d.delta_us))})")
     moved = [r for r in d.kernels if r.status != "unchanged"]
     notes = [f"{len(moved) - top} more changed kernels in --json"] if len(moved) > top else []
-    if len(moved) < len(d.kernels):
-        notes.append(f"{len(d.kernels) - len(moved)} kernels unchanged (same count and time; listed in --json)")
+    unchanged = len(d.kernels) - len(moved)
+    if unchanged and moved:
+        notes.append(f"{unchanged} kernels unchanged (same count and time; listed in --json)")
     tables = [Table(_columns("Category", d.per_step), [r.to_dict() for r in d.categories], title=title,
-                    notes=list(d.notes) + load_notes(a, b)),
-              Table(_columns("Kernel", d.per_step), [r.to_dict() for r in moved[:top]], notes=notes)]
+                    notes=list(d.notes) + load_notes(a, b), empty="no kernels in either trace"),
+              Table(_columns("Kernel", d.per_step), [r.to_dict() for r in moved[:top]], notes=notes,
+                    empty=f"no kernel changed: all {unchanged} have the same count and time in both (listed in --json)")]
     emit(output, data=data, tables=tables)

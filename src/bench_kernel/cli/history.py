@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import click
 
-from bench_kernel.cli._common import Output, db_option, emit, output_options
+from bench_kernel.cli._common import Output, db_files, db_option, emit, output_options
 from bench_kernel.errors import UsageError
-from bench_kernel.results import store_files
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
@@ -34,7 +33,7 @@ def _where(pairs: tuple[str, ...]) -> dict[str, str]:
 @click.option("--limit", type=int, default=None, help="Show only the newest N runs.")
 @click.option("--plot", "plot_path", default=None, type=click.Path(dir_okay=False),
               help="With --name: plot the median per run (.png or .svg).")
-@output_options(outputs={"plot_path": "--plot"}, inputs=lambda kw: store_files(kw["db_path"]))
+@output_options(outputs={"plot_path": "--plot"}, inputs=lambda kw: db_files(kw["db_path"]))
 def command(db_path: str | None, pattern: str | None, where: tuple[str, ...], limit: int | None,
             plot_path: str | None, output: Output) -> int:
     """List the stored runs; with --name, one case's figure over time."""

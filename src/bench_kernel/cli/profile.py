@@ -10,6 +10,7 @@ from bench_kernel.cli._common import Output, check_output_path, emit, to_stdout_
 from bench_kernel.cli._target import one_case, target_files
 from bench_kernel.cli._user_io import UserOutputToStderr
 from bench_kernel.report import Column, Table
+from bench_kernel.units import format_duration_us
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
@@ -61,21 +62,24 @@ def command(target: str, case_name: str | None, steps: int, warmup: int, trace_p
             s = profile_and_summarize(one_case(target, case_name), steps=steps, warmup=warmup, output=out, top=top)
         if to_stdout:
             to_stdout_bytes(out.read_bytes())
-    title = (f"{'stdout' if to_stdout else s.path}: {s.steps} steps, {s.kernels_per_step:g} kernels and "
-             f"{s.device_us_per_step:.1f} us of device time per step")
+    where = "stdout" if to_stdout else s.path
     notes = [s.diagnosis] if s.diagnosis else []
+    empty = None
     if s.top is None:
         # Said here, by the command that made the trace, not later by every command that refuses it.
         empty = NO_GPU_NOTE if not has_gpu() else NO_KERNELS_NOTE
-        notes.append(empty)
+        title = f"{where}: {s.steps} steps recorded"
         if as_json and not to_stdout:
-            click.echo(empty, err=True)
+            click.echo(f"{title}: {empty}", err=True)
+    else:
+        title = (f"{where}: {s.steps} steps, {s.kernels_per_step:g} kernels and "
+                 f"{format_duration_us(s.device_us_per_step)} of device time per step")
     rows = [r.to_dict() for r in s.top.rows] if s.top is not None else []
     table = Table([Column("short", "Kernel"), Column("category", "Category"), Column("count", "Per step", "float"),
                    Column("total_us", "Time per step", "duration_us"), Column("pct", "Share", "pct")],
-                  rows, title=title, notes=notes)
+                  rows, title=title, notes=notes, empty=empty)
     if to_stdout:  # stdout holds the trace: the summary's first line, and its notes, go to stderr
-        click.echo("\n".join([title, *(f"note: {n}" for n in notes)]), err=True)
+        click.echo("\n".join([f"{title}: {empty}" if empty else title, *(f"note: {n}" for n in notes)]), err=True)
         return
     emit(Output("json" if as_json else "table", None), data={"schema_version": SCHEMA_VERSION, **s.to_dict()},
          tables=table)

@@ -11,6 +11,7 @@ import click
 from bench_kernel.cli._common import (
     Output,
     command_line,
+    db_files,
     db_option,
     emit,
     output_options,
@@ -23,7 +24,6 @@ from bench_kernel.cli._user_io import UserOutputToStderr
 from bench_kernel.errors import BenchKernelError, OutputError, UsageError
 from bench_kernel.plotfile import plot_path as check_plot_path
 from bench_kernel.records import RUN_SCHEMA_VERSION
-from bench_kernel.results import store_files
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
@@ -39,7 +39,7 @@ SCHEMA_VERSION = RUN_SCHEMA_VERSION
               help="Store the results as a run in the results database (see 'bench-kernel history').")
 @db_option
 @output_options(outputs={"plot_path": "--plot"},
-                inputs=lambda kw: target_files(kw["target"]) + (store_files(kw["db_path"]) if kw["save"] else []))
+                inputs=lambda kw: target_files(kw["target"]) + (db_files(kw["db_path"]) if kw["save"] else []))
 def command(target: str | None, options_given: dict[str, Any], plot_path: str | None, save: bool,
             db_path: str | None, output: Output) -> int:
     """Benchmark TARGET (path/to/file.py:func or package.module:func).
@@ -57,6 +57,7 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
     from bench_kernel.options import Options
     from bench_kernel.orchestrate import CaseRunner, RunCost, plot_results
     from bench_kernel.report import (
+        ProgressLines,
         cost_line,
         counted,
         counter_kernels_table,
@@ -76,6 +77,13 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
         raise UsageError("--db is where --save stores the run: add --save")
     source = target_files(target)
     err = Console(stderr=True, highlight=False)
+    suite_line = None
+    if target is None:  # the built-in suite fits its CPU threads to the free cores
+        from bench_kernel.gpu import import_torch
+        from bench_kernel.measure import suite_options
+
+        import_torch("the built-in suite times torch ops")
+        options, suite_line = suite_options(options)
     runner = CaseRunner(options, name=target or "builtin-suite", command=command_line(),  # checks --device
                         source=source[0] if source else None)
     if save:  # the database is opened (or refused) before anything is loaded or measured
@@ -104,17 +112,23 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
             os._exit(1)
 
         runner.on_stuck = stuck
+        lines = ProgressLines(err, "cases")  # off a terminal, where the status line is not drawn
         tell = progress_hook()
 
         def progress(done: int, total: int | None, msg: str) -> None:
             status.update(Text(printable(f"[{done + 1}/{total}] {msg}")))
+            lines(done, total, msg)
             tell(done, total, msg)
 
         runner.progress = progress
-        cases = _load(runner, target, err)
+        cases = _load(runner, target, err, suite_line)
         load_s = time.perf_counter() - t_start
         outcome = runner.run_all(cases)
     write(outcome)
+    if output.path is not None:  # the file is the output: say what went into it
+        n, failed = len(outcome.results), len(outcome.errors)
+        err.print(Text(printable(f"wrote {output.path}: {n} result(s)" + (f", {failed} failed case(s)" if failed else ""))),
+                  soft_wrap=True)
     stored = (f"run {outcome.run.id} in {runner.store.path}" if outcome.run is not None and runner.store is not None
               else None)
     if output.fmt == "table" and output.path is None:  # the table's footer: what the run cost, where it went
@@ -138,15 +152,18 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
     return outcome.exit_code
 
 
-def _load(runner: Any, target: str | None, err: Any) -> list[Any]:
+def _load(runner: Any, target: str | None, err: Any, threads_line: str | None) -> list[Any]:
     """The target's cases (loaded within --timeout), or the built-in suite (small CPU versions
-    without a GPU)."""
-    from bench_kernel.gpu import has_gpu, import_torch
+    without a GPU, with the threads ``threads_line`` names)."""
+    from rich.text import Text
+
+    from bench_kernel.gpu import has_gpu
     from bench_kernel.measure import builtin_suite
 
     if target:
         return runner.load(target)
-    import_torch("the built-in suite times torch ops")
     if not has_gpu():
-        err.print("no GPU found: running small CPU versions of the suite with the host method")
+        with_threads = f", {threads_line}" if threads_line else ""
+        err.print(Text(f"no GPU found: running small CPU versions of the suite with the host method{with_threads}"),
+                  soft_wrap=True)
     return builtin_suite()

@@ -16,6 +16,7 @@ import click
 from bench_kernel.cli._common import (
     Output,
     command_line,
+    db_files,
     db_option,
     emit,
     output_options,
@@ -69,13 +70,6 @@ def _headers(items: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     if key and not any(k.lower() == "authorization" for k, _ in out):
         out.append(("Authorization", f"Bearer {key}"))
     return tuple(out)
-
-
-def _store_files(db_path: str | None) -> list[Path]:
-    """The results database (``--db`` or its default) and SQLite's files beside it: -o may not be one."""
-    from bench_kernel.results import store_files
-
-    return store_files(db_path)
 
 
 @click.command("serve", context_settings={"allow_extra_args": True})
@@ -132,7 +126,7 @@ def _store_files(db_path: str | None) -> list[Path]:
               show_default=True, help="Seconds for /stop_profile and the trace export together.")
 @click.option("--save", is_flag=True, help="Store the run in the results database.")
 @db_option
-@output_options(inputs=lambda kw: _store_files(kw["db_path"]) if kw["save"] else [])  # -o never over --db
+@output_options(inputs=lambda kw: db_files(kw["db_path"]) if kw["save"] else [])  # -o never over --db
 @click.pass_context
 def command(ctx: click.Context, url: str | None, launch: str | None, server_log: Path | None,
             ready_timeout_s: float, model: str | None, endpoint: str, dataset_name: str, dataset_path: Path | None,

@@ -9,7 +9,7 @@ import click
 from bench_kernel.cli._common import check_output_path, dumps, to_stdout, write_output
 from bench_kernel.cli._target import one_case, target_files
 from bench_kernel.cli._user_io import UserOutputToStderr
-from bench_kernel.errors import UsageError
+from bench_kernel.errors import BenchKernelError, UsageError
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
@@ -74,9 +74,18 @@ def command(target: str | None, trace_path: Path | None, kernel: str | None, mod
     else:
         if step is not None or rank is not None:
             raise UsageError("--step and --rank go with --trace, not with TARGET")
-        check_call(kernel=kernel, link_style=link_style)  # usage (2), then a GPU (1), before the target loads
+        # What is wrong on any machine first (exit 2): the options, then the target's cases (--case);
+        # what this machine lacks (no GPU, exit 1) after.
+        check_call(kernel=kernel, link_style=link_style, gpu=False)
         with UserOutputToStderr():  # what the target prints goes to stderr: stdout is the document
-            case = one_case(target, case_name)
+            try:
+                case = one_case(target, case_name)
+            except UsageError:
+                raise
+            except BenchKernelError:
+                check_call(gpu=True)  # a target that cannot load here for want of a GPU: say that
+                raise
+            check_call(gpu=True)
             doc = document_call(case.fn, make_inputs=case.make_inputs, name=case.label, **options)
     # Names in the document are data: control characters are shown escaped, never sent to a terminal.
     text = dumps({"schema_version": SCHEMA_VERSION, **doc.to_dict()}) + "\n" if as_json else printable(doc.to_markdown(lang), keep="\n\t")

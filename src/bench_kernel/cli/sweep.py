@@ -10,6 +10,7 @@ import click
 from bench_kernel.cli._common import (
     Output,
     command_line,
+    db_files,
     db_option,
     emit,
     output_options,
@@ -30,10 +31,9 @@ SCHEMA_VERSION = 2  # 2: results of BenchResult schema 2 (notes are records)
 
 def _inputs(kw: dict[str, Any]) -> list[Path | None]:
     """What ``-o`` and ``--plot`` may not overwrite: the spec's file and the results database."""
-    from bench_kernel.results import store_files
     from bench_kernel.sweeps import spec_file
 
-    return [spec_file(kw["spec"]), *store_files(kw["db_path"])]
+    return [spec_file(kw["spec"]), *db_files(kw["db_path"])]
 
 
 @click.command("sweep")
@@ -112,6 +112,8 @@ def command(spec: str, db_path: str | None, resume: str | None, providers: tuple
         written = plot_sweep(result.run, result.points, x_axis, plot_path)
         err.print(f"plot: {written}", highlight=False, markup=False, soft_wrap=True)
     emit(output, data={"schema_version": SCHEMA_VERSION, **result.to_dict()}, tables=tables)
+    if output.path is not None:  # the file is the output: say what went into it
+        err.print(f"wrote {output.path}: {len(result.points)} point(s)", highlight=False, markup=False, soft_wrap=True)
     failed = [p for p in result.points if p.status in ("error", "mismatch")]
     if not failed:
         err.print(f"stored as run {result.run.id} in {store.path}", highlight=False, markup=False, soft_wrap=True)

@@ -49,14 +49,14 @@ from bench_kernel.measure._steady import (
                                         trend_note,
 )
 from bench_kernel.measure._stopping import StoppingRule
-from bench_kernel.measure._suite import builtin_case, builtin_suite
+from bench_kernel.measure._suite import builtin_case, builtin_suite, suite_options
 from bench_kernel.measure._warmup import ensure_warm, mark_busy, warm_up_device
 
 __all__ = [
     "DEFAULT_COUNTER_TIMEOUT_S", "CaseOrigin", "attach_counters", "builtin_case", "child_command", "collect_counters",
     "current_limit", "function_case", "function_origin", "target_case", "agreement_note", "check_tolerances", "merge_measurements", "merge_results", "warm_up_device",
     "ensure_warm", "mark_busy", "start_profiler",
-    "CALL_MARK", "Case", "Expired", "Method", "ProcessExit", "Settle", "StoppingRule", "TimeLimit", "Timed", "as_case", "as_cases", "builtin_suite", "call_with",
+    "CALL_MARK", "Case", "Expired", "Method", "ProcessExit", "Settle", "StoppingRule", "TimeLimit", "Timed", "as_case", "as_cases", "builtin_suite", "suite_options", "call_with",
     "capture_env", "check_steps", "check_writable", "MAX_STEPS", "clock_note", "clone_inputs", "exits_raise", "gpu_state", "graph_floor_note",
     "guard", "iter_tensors", "load_object", "load_target", "measure_case", "record_trace", "settled",
     "stability_notes", "target_file", "trend_note", "user_error", "user_failure",

@@ -27,6 +27,7 @@ from typing import Any, Mapping
 
 from bench_kernel.measure._steady import GRAPH_NODE_FLOOR_US
 from bench_kernel.records import Note, warning
+from bench_kernel.units import format_duration_us
 
 __all__ = ["agreement_note", "busy_fraction", "DISAGREE_FRACTION", "QUESTIONS"]
 
@@ -77,7 +78,7 @@ def agreement_note(measurements: Mapping[str, Any]) -> Note | None:
         extra = [f"{clocks[name]:.0f} MHz" if clocks[name] else None,
                  f"busy {busy[name]:.0%}" if busy[name] is not None else None]
         extra = [x for x in extra if x]
-        parts.append(f"{name} {medians[name]:.4g} us" + (f" ({', '.join(extra)})" if extra else ""))
+        parts.append(f"{name} {format_duration_us(medians[name])}" + (f" ({', '.join(extra)})" if extra else ""))
     seen_clocks = [c for c in clocks.values() if c]
     seen_busy = [b for b in busy.values() if b is not None]
     causes = []

@@ -95,13 +95,30 @@ def _field_problem(case: Case) -> str | None:
         v = getattr(case, key)
         if v is None:
             continue
-        ok = isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) and (
+        ok = isinstance(v, numbers.Real) and not isinstance(v, bool) and _finite(v) and (
             v > 0 or (zero_ok and v == 0))
         if not ok:
             bound = ">= 0" if zero_ok else "> 0"
-            return (f"'{key}' ({what}) must be a finite number {bound}, got {v!r} "
+            return (f"'{key}' ({what}) must be a finite number {bound}, got {_shown(v)} "
                     f"(leave it out to have it counted with --roofline)")
     return check_tolerances(case.rtol, case.atol)
+
+
+def _finite(v: numbers.Real) -> bool:
+    """A finite float: an int past float's range (10**400) is not one, and ``math.isfinite`` raises
+    OverflowError on it instead of saying so."""
+    try:
+        return math.isfinite(float(v))
+    except (OverflowError, ValueError):
+        return False
+
+
+def _shown(v: object) -> str:
+    """``v`` as a message shows it: a 401-digit integer as its size, not 401 digits."""
+    if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 10**20:
+        return f"{float(v):.3e}" if _finite(v) else f"an integer of {len(str(abs(v)))} digits (beyond a float's range)"
+    text = repr(v)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 _KEYS = tuple(f.name for f in fields(Case) if f.name != "origin")
@@ -145,9 +162,9 @@ def as_cases(value: Any, where: str = "target", default_name: str = "case") -> l
     return [_case_from(value, where, default_name)]
 
 
-def _import_file(path: Path) -> Any:
+def _import_file(path: Path, noun: str = "target") -> Any:
     if not path.is_file():
-        raise InputError(f"target file {str(path)!r} does not exist")
+        raise InputError(f"{noun} file {str(path)!r} does not exist")
     mod_name = f"_bench_kernel_target_{abs(hash(path.resolve()))}"
     spec = importlib.util.spec_from_file_location(mod_name, path)
     if spec is None or spec.loader is None:
@@ -231,8 +248,9 @@ def load_object(target: str, what: str = "TARGET", attr: str = "func") -> Any:
     where, sep, func_name = target.rpartition(":")
     if not sep or not where or not func_name:
         raise UsageError(f"{what} {target!r} must be 'path/to/file.py:{attr}' or 'package.module:{attr}'")
+    noun = what.lower()  # a sweep's SPEC is a spec, never a "target"
     if _is_path(where):
-        module = _import_file(Path(where))
+        module = _import_file(Path(where), noun)
     else:
         module = _import_module(where)
     obj = getattr(module, func_name, None)
@@ -240,7 +258,7 @@ def load_object(target: str, what: str = "TARGET", attr: str = "func") -> Any:
         found = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_")
                        and getattr(v, "__module__", None) == module.__name__)
         hint = f"; callables there: {', '.join(found[:12])}" if found else ""
-        raise TargetError(f"{where} has no attribute {func_name!r}{hint}")
+        raise TargetError(f"{noun} {where} has no attribute {func_name!r}{hint}")
     return obj
 
 

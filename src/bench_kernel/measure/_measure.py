@@ -12,14 +12,17 @@ they were built, not here).
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import sys
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from bench_kernel.gpu import has_gpu
 from bench_kernel.measure._agree import agreement_note
 from bench_kernel.measure._case import Case
 from bench_kernel.measure._check import compare
+from bench_kernel.measure._cpuwait import cpu_wait_note, machine_load, torch_threads
 from bench_kernel.measure._env import (
     capture_env,
     gpu_state,
@@ -131,6 +134,22 @@ def _methods(names: Sequence[str], plan: _InputPlan, flusher: L2Flusher | None) 
     return [make[m]() for m in _RUN_ORDER if m in names]
 
 
+@contextlib.contextmanager
+def _intra_op_threads(threads: int | None) -> Iterator[None]:
+    """torch's intra-op threads set to ``threads`` (None: as they are) while measuring, then put back.
+    Without torch loaded there is nothing to set: a case that never imports torch runs no torch threads."""
+    torch = sys.modules.get("torch")
+    if threads is None or torch is None:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def _method_notes(per_method: dict[str, list[Timed]], merged: dict[str, Timed], options: Options) -> list[Note]:
     """What to distrust in each method's result: an error, or rounds stopped on the time bound
     (judged per round: the joined samples' interval says nothing about when a round stopped)."""
@@ -174,7 +193,7 @@ def _time_rounds(runner: Runner, methods: list[Method], plan: RoundPlan, options
             done = len(per_method[method.name])
             label = method.name if plan.max_rounds == 1 else f"{method.name}, round {done + 1}"
             if options.steady:
-                say(f"holding the load until the clock settles ({label})")
+                say(f"holding the load until the {'clock' if read_clock else 'per-call time'} settles ({label})")
                 holds.append(hold_until_settled(runner, read_clock or (lambda: None),
                                                 **({} if not holds else {"max_s": REHOLD_MAX_S})))
             say(label)
@@ -225,25 +244,31 @@ def measure_case(case: Case, options: Options, *, env: dict[str, Any] | None = N
                                notes=tuple(notes + [warning("wrong-result", f"wrong result, not timed: "
                                                             f"{check.describe()}")]))
 
-    plan = _plan_inputs(case, options.cache, gpu, env.get("l2_bytes"), device_index)
-    notes += plan.notes
-    if gpu:  # bring the device to its working clock, where it fell back (``_warmup``)
-        env = dict(env, device_warmup=ensure_warm(device_index))
-    runner = Runner(case.fn, plan.sets, name, gpu=gpu, device_index=device_index)
-    say(f"{name}: warming up")
-    runner.warmup()
-    notes += runner.notes
-    state_before = gpu_state(device_index) if gpu else {}
-    flusher = L2Flusher(env.get("l2_bytes"), device_index) if gpu and options.cache == "cold" else None
-    methods_run = _methods(methods, plan, flusher)
-    per_method, holds = _time_rounds(runner, methods_run, RoundPlan.of(options, gpu), options,
-                                     sm_clock_reader(device_index) if gpu else None, lambda msg: say(f"{name}: {msg}"))
+    with _intra_op_threads(options.threads):
+        plan = _plan_inputs(case, options.cache, gpu, env.get("l2_bytes"), device_index)
+        notes += plan.notes
+        if gpu:  # bring the device to its working clock, where it fell back (``_warmup``)
+            env = dict(env, device_warmup=ensure_warm(device_index))
+        runner = Runner(case.fn, plan.sets, name, gpu=gpu, device_index=device_index)
+        say(f"{name}: warming up")
+        runner.warmup()
+        notes += runner.notes
+        state_before = gpu_state(device_index) if gpu else {}
+        flusher = L2Flusher(env.get("l2_bytes"), device_index) if gpu and options.cache == "cold" else None
+        methods_run = _methods(methods, plan, flusher)
+        per_method, holds = _time_rounds(runner, methods_run, RoundPlan.of(options, gpu), options,
+                                         sm_clock_reader(device_index) if gpu else None,
+                                         lambda msg: say(f"{name}: {msg}"))
+        threads = torch_threads()
+        load = machine_load()
     state_after = gpu_state(device_index) if gpu else {}
     if gpu:
         mark_busy(device_index)
     timed = {m: replace(ts[0], measurement=merge_measurements([t.measurement for t in ts]))
              for m, ts in per_method.items()}
 
+    if "host" in per_method and threads is not None:
+        env = dict(env, cpu_threads=threads)  # what the host method ran with (--threads, or torch's own count)
     started = sum(m.waited_s for m in methods_run if isinstance(m, KernelMethod))
     if started:  # the process's first profiler session, paid by this case (``_profiler_start``)
         env = dict(env, profiler_start_s=round(started, 3))
@@ -256,7 +281,9 @@ def measure_case(case: Case, options: Options, *, env: dict[str, Any] | None = N
         notes += [throttled] if throttled else []
     measurements: dict[str, Measurement] = {m: timed[m].measurement for m in METHODS if m in timed}
     notes += _method_notes(per_method, timed, options)
-    notes += stability_notes(measurements, state_before.get("max_sm_clock_mhz"), options.steady)
+    waited = cpu_wait_note(measurements["host"], load, threads) if "host" in measurements else None
+    notes += [waited] if waited else []
+    notes += stability_notes(measurements, state_before.get("max_sm_clock_mhz"), options.steady, gpu=gpu)
     disagree = agreement_note(measurements)
     notes += [disagree] if disagree else []
     kernels: tuple[KernelStat, ...] = timed["kernel"].kernels if "kernel" in timed else ()

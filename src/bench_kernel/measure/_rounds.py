@@ -90,14 +90,17 @@ class RoundPlan:
 
 
 def _sizes(m: Measurement) -> tuple[int, ...]:
-    return m.round_sizes or ((m.samples.n,) if m.samples.n else ())
+    return m.round_sizes or ((len(m.samples_us),) if m.samples_us else ())
 
 
 def merge_measurements(parts: Sequence[Measurement]) -> Measurement:
     """One method's rounds (in order) as one :class:`Measurement`; the first round's settings.
 
     Clocks stay aligned with the samples: a round without readings contributes None per sample
-    (none at all when no round has any). Failed rounds add no samples and leave a note; when every
+    (none at all when no round has any). So do the CPU waits and times of host samples: a round
+    without them contributes 0 per sample (not judged, as a record without any), and every sample
+    is kept, those that waited for a CPU included, so that the joined record leaves out the same
+    samples its rounds did. Failed rounds add no samples and leave a note; when every
     round failed, the first error stands.
     """
     if not parts:
@@ -114,18 +117,27 @@ def merge_measurements(parts: Sequence[Measurement]) -> Measurement:
                              method=first.method, rounds=failed))
     values: list[float] = []
     clocks: list[float | None] = []
+    waits: list[float] = []
+    cpus: list[float] = []
     sizes: list[int] = []
     any_clock = any(m.sm_clock_mhz for m in ok)
+    any_wait, any_cpu = any(m.cpu_wait_us for m in ok), any(m.cpu_us for m in ok)
     for m in ok:
-        values += m.samples.values_us
+        k = len(m.samples_us)
+        values += m.samples_us
         sizes += _sizes(m)
         if any_clock:
-            clocks += list(m.sm_clock_mhz) if len(m.sm_clock_mhz) == m.samples.n else [None] * m.samples.n
+            clocks += list(m.sm_clock_mhz) if len(m.sm_clock_mhz) == k else [None] * k
+        if any_wait:
+            waits += list(m.cpu_wait_us) if m.cpu_wait_us else [0.0] * k
+        if any_cpu:
+            cpus += list(m.cpu_us) if m.cpu_us else [0.0] * k
     return Measurement(method=first.method, samples_us=tuple(values),
                        calls_per_sample=ok[0].calls_per_sample, cache=ok[0].cache,
                        stop_reason="time" if any(m.stop_reason == "time" for m in ok) else ok[-1].stop_reason,
                        wall_s=sum(m.wall_s for m in parts), notes=tuple(notes), error=None,
-                       sm_clock_mhz=tuple(clocks), round_sizes=tuple(sizes) if len(sizes) > 1 else ())
+                       sm_clock_mhz=tuple(clocks), round_sizes=tuple(sizes) if len(sizes) > 1 else (),
+                       cpu_wait_us=tuple(waits), cpu_us=tuple(cpus))
 
 
 def merge_results(parts: Sequence[BenchResult], rounds_env: Sequence[dict[str, Any]] = ()) -> BenchResult:

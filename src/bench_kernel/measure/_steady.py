@@ -14,7 +14,9 @@ to the sustained one. Two answers:
   per-call time drifted from the first to the last third of the samples.
 
 The decisions (:func:`settled`, :func:`clock_note`, :func:`trend_note`) are pure functions of
-numbers, tested without a GPU.
+numbers, tested without a GPU. Without a GPU there is no SM clock to settle: a drift of host
+times is the machine's load moving (``_cpuwait`` says how much the samples waited for a CPU), and
+the notes say that, never a GPU's clock or ``--steady``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any, Callable, Sequence
 from bench_kernel.measure._budget import calls_to_fill
 from bench_kernel.measure._runner import Runner
 from bench_kernel.records import Note, Samples, info, warning
+from bench_kernel.units import format_duration_us
 
 __all__ = ["Settle", "hold_until_settled", "settled", "clock_note", "trend_note", "graph_floor_note",
            "stability_notes", "STEADY_MAX_S", "STEADY_MIN_SAMPLE_S"]
@@ -68,11 +71,13 @@ class Settle:
         return self.windows[-1][1] if self.windows else None
 
     def note(self) -> Note:
+        clocked = any(c for _, c in self.windows)
         clock = f", SM clock {self.clock_mhz:.0f} MHz" if self.clock_mhz else ""
+        what, either = ("the time and clock", "the time or the clock") if clocked else ("the per-call time",) * 2
         if self.settled:
-            return info("steady-held", f"steady: held the load {self.held_s:.1f} s until the time and clock "
+            return info("steady-held", f"steady: held the load {self.held_s:.1f} s until {what} "
                         f"settled{clock}", held_s=self.held_s, sm_clock_mhz=self.clock_mhz)
-        return warning("steady-unsettled", f"steady: the time or the clock did not settle within {self.held_s:.1f} "
+        return warning("steady-unsettled", f"steady: {either} did not settle within {self.held_s:.1f} "
                        f"s{clock}: the numbers may still drift", held_s=self.held_s, sm_clock_mhz=self.clock_mhz)
 
     def to_dict(self) -> dict[str, Any]:
@@ -135,11 +140,13 @@ def clock_note(method: str, clocks_mhz: Sequence[float | None], max_clock_mhz: f
                    max_sm_clock_mhz=max_clock_mhz)
 
 
-def trend_note(method: str, samples: Samples, steady: bool = False, where: str = "the samples") -> Note | None:
+def trend_note(method: str, samples: Samples, steady: bool = False, where: str = "the samples",
+               gpu: bool = True) -> Note | None:
     """A note when the median of the last third of the samples differs from the first third's by
     more than 3% and their 95% CIs do not overlap (the clock was still settling). ``steady``: the
     load was already held until it settled, so the note does not suggest holding it. ``where``
-    names the samples in the note ("round 2 of 5")."""
+    names the samples in the note ("round 2 of 5"). ``gpu`` False: host times without a GPU, where
+    a drift is the machine's load, and the note says so."""
     v = samples.values_us
     if len(v) < TREND_MIN_SAMPLES:
         return None
@@ -150,6 +157,10 @@ def trend_note(method: str, samples: Samples, steady: bool = False, where: str =
     apart = l_lo > f_hi or l_hi < f_lo
     if abs(drift) <= TREND_FRACTION or not apart:
         return None
+    if not gpu:
+        return warning("time-drifted", f"{method}: the per-call time drifted {drift:+.1%} from the first to the last "
+                       f"third of {where}: the machine's load changed while sampling (other processes, or this "
+                       f"CPU's own frequency)", method=method, drift=drift)
     if steady:
         return warning("time-drifted", f"{method}: the per-call time drifted {drift:+.1%} from the first to the "
                        f"last third of {where} even after the steady hold", method=method, drift=drift)
@@ -170,30 +181,32 @@ def graph_floor_note(graph_us: float | None, kernel_us: float | None) -> Note | 
     """A note when a sub-2-us call reads >10% higher under ``graph`` than its kernels' device time."""
     if not graph_us or not kernel_us or graph_us >= GRAPH_NODE_FLOOR_US or graph_us <= kernel_us * (1 + GRAPH_ABOVE_KERNEL):
         return None
-    return warning("graph-node-floor", f"graph: {graph_us:.3g} us per call is {graph_us / kernel_us - 1:.0%} above "
-                f"the kernels' own {kernel_us:.3g} us: below ~2 us a CUDA-graph node's own cost shows (~1.1 us per "
+    return warning("graph-node-floor", f"graph: {format_duration_us(graph_us)} per call is {graph_us / kernel_us - 1:.0%} above "
+                f"the kernels' own {format_duration_us(kernel_us)}: below ~2 µs a CUDA-graph node's own cost shows (~1.1 µs per "
                 f"node on an H200); 'kernel' is the device time of the kernels, 'graph' the cost of the call inside "
                 f"a graph", graph_us=graph_us, kernel_us=kernel_us)
 
 
-def _round_trend(method: str, m: Any, steady: bool) -> Note | None:
+def _round_trend(method: str, m: Any, steady: bool, gpu: bool) -> Note | None:
     """:func:`trend_note` within each round: the rounds' own levels differ by the run-to-run noise
     (which the rounds are there to measure), so a trend over the joined samples would call that
     noise a settling clock. The first round that drifted is named, with how many did."""
     rounds = m.round_samples
     if len(rounds) <= 1:
-        return trend_note(method, m.samples, steady)
-    drifted = [i for i, s in enumerate(rounds) if trend_note(method, s, steady)]
+        return trend_note(method, m.samples, steady, gpu=gpu)
+    drifted = [i for i, s in enumerate(rounds) if trend_note(method, s, steady, gpu=gpu)]
     if not drifted:
         return None
     k, more = len(rounds), len(drifted) - 1
     where = f"round {drifted[0] + 1} of {k}" + (f" (and within {more} more of the {k} rounds)" if more else "")
-    return trend_note(method, rounds[drifted[0]], steady, where=where)
+    return trend_note(method, rounds[drifted[0]], steady, where=where, gpu=gpu)
 
 
-def stability_notes(measurements: dict[str, Any], max_clock_mhz: float | None, steady: bool = False) -> list[Note]:
+def stability_notes(measurements: dict[str, Any], max_clock_mhz: float | None, steady: bool = False,
+                    gpu: bool = True) -> list[Note]:
     """:func:`clock_note` and :func:`trend_note` for every measurement that has samples, and
-    :func:`graph_floor_note` for the graph against the kernel method.
+    :func:`graph_floor_note` for the graph against the kernel method. ``gpu`` False: measured
+    without a GPU (no clock, and no GPU advice, in the notes).
 
     ``steady``: the clock was held until it settled; a settled clock below the maximum is the
     point (the hold's own note says which), so only a drift after it is noted.
@@ -203,7 +216,7 @@ def stability_notes(measurements: dict[str, Any], max_clock_mhz: float | None, s
         if not m.ok:
             continue
         clock = None if steady else clock_note(method, m.sm_clock_mhz, max_clock_mhz)
-        notes += [n for n in (clock, _round_trend(method, m, steady)) if n]
+        notes += [n for n in (clock, _round_trend(method, m, steady, gpu)) if n]
     g, k = measurements.get("graph"), measurements.get("kernel")
     floor = graph_floor_note(g.median_us if g is not None and g.ok else None,
                              k.median_us if k is not None and k.ok else None)

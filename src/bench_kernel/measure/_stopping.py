@@ -4,6 +4,12 @@
 ``precision`` of the median (after ``min_samples`` and ``min_time_s``), or when ``max_time_s`` or
 ``max_samples`` is reached. ``reason`` says which, so a result can say it stopped on time, not on
 precision. With ``read_clock``, each ``add`` also records the SM clock for its samples.
+A sample added as ``left_out`` (a host sample that waited for a CPU) counts towards the bounds but
+not towards the precision: a loaded machine samples on until the bound, and its statistic is that
+of the samples that ran through. With none of those at the bound, sampling goes on up to
+:data:`LEFT_OUT_GRACE` times the bound (at least :data:`LEFT_OUT_GRACE_S`) for one: a round of a
+few ms can fall wholly inside one wait for a CPU (a 7 ms round was refused on a 2-core machine at
+load 10), where a wait that lasts the grace too is the machine's state, not chance.
 
 Resolution. A timer ticks: the profiler's kernel durations on an H200 come in steps of 32 ns, so
 a 1.056 us kernel's samples read 1.024, 1.056 or 1.088 us, and its interval spans a tick on either
@@ -39,6 +45,11 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
 from bench_kernel.records import Samples, median_ci95_ranks
+
+#: With only left-out samples at the time bound, sample on up to this many times the bound ...
+LEFT_OUT_GRACE = 2.0
+#: ... and at least this long (s): a few of the scheduler's time slices (~3 ms each).
+LEFT_OUT_GRACE_S = 0.05
 
 __all__ = ["StoppingRule", "RankTracker", "timer_step_us", "note_step"]
 
@@ -138,9 +149,11 @@ class StoppingRule:
     clock: Callable[[], float] = time.perf_counter
     read_clock: Optional[Callable[[], Optional[float]]] = None
     resolution_us: float = 0.0
-    #: the SM clock (MHz) when each sample was added; empty without ``read_clock``
+    #: the SM clock (MHz) when each sample was added (left out ones too); empty without ``read_clock``
     clocks_mhz: list = field(default_factory=list)
     reason: str | None = None
+    #: samples taken but left out of :attr:`samples` (and so of the precision)
+    left_out: int = 0
 
     def __post_init__(self) -> None:
         if not (self.precision > 0):
@@ -157,9 +170,15 @@ class StoppingRule:
         # one tracker per order statistic: the interval's low and high ranks, and the median
         self._lo, self._hi, self._mid = RankTracker(), RankTracker(), RankTracker()
 
-    def add(self, values_us: Sequence[float]) -> None:
-        """Add per-call samples in microseconds (and the SM clock they ran at, with ``read_clock``)."""
+    def add(self, values_us: Sequence[float], *, left_out: bool = False) -> None:
+        """Add per-call samples in microseconds (and the SM clock they ran at, with ``read_clock``);
+        ``left_out``: taken, but not to be judged (they count towards the bounds only)."""
         new = [float(v) for v in values_us]
+        if left_out:
+            self.left_out += len(new)
+            if self.read_clock is not None:
+                self.clocks_mhz.extend([self.read_clock()] * len(new))
+            return
         self._values += new
         for v in new:
             self._lo.add(v)
@@ -236,9 +255,10 @@ class StoppingRule:
             self.reason = "precision"
         elif ready and self._resolved():
             self.reason = "resolution"
-        elif n >= self.max_samples:
+        elif n + self.left_out >= self.max_samples:
             self.reason = "max_samples"
-        elif elapsed >= self.max_time_s and n >= 1:
+        elif elapsed >= self.max_time_s and (n >= 1 or (
+                self.left_out and elapsed >= max(LEFT_OUT_GRACE * self.max_time_s, LEFT_OUT_GRACE_S))):
             self.reason = "time"
         else:
             return False
@@ -246,7 +266,7 @@ class StoppingRule:
 
     def remaining(self, batch: int) -> int:
         """How many samples to take next: ``batch``, or fewer near ``max_samples``."""
-        return max(1, min(batch, self.max_samples - self.n))
+        return max(1, min(batch, self.max_samples - self.n - self.left_out))
 
     def next_batch(self, batch: int, first: int | None = None) -> int:
         """How many samples to take before the next check: ``first`` (default ``min_samples``) to

@@ -108,7 +108,7 @@ def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | Non
           timeout_s: float | None = Options.timeout_s, steady: bool = Options.steady,
           rounds: int | None = Options.rounds, device_index: int = Options.device_index,
           roofline: bool = Options.roofline, device: str | None = Options.device, counters: bool = Options.counters,
-          options: Options | None = None) -> BenchResult:
+          threads: int | None = Options.threads, options: Options | None = None) -> BenchResult:
     """Time ``fn`` on the GPU (or the host without one) and return a :class:`BenchResult`.
 
     fn: a zero-argument callable, or ``fn(*inputs)`` with ``make_inputs()`` building one fresh
@@ -140,13 +140,15 @@ def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | Non
         roofline as ``result.measured_roofline``; implies ``roofline``. The child rebuilds the case, so
         ``fn`` (and ``make_inputs``) must be importable module-level functions, or ``fn`` a Case loaded
         from a TARGET (``load_target``); otherwise a note says why nothing was counted.
+    threads: torch's intra-op threads while measuring (None: torch's own count); recorded as
+        ``env["cpu_threads"]``.
     options: all of the above at once, as an :class:`~bench_kernel.options.Options` (then leave
         the separate keywords at their defaults).
     Raises MeasurementError when ``fn`` raises; UsageError for bad arguments.
     """
     given = dict(methods=methods, cache=cache, precision=precision, max_time_s=max_time_s, timeout_s=timeout_s,
                  steady=steady, rounds=rounds, device_index=device_index, roofline=roofline, device=device,
-                 counters=counters)
+                 counters=counters, threads=threads)
     if options is None:
         options = Options(**given)
     else:

@@ -27,7 +27,7 @@ from bench_kernel.measure import Case, Expired, TimeLimit, load_target
 from bench_kernel.options import Options
 from bench_kernel.orchestrate._bench import bench_case, run_env
 from bench_kernel.orchestrate._roofline import resolve_device
-from bench_kernel.records import BenchResult, RunInfo, RunOutput
+from bench_kernel.records import BenchResult, RunInfo, RunOutput, params_key, point_label
 from bench_kernel.records import CaseError as RunCaseError
 from bench_kernel.results import Recorder, Store
 
@@ -217,9 +217,13 @@ class CaseRunner:
         except KeyboardInterrupt:
             self.finish("interrupted")
             raise
-        self.outcome.results.append(result)
         if self._recorder is not None:
-            self._recorder.save(result)
+            try:
+                self._recorder.save(result)
+            except BenchKernelError as e:  # not stored is not measured for a run that is its store
+                self.outcome.errors.append(CaseError(case.label, dict(case.params), str(e)))
+                raise
+        self.outcome.results.append(result)
         return result
 
     def run_all(self, cases: Sequence[Case]) -> CasesRun:
@@ -230,6 +234,8 @@ class CaseRunner:
         UsageError and DeviceError end the run at once.
         """
         self.total = len(cases)
+        if self.store is not None:
+            _stored_once(cases)
         self.start()
         for case in cases:
             try:
@@ -256,6 +262,19 @@ class CaseRunner:
             pass
         assert self.on_stuck is not None
         self.on_stuck(self.outcome, limit)
+
+
+def _stored_once(cases: Sequence[Case]) -> None:
+    """UsageError when two cases would be the same stored point (name and params): a store keeps a
+    point once, so the second would be measured and then lost. Checked before anything is measured."""
+    first: dict[tuple[str, str], int] = {}
+    for i, case in enumerate(cases):
+        key = (case.label, params_key(case.params))
+        if key in first:
+            raise UsageError(f"cases {first[key] + 1} and {i + 1} are both {point_label(case.label, case.params)!r}: "
+                             f"a point is stored once, so --save would keep only one; give each case its own "
+                             f"name or params")
+        first[key] = i
 
 
 def _import_torch() -> None:

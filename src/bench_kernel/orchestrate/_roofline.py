@@ -55,7 +55,18 @@ def place(result: BenchResult, spec: Any, work: CaseWork, *, warm_cache: bool = 
     verdict = over_roof(r, spec, dtype_source=work.dtype_source, flops_source=work.flops_source,
                         bytes_source=work.bytes_source, causal=work.causal, estimated=work.estimated,
                         warm_cache=warm_cache)
-    return result.replace(roofline=r, notes=result.notes + ((warning("over-roof", verdict),) if verdict else ()))
+    notes = (warning("over-roof", verdict),) if verdict else ()
+    cpu = timed_on_cpu(result)
+    if cpu is not None:  # --device names a GPU, but this machine timed its CPU
+        notes += (warning("roofline-cpu-times", f"roofline: these are host wall-clock times of this machine's CPU "
+                          f"({cpu}) placed under the {spec.name}'s roofs: how far a CPU run is from the "
+                          f"{spec.name}'s peaks, not how fast the {spec.name} runs it", device=spec.name, timed_on=cpu),)
+    return result.replace(roofline=r, notes=result.notes + notes)
+
+
+def timed_on_cpu(result: BenchResult) -> str | None:
+    """The CPU a result was timed on when no GPU measured it (its env's device), else None."""
+    return str(result.env.get("device") or "the CPU") if result.env.get("backend") == "cpu" else None
 
 
 def plot_results(results: list[BenchResult], path: str) -> list[str]:
@@ -75,6 +86,8 @@ def plot_results(results: list[BenchResult], path: str) -> list[str]:
     placed = [r.roofline for r in results if r.roofline is not None]
     if not placed:
         raise DeviceError("nothing to plot: no result could be placed under a roofline")
+    cpus = sorted({c for r in results if r.roofline is not None and (c := timed_on_cpu(r))})
+    timed_on = ", ".join(cpus) or None
     by_dtype: dict[str, list[Any]] = {}
     for r in placed:
         by_dtype.setdefault(r.dtype, []).append(r)
@@ -84,5 +97,5 @@ def plot_results(results: list[BenchResult], path: str) -> list[str]:
         target = out if len(by_dtype) == 1 else out.with_name(f"{out.stem}-{dtype}{out.suffix}")
         device = points[0].device
         written.append(str(plot_roofline({p.name: p for p in points}, device, dtype, target,
-                                         measured=load_calibration(device))))
+                                         measured=load_calibration(device), timed_on=timed_on)))
     return written

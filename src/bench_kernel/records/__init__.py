@@ -37,6 +37,7 @@ from bench_kernel.records._documents import (
                                              RunOutput,
 )
 from bench_kernel.records._measurement import (
+                                             CPU_WAIT_SHARE,
                                              ROUND_STATISTICS,
                                              ActivityKind,
                                              Cache,
@@ -47,6 +48,7 @@ from bench_kernel.records._measurement import (
                                              Method,
                                              RoundStatistic,
                                              StopReason,
+                                             waited_for_cpu,
 )
 from bench_kernel.records._notes import (
                                              NOTE_KINDS,
@@ -94,7 +96,7 @@ __all__ = [
     "Note", "NoteKind", "NOTE_KINDS", "info", "warning", "notes_from",
     "Samples", "median_ci95_ranks", "MIN_SAMPLES_FOR_CI",
     "Measurement", "KernelStat", "Check", "Method", "MeasuredBy", "Cache", "StopReason", "RoundStatistic",
-    "ROUND_STATISTICS", "ActivityKind",
+    "ROUND_STATISTICS", "ActivityKind", "CPU_WAIT_SHARE", "waited_for_cpu",
     "Roof", "RoofAnalysis", "RooflineResult", "LevelPoint", "ModelCheck", "MeasuredRoofline", "Bound",
     "LaunchSource", "Level", "ROOF_SOURCES",
     "KernelCounters", "JoinedKernel", "CounterReport", "CounterTool", "ADDITIVE", "PROPERTIES", "FLOP_KINDS",

@@ -17,7 +17,7 @@ from bench_kernel.records._notes import Note
 from bench_kernel.records._samples import Samples
 
 __all__ = ["Method", "MeasuredBy", "Cache", "StopReason", "RoundStatistic", "ROUND_STATISTICS",
-           "Measurement", "KernelStat", "Check", "ActivityKind"]
+           "Measurement", "KernelStat", "Check", "ActivityKind", "CPU_WAIT_SHARE", "waited_for_cpu"]
 
 #: The timing methods (DESIGN.md, "Measurement").
 Method = Literal["graph", "events", "kernel", "host"]
@@ -36,6 +36,18 @@ ROUND_STATISTICS: dict[str, RoundStatistic] = {"host": "min"}
 #: A clock reading above this (MHz) is no clock (an infinity in a hand-edited file): refused when
 #: read, as a comparison that weighs clocks must never weigh a wrong one.
 MAX_CLOCK_MHZ = 100_000.0
+#: A host sample whose threads waited for a CPU (run-queue wait, summed over threads) for more than
+#: this share of its wall time timed the scheduler, not the callable: it is left out of the
+#: statistics. Measured on a 2-core machine (benchmarks/results/busy-cpu.md): a sample's wait share
+#: is either ~0 (the sample ran through) or near and above 100% (preempted for a time slice), so the
+#: cut is not a fine line; 5% is the share a quiet machine's wake-ups of torch's threads stay under.
+CPU_WAIT_SHARE = 0.05
+
+
+def waited_for_cpu(sample_us: float, wait_us: float) -> bool:
+    """True when a sample of ``sample_us`` per call waited ``wait_us`` per call for a CPU beyond
+    :data:`CPU_WAIT_SHARE` (a NaN sample is never judged: a comparison must see and refuse it)."""
+    return wait_us > CPU_WAIT_SHARE * sample_us
 
 
 class Measurement(Record, frozen=True, dict=True):
@@ -47,6 +59,11 @@ class Measurement(Record, frozen=True, dict=True):
     Rounds: a measurement made in K rounds holds every round's samples, in order, and
     ``round_sizes`` says how many each round took; its median is the median of the round medians.
     ``round_sizes`` empty means one round.
+
+    A CPU that was not there: host samples carry the run-queue wait of their threads
+    (``cpu_wait_us``); a sample that waited beyond :data:`CPU_WAIT_SHARE` of its time stays in
+    ``samples_us`` but is left out of every statistic (``disturbed`` counts them), so a loaded
+    machine's number is that of the samples that ran through.
     """
 
     method: Annotated[MeasuredBy, doc("`graph`, `events`, `kernel` or `host`")]
@@ -58,12 +75,13 @@ class Measurement(Record, frozen=True, dict=True):
     notes: Annotated[tuple[Note, ...], doc("what to know or distrust about this method's samples")] = ()
     error: Annotated[str | None, doc("why the method could not measure (a capture that failed, ...)")] = None
     sm_clock_mhz: Annotated[tuple[Annotated[float, Meta(ge=0, le=MAX_CLOCK_MHZ)] | None, ...], doc("the SM clock (NVML) when each sample was taken, aligned with `samples_us`; empty where unreadable")] = ()
-    round_sizes: Annotated[tuple[int, ...], doc("samples per round, in order, summing to `n`; empty: one round")] = ()
-    cpu_wait_us: Annotated[tuple[float, ...], doc("host method: this process's threads' run-queue wait (waiting for a CPU) during each sample, per call; empty where not read")] = ()
-    cpu_us: Annotated[tuple[float, ...], doc("host method: the process's CPU time during each sample, per call; empty where not read")] = ()
+    round_sizes: Annotated[tuple[int, ...], doc("samples per round, in order, summing to the length of `samples_us`; empty: one round")] = ()
+    cpu_wait_us: Annotated[tuple[float, ...], doc("host method: this process's threads' run-queue wait (waiting for a CPU), summed over its threads, during each sample, per call, aligned with `samples_us`; empty where not read (then no sample is left out)")] = ()
+    cpu_us: Annotated[tuple[float, ...], doc("host method: the process's CPU time (all threads) during each sample, per call, aligned with `samples_us`; empty where not read")] = ()
     # Derived (recomputed from the samples whenever the record is made or read):
     ok: Annotated[bool, doc("derived: it measured (no `error`, at least one sample)")] = False
-    n: Annotated[int, doc("derived: number of samples")] = 0
+    n: Annotated[int, doc("derived: number of samples the statistics are of (those that did not wait for a CPU)")] = 0
+    disturbed: Annotated[int, doc("derived: host samples left out of the statistics because their threads waited for a CPU more than 5% of their wall time (`cpu_wait_us`)")] = 0
     rounds: Annotated[int, doc("derived: rounds the samples come from (0 when nothing was measured)")] = 0
     median_us: Annotated[float | None, doc("derived: median per call; with several rounds, the median of the round medians")] = None
     iqr_us: Annotated[float | None, doc("derived: interquartile range of the per-call samples")] = None
@@ -80,13 +98,19 @@ class Measurement(Record, frozen=True, dict=True):
         sizes = self.round_sizes
         if sizes and (sum(sizes) != len(values) or min(sizes) < 1):
             raise ValueError(f"round_sizes {list(sizes)} must be positive and sum to the {len(values)} samples")
-        s = Samples(values)
-        parts = self._split(s)
+        for name in ("cpu_wait_us", "cpu_us"):
+            if getattr(self, name) and len(getattr(self, name)) != len(values):
+                raise ValueError(f"{name} holds {len(getattr(self, name))} values for {len(values)} samples: "
+                                 f"it must be empty or one per sample")
+        waits = self.cpu_wait_us
+        keep = [not waited_for_cpu(v, w) for v, w in zip(values, waits)] if waits else [True] * len(values)
+        s = Samples(tuple(v for v, k in zip(values, keep) if k))
+        parts = self._split(values, keep)
         medians = tuple(p.median_us for p in parts)
         joined = Samples(medians) if len(sizes) >= 2 else s
         statistic = ROUND_STATISTICS.get(self.method, "median")
         lo, hi = joined.ci95_us
-        derive(self, samples_us=values, ok=self.error is None and s.n > 0, n=s.n,
+        derive(self, samples_us=values, ok=self.error is None and s.n > 0, n=s.n, disturbed=len(values) - s.n,
                rounds=len(sizes) if sizes else int(s.n > 0),
                median_us=finite(joined.median_us), iqr_us=finite(s.iqr_us),
                ci95_us=(finite(lo), finite(hi)) if s.n else None,
@@ -96,24 +120,26 @@ class Measurement(Record, frozen=True, dict=True):
         self.__dict__["_samples"] = s
         self.__dict__["_parts"] = parts
 
-    def _split(self, s: Samples) -> tuple[Samples, ...]:
-        if not self.round_sizes:
-            return (s,) if s.n else ()
+    def _split(self, values: tuple[float, ...], keep: list[bool]) -> tuple[Samples, ...]:
+        """Each round's kept samples (a round whose every sample waited is empty: its median is
+        NaN, which a comparison refuses, where its disturbed samples would read 100x slow)."""
+        sizes = self.round_sizes or ((len(values),) if values else ())
         out, start = [], 0
-        for k in self.round_sizes:
-            out.append(Samples(s.values_us[start:start + k]))
+        for k in sizes:
+            out.append(Samples(tuple(v for v, ok in zip(values[start:start + k], keep[start:start + k]) if ok)))
             start += k
         return tuple(out)
 
     @property
     def samples(self) -> Samples:
-        """The samples with their statistics (microseconds per call)."""
+        """The samples the statistics are of, with their statistics (microseconds per call): every
+        sample but those that waited for a CPU (``disturbed``)."""
         samples: Samples = self.__dict__["_samples"]
         return samples
 
     @property
     def round_samples(self) -> tuple[Samples, ...]:
-        """Each round's samples, in order."""
+        """Each round's samples (those the statistics are of), in order."""
         parts: tuple[Samples, ...] = self.__dict__["_parts"]
         return parts
 

@@ -20,11 +20,30 @@ RESULT_SCHEMA_VERSION = 2
 PRIMARY_ORDER = ("graph", "kernel", "events", "host")
 
 
+#: Param values JSON holds as they are.
+_LABELS = (str, int, float, bool, type(None))
+
+
+def _label(v: Any) -> Any:
+    """A param value as plain JSON: a list or dict of labels as it is, a numpy scalar as its number,
+    anything else as its text."""
+    try:
+        return msgspec.to_builtins(v, enc_hook=_text)
+    except (TypeError, ValueError, OverflowError):
+        return str(v)
+
+
+def _text(o: Any) -> Any:
+    if hasattr(o, "item") and hasattr(o, "dtype") and getattr(o, "ndim", 0) == 0:
+        return o.item()
+    return str(o)
+
+
 class BenchResult(Record, frozen=True):
     """Everything measured about one callable."""
 
     name: Annotated[str, doc("the case's name")]
-    params: Annotated[dict[str, Any], doc("the case's parameters (shape axes, dtype, ...), as given")] = {}
+    params: Annotated[dict[str, Any], doc("the case's parameters (shape axes, dtype, ...), as given; a value JSON cannot hold (a torch.dtype, an object) as its text")] = {}
     measurements: Annotated[dict[str, Measurement], doc("by method name: one per method asked for")] = {}
     kernels: Annotated[tuple[KernelStat, ...], doc("per-kernel breakdown of one call (the kernel method); empty without it")] = ()
     env: Annotated[dict[str, Any], doc("the machine: `device`, `backend` (`cuda`, `hip`, `cpu`), `python`, `platform`, `git_commit`, `torch`, `triton`, `cpu_threads`; on a GPU also `device_index`, `sm_count`, `l2_bytes`, `memory_bytes`, `compute_capability`, `cuda`, `hip`, `driver`, NVML's `state_before`/`state_after` (`sm_clock_mhz`, `mem_clock_mhz`, `max_sm_clock_mhz`, `temperature_c`, `power_w`, `throttle_reasons`), `smi`, `device_warmup` (what was done to bring the GPU to its working clock for this result or run: `action` `held`/`skipped`, `why`, `held_s`, `settled`, `sm_clock_before_mhz`, `sm_clock_after_mhz`, `windows`), `profiler_start_s` (seconds spent opening the process's first profiler session), `counting_s` (seconds counting work after timing); with rounds in a sweep, `rounds`")] = {}
@@ -48,6 +67,10 @@ class BenchResult(Record, frozen=True):
     achieved_tbps: Annotated[float | None, doc("derived: `bytes` over `time_us`")] = None
 
     def __post_init__(self) -> None:
+        if any(not isinstance(v, _LABELS) for v in self.params.values()):
+            # Params are labels: the store keeps (and matches points by) the text of a value JSON
+            # cannot hold, and CSV prints it; --json must say the same, not fail on the object.
+            derive(self, params={k: v if isinstance(v, _LABELS) else _label(v) for k, v in self.params.items()})
         # A method that measured speaks even when its samples are damaged (NaN): its time is then
         # null, and a comparison names the damage instead of skipping the point.
         medians = {k: m.median_us for k, m in self.measurements.items() if m.ok}

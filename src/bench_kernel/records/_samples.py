@@ -10,9 +10,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["Samples", "median_ci95_ranks"]
 
@@ -42,6 +43,10 @@ class Samples:
 
     @cached_property
     def _sorted(self) -> np.ndarray:
+        # numpy is imported when a statistic is first asked for, not with the records: every command
+        # module imports them, and shell completion imports every command module it completes
+        import numpy as np
+
         return np.sort(np.asarray(self.values_us, dtype=np.float64))
 
     @property
@@ -50,6 +55,8 @@ class Samples:
 
     @cached_property
     def median_us(self) -> float:
+        import numpy as np
+
         return float(np.median(self._sorted)) if self.n else math.nan
 
     @cached_property
@@ -68,6 +75,8 @@ class Samples:
     def iqr_us(self) -> float:
         if not self.n:
             return math.nan
+        import numpy as np
+
         q1, q3 = np.percentile(self._sorted, [25, 75])
         return float(q3 - q1)
 

@@ -105,15 +105,23 @@ def comparison_table(rc: ResultsComparison) -> Table:
                              if c.clock_limited else c.note if c.verdict == "unknown" else None)})
     n = rc.counts()
     limited = f" ({len(rc.clock_limited)} of them marked (clock))" if rc.clock_limited else ""
-    notes = [f"A = {rc.a_label}, B = {rc.b_label}: {n['faster']} faster, {n['slower']} slower, "
-             f"{n['same']} same, {n['unknown']} unknown, {n['unmatched']} unmatched{limited}"]
-    notes += noise_notes(rc)
-    notes += _clock_notes(rc, lambda r: " ".join(x for x in (r.provider if not cross else f"{r.provider} -> "
-                                                                f"{r.b_provider}", params_text(r.params)) if x))
+    notes = []
+    empty = None
+    if rows:
+        notes.append(f"A = {rc.a_label}, B = {rc.b_label}: {n['faster']} faster, {n['slower']} slower, "
+                     f"{n['same']} same, {n['unknown']} unknown, {n['unmatched']} unmatched{limited}")
+        notes += noise_notes(rc)  # how the rows were judged: nothing to say without rows
+        notes += _clock_notes(rc, lambda r: " ".join(x for x in (r.provider if not cross else f"{r.provider} -> "
+                                                                    f"{r.b_provider}", params_text(r.params)) if x))
+    else:
+        empty = (f"nothing compared: no point of A ({rc.a_label}) matches one of B ({rc.b_label}) by name and "
+                 f"params ({n['unmatched']} unmatched, each below)")
     # One note per (provider, reason), listing its points: a provider unsupported everywhere is one line.
     grouped: dict[tuple[str, str], list[str]] = {}
     for u in rc.unmatched:
         grouped.setdefault((u.provider, u.reason), []).append(params_text(u.params))
     for (provider, reason), where in grouped.items():
-        notes.append(f"not compared: {provider} at {'; '.join(where)}: {reason}")
-    return Table(cols, rows, title=f"compare {rc.a_label} (A) -> {rc.b_label} (B)", notes=notes, sheet="comparison")
+        at = f" at {'; '.join(where)}" if any(where) else ""
+        notes.append(f"not compared: {provider}{at}: {reason}")
+    return Table(cols, rows, title=f"compare {rc.a_label} (A) -> {rc.b_label} (B)", notes=notes, sheet="comparison",
+                 empty=empty)

@@ -55,6 +55,9 @@ def html_table(table: Table, *, cells: Mapping[str, Callable[[Mapping[str, Any]]
     cells: column key -> custom cell content (a share with its bar).
     """
     cells = cells or {}
+    if not table.rows and table.empty:  # a sentence, not headers over nothing
+        said = f"{table.title}: {table.empty}" if caption and table.title else table.empty
+        return _with_notes(el("p", None, said), table)
     columns = table.view("display")
     numeric = {c.key: c.hint not in ("text", "verdict") and c.justify != "left" for c in columns}
     heads = []
@@ -82,7 +85,12 @@ def html_table(table: Table, *, cells: Mapping[str, Callable[[Mapping[str, Any]]
         rows.append(el("tr", None, *tds))
     parts = [el("caption", None, table.title) if caption and table.title else None,
              el("thead", None, el("tr", None, *heads)), el("tbody", None, *rows)]
-    out = el("div", {"class": "table-wrap"}, el("table", {"class": "sortable" if sortable else None}, *parts))
+    return _with_notes(el("div", {"class": "table-wrap"}, el("table", {"class": "sortable" if sortable else None},
+                                                           *parts)), table)
+
+
+def _with_notes(out: Markup, table: Table) -> Markup:
+    """``out`` followed by the table's notes, if any."""
     if table.notes or table.info:
         out = Markup(out + el("ul", {"class": "muted"}, *(el("li", None, n) for n in table.notes),
                               *(el("li", {"class": "info"}, "info: ", n) for n in table.info)))

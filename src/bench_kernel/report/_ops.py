@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench_kernel.report._table import Column, Table
+from bench_kernel.units import format_duration_us as _us
 
 __all__ = ["ops_table", "ops_tables"]
 
@@ -43,11 +44,11 @@ def ops_table(report: Any, top: int | None = None) -> Table:
             notes.append(f"{ops[0]}: {n}")
     if len(rows) < len(report.rows):
         rest = report.rows[len(rows):]
-        notes.append(f"{len(rows)} of {len(report.rows)} rows shown; the rest: {sum(r.kernel_us for r in rest):.1f} us")
+        notes.append(f"{len(rows)} of {len(report.rows)} rows shown; the rest: {_us(sum(r.kernel_us for r in rest))}")
     device = f" on {report.device}" if report.device else ""
     what = "host time of CPU ops" if host else "of kernels"
     title = (f"{report.trace.rsplit('/', 1)[-1]}: {len(report.rows)} {'ops' if report.by == 'op' else 'op shapes'}, "
-             f"{report.total_kernel_us:.1f} us {what}{device}, {report.counted_share:.1%} of it counted")
+             f"{_us(report.total_kernel_us)} {what}{device}, {report.counted_share:.1%} of it counted")
     if any(r.estimate for r in rows):
         notes.append("Basis ~: the count rests on an estimate the row's notes name")
     return Table(cols, [r.to_dict() | {"basis": _basis(r)} for r in rows], title=title, notes=notes, sheet="ops")

@@ -123,6 +123,7 @@ def _input_notes(inp: ResultsInput) -> tuple[list[str], list[str]]:
     untimed: dict[tuple[str, str, str], list[str]] = {}
     by_note: dict[Any, list[str]] = {}
     held_s: list[float] = []
+    clocked = False
     for p in inp.points:
         why = p.error or ""
         if p.status != "ok":
@@ -130,6 +131,7 @@ def _input_notes(inp: ResultsInput) -> tuple[list[str], list[str]]:
         for n in p.result.notes:
             if n.code == "steady-held" and "held_s" in n.data:  # summed up in one line below
                 held_s.append(float(n.data["held_s"]))
+                clocked = clocked or bool(n.data.get("sm_clock_mhz"))
             elif n.text != why:
                 by_note.setdefault(n, []).append(p.label)
     per_provider = {name: sum(1 for p in inp.points if p.provider == name) for name, _, _ in untimed}
@@ -140,8 +142,8 @@ def _input_notes(inp: ResultsInput) -> tuple[list[str], list[str]]:
     total = len(inp.points)
     if held_s:
         info.append(f"measured with --steady: {len(held_s)} of {total} cases held the load "
-                    f"{min(held_s):.1f}-{max(held_s):.1f} s until time and SM clock settled; their times are the "
-                    f"sustained (possibly power-capped) ones")
+                    f"{min(held_s):.1f}-{max(held_s):.1f} s until " + ("time and SM clock settled; their times are "
+                    "the sustained (possibly power-capped) ones" if clocked else "the per-call time settled"))
     for n, labels in by_note.items():
         (info if n.kind == "info" else notes).append(f"{_named(labels, total)}: {n.text}")
     return notes, info
@@ -179,9 +181,11 @@ def summary_section(inputs: Sequence[ResultsInput | TraceInput]) -> Markup:
     if notes:
         parts.append(el("div", {"class": "notes", "role": "note"}, el("h3", None, "What to distrust"),
                         el("ul", None, *(el("li", None, n) for n in notes))))
-    else:
+    elif any(isinstance(i, ResultsInput) for i in inputs):
         parts.append(el("p", {"class": "muted"}, "Nothing to distrust: every method reached its precision and "
                                                  "nothing was flagged."))
+    else:  # traces alone: no method was timed, so none reached (or missed) a precision
+        parts.append(el("p", {"class": "muted"}, "Nothing to distrust: the trace's analyses flagged nothing."))
     if info:
         parts.append(el("div", {"class": "info-notes"}, el("h3", None, "How it was measured"),
                         el("ul", None, *(el("li", None, n) for n in info))))

@@ -64,6 +64,9 @@ class Table:
     info: list[str] = field(default_factory=list)
     #: a short name for the table where a long title does not fit (an xlsx sheet: 31 characters)
     sheet: str | None = None
+    #: what a reader is told instead of headers over no rows ("no kernel changed"); CSV and xlsx
+    #: keep their header row, which a program reads as "no rows"
+    empty: str | None = None
 
     def view(self, which: str) -> list[Column]:
         """The columns of the ``display`` or the ``raw`` formats."""
@@ -149,16 +152,24 @@ def to_markdown(table: Table) -> str:
     lines = []
     if table.title:
         lines += [f"### {printable(table.title)}", ""]
+    if not table.rows and table.empty:
+        lines.append(printable(table.empty))
+        lines += _md_notes(table)
+        return "\n".join(lines) + "\n"
     columns = table.view("display")
     lines.append("| " + " | ".join(_md_escape(c.header) for c in columns) + " |")
     lines.append("|" + "|".join("---" if c.hint in ("text", "verdict") else "---:" for c in columns) + "|")
     for cells in _cells(table):
         lines.append("| " + " | ".join(_md_escape(x) for x in cells) + " |")
-    if table.notes or table.info:
-        lines.append("")
-        lines += [f"- {printable(n)}" for n in table.notes]
-        lines += [f"- info: {printable(n)}" for n in table.info]
+    lines += _md_notes(table)
     return "\n".join(lines) + "\n"
+
+
+def _md_notes(table: Table) -> list[str]:
+    if not (table.notes or table.info):
+        return []
+    return ([""] + [f"- {printable(n)}" for n in table.notes]
+            + [f"- info: {printable(n)}" for n in table.info])
 
 
 def render_rich(table: Table, console: Any) -> None:
@@ -170,6 +181,11 @@ def render_rich(table: Table, console: Any) -> None:
     from rich.table import Table as RichTable
     from rich.text import Text
 
+    if not table.rows and table.empty:  # one line, not headers over nothing
+        said = f"{table.title}: {table.empty}" if table.title else table.empty
+        console.print(Text(printable(said)), highlight=False, soft_wrap=True)
+        _rich_notes(table, console)
+        return
     title = Text(printable(table.title)) if table.title else None
     rt = RichTable(title=title, title_justify="left", header_style="bold")
     columns = table.view("display")
@@ -182,6 +198,12 @@ def render_rich(table: Table, console: Any) -> None:
     for cells in _cells(table):
         rt.add_row(*(Text(x, style=verdict_style(x) if c.hint == "verdict" else "") for c, x in zip(columns, cells)))
     console.print(rt)
+    _rich_notes(table, console)
+
+
+def _rich_notes(table: Table, console: Any) -> None:
+    from rich.text import Text
+
     for n in table.notes:
         console.print(Text.assemble(("note:", "dim"), " ", printable(n)), highlight=False)
     for n in table.info:

@@ -37,14 +37,14 @@ def inventory_tables(inv: Any, name: str, *, load_notes: Sequence[str] = ()) -> 
     per = f" per step over {inv.steps} steps" if inv.per_step else ""
     notes = []
     if inv.rest_us:
-        notes.append(f"{len(rows)} of the groups shown; the rest: {inv.rest_count:g} kernels, {inv.rest_us:.1f} us")
+        notes.append(f"{len(rows)} of the groups shown; the rest: {inv.rest_count:g} kernels, {_us(inv.rest_us)}")
     if inv.per_step and inv.outside_steps_count:
-        notes.append(f"{inv.outside_steps_count} kernels ({inv.outside_steps_us:.1f} us) launched outside every "
+        notes.append(f"{inv.outside_steps_count} kernels ({_us(inv.outside_steps_us)}) launched outside every "
                      f"step are left out")
     if inv.memory_ops:
         notes.append("memcpy/memset are not kernels: listed separately, not in the kernel total")
     notes += list(load_notes)
-    title = f"{name}: {inv.kernel_count:g} kernels, {inv.total_kernel_us:.1f} us{per}"
+    title = f"{name}: {inv.kernel_count:g} kernels, {_us(inv.total_kernel_us)}{per}"
     tables = [Table(_inventory_columns(inv.per_step), rows, title=title, notes=notes, sheet="kernels")]
     if inv.memory_ops:
         tables.append(Table([Column("name", "Memory operation"), Column("count", "Count", "int"),
@@ -96,8 +96,8 @@ def layers_table(rep: Any, name: str, *, step: str | None = None, load_notes: Se
     """A ``LayerReport``: the repeating per-layer kernel sequence with per-position statistics."""
     where = f" of {step} steps" if step else ""
     title = (f"{name}{where}: period {rep.period} kernels x {rep.layer_count} layers "
-             f"(anchor {rep.anchor}, {rep.anchor_offset} before it); layer {rep.layer_total_us:.1f} us, "
-             f"all layers {rep.total_us:.1f} us")
+             f"(anchor {rep.anchor}, {rep.anchor_offset} before it); layer {_us(rep.layer_total_us)}, "
+             f"all layers {_us(rep.total_us)}")
     notes = [f"left out {x.count}: {x.reason}" for x in rep.left_out] + list(load_notes)
     if rep.anchor_per_unit > 1:
         notes.insert(0, f"the anchor runs {rep.anchor_per_unit} times per unit: the period spans {rep.anchor_per_unit} "

@@ -54,6 +54,7 @@ from bench_kernel.errors import InputError, UsageError
 from bench_kernel.records import Measurement, Samples
 from bench_kernel.results._clocks import median_clock_mhz
 from bench_kernel.results._noise import CONFIDENCE, Noise, noise_from_rounds, round_test
+from bench_kernel.units import format_duration_us
 
 __all__ = ["Comparison", "check_threshold", "compare", "samples_problem", "clock_explains", "DEFAULT_THRESHOLD",
            "VERDICTS", "UNKNOWN_NOTE"]
@@ -137,7 +138,7 @@ class Comparison:
         clock = f", the slower side at a lower SM clock: {self.clock_text}" if self.clock_limited else ""
         ci = ("no interval" if self.noise is None else
               f"{self.confidence:.0%} CI {self.ci_low:.3f}-{self.ci_high:.3f}")
-        return (f"{self.verdict}: B {self.b_us:.4g} us vs A {self.a_us:.4g} us, "
+        return (f"{self.verdict}: B {format_duration_us(self.b_us)} vs A {format_duration_us(self.a_us)}, "
                 f"ratio {self.ratio:.3f} ({ci}; {self.noise_text}; threshold {self.threshold:.0%}){clock}"
                 + (f"; {self.note}" if self.note else ""))
 

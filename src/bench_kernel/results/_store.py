@@ -44,6 +44,8 @@ DEFAULT_TIMEOUT_S = 10.0
 #: Environment variable overriding that wait (seconds).
 TIMEOUT_ENV = "BENCH_KERNEL_DB_TIMEOUT"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+#: SQLite's largest integer (64-bit signed): a Python int beyond it is an OverflowError when bound.
+SQL_INT_MAX = 2**63 - 1
 #: A crashing point is claimed at most this often (the first try plus one resume) before it is
 #: recorded as an error instead of being run again.
 MAX_ATTEMPTS = 2
@@ -189,6 +191,8 @@ class Store:
     def runs(self, limit: int | None = None) -> list[RunInfo]:
         """Stored runs, newest first."""
         sql = f"SELECT {self._RUN_COLS} FROM runs ORDER BY id DESC"
+        # SQLite's integers are 64-bit: a limit beyond them is "all", not an OverflowError
+        limit = min(limit, SQL_INT_MAX) if limit else limit
         rows = self._read(sql + (" LIMIT ?" if limit else ""), (limit,) if limit else ())
         return [self._run_from_row(r) for r in rows]
 
@@ -198,6 +202,8 @@ class Store:
         m = re.fullmatch(r"latest(?:~(\d+))?", text)
         if m:
             back = int(m.group(1) or 0)
+            if back > SQL_INT_MAX:  # no store holds that many runs; SQLite would raise OverflowError
+                back = SQL_INT_MAX
             rows = self._read(f"SELECT {self._RUN_COLS} FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?", (back,))
             if not rows:
                 count = self._read("SELECT COUNT(*) FROM runs")[0][0]
@@ -205,7 +211,9 @@ class Store:
             return self._run_from_row(rows[0])
         if not text.isdigit():
             raise StoreError(f"run {text!r} is not a run id: give a number, 'latest' or 'latest~N'")
-        rows = self._read(f"SELECT {self._RUN_COLS} FROM runs WHERE id = ?", (int(text),))
+        # an id past SQLite's 64-bit integers names no run (asking would raise OverflowError)
+        rows = self._read(f"SELECT {self._RUN_COLS} FROM runs WHERE id = ?", (int(text),)) \
+            if int(text) <= SQL_INT_MAX else []
         if not rows:
             span = self._read("SELECT MIN(id), MAX(id), COUNT(*) FROM runs")[0]
             held = f"runs {span[0]}..{span[1]}" if span[2] else "no runs"

@@ -46,8 +46,11 @@ def _roof_line(ax: Any, roof: Roof, xs: list[float], style: str, color: str) -> 
 
 
 def build_figure(points: Iterable[RooflineResult] | Mapping[str, RooflineResult],
-                 device: str | DeviceSpec, dtype: str, measured: Calibration | None = None) -> Any:
-    """The roofline as a matplotlib ``Figure`` (what :func:`plot_roofline` saves)."""
+                 device: str | DeviceSpec, dtype: str, measured: Calibration | None = None,
+                 timed_on: str | None = None) -> Any:
+    """The roofline as a matplotlib ``Figure`` (what :func:`plot_roofline` saves). ``timed_on``:
+    what the times were measured on when it is not ``device`` (host times of a CPU placed under a
+    GPU's roofs): the title says so."""
     try:
         from matplotlib.figure import Figure
     except ImportError:
@@ -89,7 +92,8 @@ def build_figure(points: Iterable[RooflineResult] | Mapping[str, RooflineResult]
     ax.set_ylim(min(ys_known) / 3, max(r.peak_tflops for r in roofs) * 3)
     ax.set_xlabel("Arithmetic intensity (FLOP/byte)")
     ax.set_ylabel(f"Performance ({dt}, TFLOP/s)")
-    ax.set_title(f"Roofline: {spec.name}, {dt} (dense peaks); % = share of the spec roof")
+    ax.set_title(f"Roofline: {spec.name}, {dt} (dense peaks); % = share of the spec roof"
+                 + (f"\ntimes measured on {timed_on} (host wall clock), not on the {spec.name}" if timed_on else ""))
     ax.grid(True, which="both", linewidth=0.3, alpha=0.5)
     ax.legend(loc="upper left", fontsize=8)  # above the memory roof: empty unless a case beats it
     if hidden:
@@ -99,15 +103,16 @@ def build_figure(points: Iterable[RooflineResult] | Mapping[str, RooflineResult]
 
 def plot_roofline(points: Iterable[RooflineResult] | Mapping[str, RooflineResult],
                   device: str | DeviceSpec, dtype: str, path: str | Path,
-                  measured: Calibration | None = None) -> Path:
+                  measured: Calibration | None = None, timed_on: str | None = None) -> Path:
     """Save the roofline of ``points`` on ``device`` for ``dtype`` to ``path`` (.png or .svg).
 
     ``points`` are :class:`RooflineResult` s (labelled by their ``name``) or a mapping label ->
     result; each is drawn at (arithmetic intensity, achieved TFLOP/s) and coloured by its bound
-    against the spec roof. ``measured`` adds the calibrated roof (solid). Returns the path written.
+    against the spec roof. ``measured`` adds the calibrated roof (solid); ``timed_on`` labels times
+    measured elsewhere than ``device`` (see :func:`build_figure`). Returns the path written.
     """
     out = plot_path(path)
-    fig = build_figure(points, device, dtype, measured)
+    fig = build_figure(points, device, dtype, measured, timed_on)
     from matplotlib import rc_context
 
     out.parent.mkdir(parents=True, exist_ok=True)

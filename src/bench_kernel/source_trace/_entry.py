@@ -70,7 +70,7 @@ def document_trace(path: str | Path, *, kernel: str | None = None, step: int | N
     ``kernel``: a regex over kernel names (raw or short); ``step``: the 0-based step (ProfilerStep
     or engine annotation); ``module``: only kernels under this ``nn.Module`` class or instance.
     One site per distinct (kernel, call site); its count is launches per step (or per step spanned,
-    without ``step``). ``top``/``flow``/``link_style``/``torch_ref``: see ``build``. Raises
+    without ``step``), and with ``module`` per call of that module. ``top``/``flow``/``link_style``/``torch_ref``: see ``build``. Raises
     TraceError when the kernels carry no Python stack.
     """
     from bench_kernel.trace import find_steps, kernel_steps, load_trace
@@ -106,11 +106,18 @@ def document_trace(path: str | Path, *, kernel: str | None = None, step: int | N
                              "run 'bench-kernel attribute GRAPH_TRACE --capture TRACE' to recover them from a capture trace")
         raise TraceError(f"{path}: no Python stacks around the selected kernels' launches "
                          "(record the trace with torch.profiler.profile(with_stack=True))")
-    # counts are per step: one step when --step picked it, else the steps the launches span
-    n_calls = 1
-    if step is None and ks is not None:
-        n_calls = max(len({int(ks[r.index]) for r in records} - {-1}), 1)
-    launches = [Launch(r, int(ks[r.index]) if ks is not None else 0) for r in records]
+    calls = _module_calls(trace, records, module) if module is not None else None
+    if calls is not None:
+        # counts are per call of the module: a step may call it several times (two layers of one class,
+        # a generate loop), and per step would say 34 kernels where one call runs 17
+        n_calls = max(len(set(calls)), 1)
+        launches = [Launch(r, c) for r, c in zip(records, calls)]
+    else:
+        # counts are per step: one step when --step picked it, else the steps the launches span
+        n_calls = 1
+        if step is None and ks is not None:
+            n_calls = max(len({int(ks[r.index]) for r in records} - {-1}), 1)
+        launches = [Launch(r, int(ks[r.index]) if ks is not None else 0) for r in records]
     root_p, doc_dir = _paths(root, doc_path)
     notes = []
     if any(r.graph_launched for r in records):
@@ -119,6 +126,28 @@ def document_trace(path: str | Path, *, kernel: str | None = None, step: int | N
                  device=trace.device_name, backend=trace.backend, keep_all_frames=keep_all_frames, notes=notes,
                  top=top, flow=flow, link_style=link_style, torch_ref=torch_ref,
                  selection=_selection(kernel, module, top))
+
+
+def _module_calls(trace: Any, records: list[Any], module: str) -> list[int] | None:
+    """For each record, which call of ``module`` it ran under: the ordinal (in time order) of the
+    outermost ``nn.Module`` event of that class or instance around its launch. None when a launch
+    is not linked to such an event (then counts stay per step, as without ``--module``)."""
+    from bench_kernel.trace import MODULE_PREFIX
+
+    ids: list[int] = []
+    for r in records:
+        row = next((k for k in trace.module_chain(r.index)
+                    if _is_module(trace.names[trace.python.name[k]][len(MODULE_PREFIX):].strip(), module)), None)
+        if row is None:
+            return None
+        ids.append(row)
+    order = {k: n for n, k in enumerate(sorted(set(ids), key=lambda k: float(trace.python.start_us[k])))}
+    return [order[i] for i in ids]
+
+
+def _is_module(text: str, name: str) -> bool:
+    """The marker ``LlamaAttention_3`` is an instance of ``LlamaAttention`` and is ``LlamaAttention_3``."""
+    return name in (text, re.sub(r"_\d+$", "", text))
 
 
 def _subject(records: list[Any], kernel: str | None, module: str | None, step: int | None) -> str:
@@ -165,14 +194,15 @@ def _input_labels(fn: Callable[..., Any], inputs: Any) -> tuple[tuple[str, str],
     return tuple((names[i] if i < len(names) else f"arg{i}", _describe(a)) for i, a in enumerate(args))
 
 
-def check_call(*, kernel: str | None = None, link_style: str = "path") -> Any:
+def check_call(*, kernel: str | None = None, link_style: str = "path", gpu: bool = True) -> Any:
     """What :func:`document_call` needs before anything runs, checked in the order the CLI promises:
     the options (UsageError, exit 2: wrong on any machine), then a GPU (DeviceError, exit 1: the
-    command is right, this machine is not). ``source-trace TARGET`` calls it before it imports the
-    target, so neither answer waits for a model to load. Returns ``torch``."""
+    command is right, this machine is not). ``gpu=False``: the options only -- ``source-trace
+    TARGET`` checks them before it imports the target, then picks the target's case (``--case``:
+    wrong on any machine too), and only then asks for a GPU. Returns ``torch`` (None without ``gpu``)."""
     check_link_style(link_style)
     _kernel_rx(kernel)
-    return require_gpu("source-trace of a callable", "use --trace for a recorded trace")
+    return require_gpu("source-trace of a callable", "use --trace for a recorded trace") if gpu else None
 
 
 def document_call(fn: Callable[..., Any], *, make_inputs: Callable[[], Any] | None = None,

@@ -30,6 +30,7 @@ from bench_kernel.errors import TraceError
 from bench_kernel.trace._attribute import attribute, lcs_pairs
 from bench_kernel.trace._tables import LAUNCH_KINDS
 from bench_kernel.trace._trace import Trace
+from bench_kernel.units import format_duration_us
 
 __all__ = ["Call", "Placement", "place_kernels", "REASONS"]
 
@@ -168,8 +169,8 @@ def _match_sequence(trace: Trace, early: np.ndarray, ko: np.ndarray,
         return []
     us = float(trace.kernels.dur_us[early].sum())
     matched_us = float(sum(trace.kernels.dur_us[early[i]] for i, _ in pairs))
-    notes.append(f"{len(early)} kernels ({us:.1f} us) ran with no launch in the trace: their correlation ids precede "
+    notes.append(f"{len(early)} kernels ({format_duration_us(us)}) ran with no launch in the trace: their correlation ids precede "
                  f"every recorded launch (launched before the profiler recorded host events, the GPU running behind "
-                 f"the CPU). {len(pairs)} of them ({matched_us:.1f} us) match a later run of the same kernels by name "
+                 f"the CPU). {len(pairs)} of them ({format_duration_us(matched_us)}) match a later run of the same kernels by name "
                  f"sequence and are counted with that run's ops' shapes (an estimate)")
     return [(int(early[i]), int(ko[ref[j]]), int(ref[j])) for i, j in pairs]

@@ -20,7 +20,8 @@ first test only.
 The same proof finds the events array itself: a ``"traceEvents": [`` is the document's own key only
 if the text before it, closed by ``[]}``, is a valid object. A ``traceEvents`` nested in metadata
 (``distributedInfo``) or inside a string fails that test and is skipped (issue 10: it was read as
-the event list).
+the event list). A second top-level ``traceEvents`` key, before or after the one read, is refused:
+JSON does not say which of two equal keys counts, and Python's ``json`` takes the last.
 
 Every buffer is bounded (issue 10: a 1-3 MB gzip of whitespace or of one huge string drove the RSS
 to several GB): at most :data:`MAX_LEADING_WHITESPACE` before the document, :data:`MAX_HEAD_BYTES`
@@ -186,6 +187,13 @@ class EventReader:
     def _fail(self, what: str) -> TraceError:
         return TraceError(f"{self.path}: {what}")
 
+    def _two_keys(self) -> TraceError:
+        # JSON leaves a repeated key undefined (RFC 8259, 4): Python's json keeps the last value, a
+        # streaming reader meets the first. Whichever one is read, the other reader sees another trace.
+        return self._fail("the document has two top-level 'traceEvents' keys: JSON readers disagree on which one "
+                          "counts (Python's json takes the last, a streaming reader the first); not read. Keep one "
+                          "'traceEvents' array")
+
     def _decode_chunk(self, payload: bytes, final: bool) -> list | None | object:
         """Decode ``payload``; None means 'the cut was not between events' (only when not final),
         :data:`_CLOSED` 'the chunk holds the array's own closing bracket'."""
@@ -314,6 +322,10 @@ class EventReader:
                 prefix = head[: m.end() - 1]
                 meta = self._top_level(prefix)
                 if meta is not None:
+                    # a key seen twice is kept once by a JSON object decoder: count the key's text
+                    # in the document's own keys (not inside their values) to see it
+                    if _own_keys(prefix, meta) > 1:
+                        raise self._two_keys()
                     self._keep_metadata(meta)
                     return prefix, head[m.end():]
                 at = m.end()
@@ -389,6 +401,8 @@ class EventReader:
             if events is _CLOSED:  # this "]" closes a list after traceEvents ("x": [...]}): try an earlier one
                 continue
             assert isinstance(events, list)
+            if _own_keys(buf[j + 1:], meta):
+                raise self._two_keys()
             self._keep_metadata(meta)
             self.count += len(events)
             if events:
@@ -411,6 +425,14 @@ class EventReader:
             except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
                 continue
             yield j, meta
+
+
+def _own_keys(text: bytes, keys: dict[str, msgspec.Raw]) -> int:
+    """How often ``"traceEvents"`` is one of the document's own keys in ``text``, the part of the
+    document that ``keys`` were decoded from: its occurrences less those inside the other keys'
+    values. A repeated key is decoded once (the last value wins), so it is seen only this way."""
+    nested = sum(bytes(v).count(b'"traceEvents"') for k, v in keys.items() if k != "traceEvents")
+    return text.count(b'"traceEvents"') - nested
 
 
 def _drop_front(buf: bytearray, n: int) -> bytearray:
