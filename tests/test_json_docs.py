@@ -17,11 +17,15 @@ import pytest
 
 from _json_docs import check, parse, used_shapes
 from _sweep_helpers import write_spec
-from bench_kernel.cli import _COMMANDS
+from bench_kernel.cli import _COMMANDS as _ALL_COMMANDS
+from bench_kernel.cli import cli
 from bench_kernel.records import DOCUMENTS
 from bench_kernel.trace import sample_trace
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The commands that print a --json document (not `mcp`, a server, nor `skill`, a Markdown file).
+_COMMANDS = {name: target for name, target in _ALL_COMMANDS.items()
+             if any("--json" in getattr(p, "opts", ()) for p in cli.get_command(None, name).params)}  # type: ignore[arg-type]
 DOC = parse(ROOT / "docs" / "json.md")
 TRACES = ROOT / "tests" / "data" / "trace"
 SAMPLE = str(sample_trace())

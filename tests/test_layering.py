@@ -35,6 +35,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("report_model",),
     ("report",),
     ("cli", "pytest_plugin"),
+    ("mcp_server",),
     ("__main__",),
 ]
 RANK = {name: i for i, layer in enumerate(LAYERS) for name in layer}

@@ -34,7 +34,7 @@ def test_ci_and_a_fresh_clone_pin_torch_through_constraints_and_users_get_ranges
     # installing [test] or [torch] never replaces a contributor's CUDA/ROCm torch.
     pins = dict(line.split("==") for line in (ROOT / ".ci" / "constraints.txt").read_text().splitlines()
                 if line and not line.startswith("#"))
-    assert pins["torch"] == "2.13.0" and set(pins) == {"torch", "ray", "aiohttp", "transformers", "ruff", "mypy"}
+    assert pins["torch"] == "2.13.0" and set(pins) == {"torch", "ray", "aiohttp", "transformers", "ruff", "mypy", "mcp"}
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
     requirements = meta["project"]["dependencies"] + sum(meta["project"]["optional-dependencies"].values(), [])
     assert [r for r in requirements if "==" in r] == []

@@ -10,14 +10,16 @@ import difflib
 import importlib
 import os
 import sys
+import types
 from typing import Sequence
 
 import click
 
-from bench_kernel.cli._common import Invocation, print_error
+from bench_kernel.cli._common import ERROR_PREFIX, Invocation, Progress, print_error
+from bench_kernel.cli._numbers import Number
 from bench_kernel.errors import BenchKernelError
 
-__all__ = ["main", "cli"]
+__all__ = ["main", "cli", "COMMANDS", "Progress", "ERROR_PREFIX", "Number"]
 
 # command name -> "module:attribute". The only registry of commands: add a line per command.
 _COMMANDS: dict[str, str] = {
@@ -41,8 +43,14 @@ _COMMANDS: dict[str, str] = {
     "ops": "bench_kernel.cli.ops:command",
     "serve": "bench_kernel.cli.serve:command",
     "sample-trace": "bench_kernel.cli.sample_trace:command",
+    # The shell for coding assistants sits one layer above the CLI (its tools are these commands):
+    # reached by name, as every command is.
+    "mcp": "bench_kernel.mcp_server:mcp_command",
+    "skill": "bench_kernel.mcp_server:skill_command",
 }
 
+#: The commands by name (read-only): what the MCP server and the skill file are generated from.
+COMMANDS = types.MappingProxyType(_COMMANDS)
 
 #: The variable click's shell completion reads (``_BENCH_KERNEL_COMPLETE=bash_source bench-kernel``).
 _COMPLETE_VAR = "_BENCH_KERNEL_COMPLETE"
@@ -91,11 +99,13 @@ def cli() -> None:
     """
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, progress: Progress | None = None) -> int:
     """Run the CLI on ``argv`` (default ``sys.argv[1:]``) and return the exit status.
 
     0 success, 1 runtime error (bad file, failing target, ...), 2 usage error, 130 interrupted
     (Ctrl-C). "internal error" is reserved for bugs of bench-kernel itself.
+
+    progress: told as long work advances (``Invocation.progress``), besides what the terminal shows.
     """
     instruction = os.environ.get(_COMPLETE_VAR)
     if instruction:
@@ -113,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         # Not cli.main(): click turns Ctrl-C into a blank line and Abort (exit 1); we want 130.
-        with cli.make_context("bench-kernel", args, obj=Invocation(tuple(args), debug)) as ctx:
+        with cli.make_context("bench-kernel", args, obj=Invocation(tuple(args), debug, progress)) as ctx:
             rv = cli.invoke(ctx)
         return rv if isinstance(rv, int) else 0
     except click.exceptions.Exit as e:

@@ -29,7 +29,7 @@ from bench_kernel.report import (
 
 __all__ = ["Output", "output_options", "emit", "json_default", "dumps", "print_error", "Invocation",
            "command_line", "db_option", "db_files", "write_output", "check_output_path", "to_stdout", "to_stdout_bytes",
-           "FORMATS"]
+           "FORMATS", "Progress", "progress_hook", "ERROR_PREFIX"]
 
 #: -o FILE's extension -> format. No extension means the table as printed (like .txt). A new format
 #: adds its extension here and its renderer in _render_body.
@@ -38,13 +38,32 @@ _BY_EXTENSION = {".json": "json", ".csv": "csv", ".md": "md", ".xlsx": "xlsx", "
 #: What -o accepts, for error messages.
 FORMATS = ".txt (the table as printed; also no extension), .json, .csv, .md, .xlsx, .html"
 
+#: ``progress(done, total, message)``: units of work finished (cases, points, phases of a serving run),
+#: all of them (None: not known), and what is under way. What a terminal shows as a spinner or a bar;
+#: what the MCP server sends as progress notifications.
+Progress = Callable[[int, "int | None", str], None]
+
+
 @dataclass(frozen=True)
 class Invocation:
     """What one invocation of the CLI was given, passed down as click's context object (``ctx.obj``):
-    no global, so two invocations in one process (the MCP server, tests) never see each other's."""
+    no global, so two invocations in one process (the MCP server, tests) never see each other's.
+
+    progress: told as long work advances (``run``'s cases, ``sweep``'s points, ``serve``'s phases),
+    besides what the terminal shows; None: the terminal only.
+    """
 
     argv: tuple[str, ...] = ()
     debug: bool = False
+    progress: Progress | None = None
+
+
+def progress_hook() -> Progress:
+    """The running invocation's :attr:`Invocation.progress`, or a callable that does nothing."""
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_root().obj if ctx is not None else None
+    hook = obj.progress if isinstance(obj, Invocation) else None
+    return hook if hook is not None else (lambda done, total, message: None)
 
 
 def command_line() -> list[str]:
@@ -73,10 +92,14 @@ def db_files(db_path: str | None) -> list[Path]:
 _TRACE_SUFFIXES = (".json", ".json.gz")
 
 
+#: How every error line starts (stderr), so scripts and the MCP server can pick them out.
+ERROR_PREFIX = "bench-kernel: error: "
+
+
 def print_error(message: object) -> None:
     """``bench-kernel: error: <message>`` on stderr, folded to ONE line so scripts can grep it;
     control characters in it (from a name) are shown escaped, never sent to the terminal."""
-    click.echo(f"bench-kernel: error: {printable(' '.join(str(message).split()))}", err=True)
+    click.echo(f"{ERROR_PREFIX}{printable(' '.join(str(message).split()))}", err=True)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from bench_kernel.cli._common import (
     emit,
     output_options,
     print_error,
+    progress_hook,
 )
 from bench_kernel.cli._options import measure_options
 from bench_kernel.cli._target import target_files
@@ -112,10 +113,12 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
 
         runner.on_stuck = stuck
         lines = ProgressLines(err, "cases")  # off a terminal, where the status line is not drawn
+        tell = progress_hook()
 
         def progress(done: int, total: int | None, msg: str) -> None:
             status.update(Text(printable(f"[{done + 1}/{total}] {msg}")))
             lines(done, total, msg)
+            tell(done, total, msg)
 
         runner.progress = progress
         cases = _load(runner, target, err, suite_line)

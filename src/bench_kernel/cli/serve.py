@@ -25,6 +25,7 @@ from bench_kernel.cli._common import (
     db_option,
     emit,
     output_options,
+    progress_hook,
 )
 from bench_kernel.cli._numbers import Number
 from bench_kernel.errors import Interrupted, ServerError, UsageError
@@ -163,6 +164,7 @@ def command(ctx: click.Context, save: bool, db_path: str | None, output: Output,
     option is explained in docs/serving.md; the client's own lateness is measured and flagged.
     """
     from rich.console import Console
+    from rich.markup import escape
 
     from bench_kernel.report import serve_tables
     from bench_kernel.serve import benchmark
@@ -177,7 +179,16 @@ def command(ctx: click.Context, save: bool, db_path: str | None, output: Output,
         store = open_store(db_path)
         ctx.call_on_close(store.close)
     err = Console(stderr=True, highlight=False)
-    run = benchmark(opts, progress=lambda s: err.print(f"[dim]{s}[/dim]"))
+    tell = progress_hook()
+    said = 0
+
+    def progress(text: str) -> None:
+        nonlocal said
+        err.print(f"[dim]{escape(text)}[/dim]")
+        tell(said, None, text)  # a serving run announces its phases, not a count of a known total
+        said += 1
+
+    run = benchmark(opts, progress=progress)
     if store is not None:
         from bench_kernel.results import save_serve_run
 

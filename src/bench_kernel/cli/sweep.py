@@ -15,6 +15,7 @@ from bench_kernel.cli._common import (
     emit,
     output_options,
     print_error,
+    progress_hook,
 )
 from bench_kernel.cli._options import measure_options
 from bench_kernel.errors import UsageError
@@ -94,10 +95,15 @@ def command(spec: str, db_path: str | None, resume: str | None, providers: tuple
     if x_axis is not None and x_axis not in loaded.axes:
         raise UsageError(f"--x {x_axis!r} is not an axis of {loaded.target}; its axes: {', '.join(loaded.axes)}")
     err = Console(stderr=True)
+    tell = progress_hook()
     with open_store(db_path) as store, ProgressBar(err) as bar:
+        def progress(done: int, total: int, current: str) -> None:
+            bar(done, total, current)
+            tell(done, total, current)
+
         result = run_sweep(loaded, options=options_given, store=store, resume=resume, providers=providers or None,
                            workers=workers, gpus=gpu_list, backend=backend, address=address,
-                           command=command_line(), progress=bar)
+                           command=command_line(), progress=progress)
     best = result.best()
     tables = [sweep_table(result.run, result.points, best)]
     if show_best:
