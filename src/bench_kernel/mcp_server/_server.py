@@ -48,7 +48,7 @@ def result_of(spec: ToolSpec, invoked: Invoked) -> Any:
         message = "\n".join(errors) or (f"{ERROR_PREFIX}{spec.command} exited with status {invoked.exit_code} "
                                         f"and printed no JSON document")
         return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True, _meta=meta)
-    content = [types.TextContent(text=text)]
+    content: list[Any] = [types.TextContent(text=text)]
     if invoked.exit_code:
         # A document and a non-zero status: a regression (compare), a case that failed or gave a wrong
         # result (run): the document holds the details, the lines say what the CLI said.
