@@ -49,7 +49,7 @@ def _spec_for(key: str, spec: Any) -> float | None:
     return None
 
 
-# What the issue expected on an H200 (roughly): copy TB/s and the bf16 GEMM TFLOP/s range.
+# What was expected on an H200 before measuring (roughly): copy TB/s and the bf16 GEMM TFLOP/s range.
 _EXPECTED = {"H200": {"dram_tbps": (4.0, 4.6), "matmul_bf16_tflops": (700.0, 800.0)}}
 
 
@@ -66,7 +66,7 @@ def _reading(runs: list[dict[str, float | None]], spec: Any) -> list[str]:
         lo_hi = _EXPECTED.get(spec.name, {}).get(key)
         if lo_hi:
             inside = lo_hi[0] <= med <= lo_hi[1]
-            line += f"; the issue expected {lo_hi[0]:g}-{lo_hi[1]:g}: {'inside' if inside else 'OUTSIDE'} that range"
+            line += f"; expected {lo_hi[0]:g}-{lo_hi[1]:g}: {'inside' if inside else 'OUTSIDE'} that range"
         out.append(line + ".")
     out += ["", "Context to check, not measured here: HBM copies usually sustain 85-93% of the HBM "
             "figure (refresh, read/write turnaround); Hopper's dense tensor peak assumes 1.83 GHz on "

@@ -7,8 +7,8 @@ Measures, on the real names of ../shared/data/kernel_names/real_kernel_names.tsv
 - stream: 100,000 names drawn with replacement from the real names (fixed seed), caches warm,
   which is what a trace loader sees (a trace has ~100-1,000 distinct names, repeated).
 
-Also times crafted worst-case names at the length cap and at a quarter of it (issue 10: each is
-linear now), and prints the per-family and per-category distribution of the real names. Writes a Markdown
+Also times crafted worst-case names at the length cap and at a quarter of it (each
+pattern is linear in the name), and prints the per-family and per-category distribution of the real names. Writes a Markdown
 report to $OUT/decode-speed.md (or --out FILE) and prints it.
 
     PYTHONPATH=src python3 benchmarks/decode_speed.py [--names FILE] [--repeats 5] [--out FILE]
@@ -45,7 +45,7 @@ def _rep(unit: str, n: int, head: str = "", tail: str = "") -> str:
     return head + unit * ((n - len(head) - len(tail)) // len(unit) + 1) + tail
 
 
-#: Names shaped like the worst case of each pattern issue 10 found quadratic or worse (the same
+#: Names shaped like the worst case of each pattern once found quadratic or worse (the same
 #: shapes as tests/hostile/test_kernel_names.py, fewer of them).
 SHAPES = {
     "bmm_ fields (TRT-LLM bmm)": lambda n: _rep("_t1x1x1_s1", n, "bmm_", "!"),
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         f"Longest short name: {longest} characters (limit 80). "
         f"`other`: {cat['other']} of {len(names)} ({100 * cat['other'] / len(names):.1f}%, limit 10%).",
         "",
-        "## Crafted worst cases (issue 10)",
+        "## Crafted worst cases",
         "",
         f"CPU ms of one decode + `--tree` (`time.process_time`, best of 3, caches cleared), for names cut "
         f"at the cap of {MAX_NAME_CHARS:,} characters and for names a quarter as long. A linear decode "

@@ -7,7 +7,7 @@ For each case, in one process: bench-kernel's graph / events / kernel (cold, the
 repeats) and warm; ``triton.testing.do_bench`` and ``do_bench_cudagraph`` (median); the seed's
 template (100 calls in one CUDA graph, replay timed with do_bench, / 100); and a raw profiler sum
 of kernel durations per call, warm and cold (L2 flushed between calls, the flush kernel removed
-by name). Targets (issue 2): kernel within 2% of the raw profiler sum; warm graph within 2% of
+by name). Targets: kernel within 2% of the raw profiler sum; warm graph within 2% of
 the seed template; spread of 3 repeats <= 1% for kernels >= 10 us; default run <= 0.3 s wall
 per case for kernels <= 100 us.
 """

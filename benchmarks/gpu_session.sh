@@ -4,12 +4,12 @@
 # tool's 10-minute call); results land in $OUT/results-<part>.tgz.
 # Part 1: GPU tests, fidelity, calibration. Part 2: roofline, run --roofline, examples, the
 # decode-graph fixture, source-trace examples.
-# Session 2 (issues 9-16), one device call each, in this order:
-#   tests-trust  the GPU tests (not the slow real-user suite) and benchmarks/gpu/trust.py (issue 10)
-#   real         the real-user suite with its invariants and tests (issue 16), run --roofline JSON for
-#                the example report (issue 12), the Source Trace documents (issue 14)
-#   sweep        the GEMM sweep, steady, three runs and compare both ways (issue 11)
-#   verdicts     issue 20: the verdict GPU tests, then benchmarks/gpu/verdicts.py (cold pairs, a +10%
+# The later parts, one device call each, in this order:
+#   tests-trust  the GPU tests (not the slow real-user suite) and benchmarks/gpu/trust.py (measurement trust)
+#   real         the real-user suite (examples/real/) with its invariants and tests, run --roofline JSON for
+#                the example report, the Source Trace documents
+#   sweep        the GEMM sweep, steady, three runs and compare both ways
+#   verdicts     the verdict GPU tests, then benchmarks/gpu/verdicts.py (cold pairs, a +10%
 #                under --steady, one round with history, the methods' disagreement note); ~8 min
 set -uo pipefail
 PART=${1:-all}

@@ -7,7 +7,7 @@
 process, so the two columns come from one script on one machine. Each trace runs as ``bench-kernel
 ops`` would on it: the vLLM full-graph decode with its capture trace, the others alone, ``--device
 MI300X`` where a ROCm trace names no device. For every trace the time not counted is listed with its
-reason (issue 23's target: >= 90% counted, or each remaining microsecond named).
+reason (the target: >= 90% counted, or each remaining microsecond named).
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ def section(built: dict, runs: dict[str, list[dict]], source: Path) -> str:
                      f"{','.join(str(r['rc']) for r in rs)} | {_summary(rs[0]['out'])} |")
     ops_runs = runs["bench-kernel ops --json"]
     wall, peak = statistics.median(r["wall_s"] for r in ops_runs), max(r["rss_mib"] for r in ops_runs)
-    lines += ["", f"Targets (issue 13: bounded memory, <= 20 s and <= 1 GB on the 2-core machine): median "
+    lines += ["", f"Targets (bounded memory, <= 20 s and <= 1 GB on the 2-core machine): median "
               f"{wall:.1f} s -> {'met' if wall <= 20 else 'NOT met'}; peak {peak:.0f} MiB -> "
               f"{'met' if peak <= 1024 else 'NOT met'}.",
               "- `ops` loads each op's shapes, types, scalar arguments and strides; the loader decodes each distinct "

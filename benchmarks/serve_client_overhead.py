@@ -1,4 +1,4 @@
-"""How much does ``bench-kernel serve``'s client add to what it measures? (issue 19)
+"""How much does ``bench-kernel serve``'s client add to what it measures?
 
 Against the scripted server (tests/serve_scripted.py, a separate process) streaming as fast as it
 can (0 ms TTFT and ITL, TOKENS tokens per request, one token per chunk), at 1, 64 and 256

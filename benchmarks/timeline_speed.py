@@ -14,7 +14,7 @@ promises. Runs:
 - ``timeline BIG --json``                       one rank, every host event loaded (launches, syncs);
 - ``timeline DIR --json --workers 2``           two ranks of half the size each, read in parallel.
 The report is appended to ``--out`` as a "timeline" section (an earlier one is replaced), so the
-inventory table written by ``trace_speed.py`` stays. Targets (issue 13): <= 20 s and <= 1 GB RSS.
+inventory table written by ``trace_speed.py`` stays. Targets: <= 20 s and <= 1 GB RSS.
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def _report(args, built: dict, half: dict, runs: dict[str, list[dict]]) -> str:
     lines += ["", f"The 2-core machine is shared with other jobs (load average {os.getloadavg()[0]:.1f} at the end), so "
               "wall times of one command vary; CPU seconds (all processes of the command) vary less. With two "
               "workers the 2-rank run uses both cores, so its wall time is the one most hurt by other jobs.", "",
-              "Targets (issue 13):",
+              "Targets:",
               f"- timeline wall <= 20 s: median {wall:.2f} s -> {'met' if wall <= 20 else 'NOT met'}",
               f"- timeline peak RSS <= 1 GB: max {peak:.0f} MiB -> {'met' if peak <= 1024 else 'NOT met'}"]
     return "\n".join(lines) + "\n"

@@ -13,7 +13,7 @@ total kernel time it found, so the table shows they did the same work.
 
 HTA (``pip install holistictraceanalysis``, kept in its own venv: it pulls in jupyter and pandas)
 runs ``TraceAnalysis(trace_dir=...).get_gpu_kernel_breakdown(visualize=False)``.
-Targets (issue 4): inventory <= 15 s and <= 3 GB peak RSS on the 2-core CI box, >= 5x faster than HTA.
+Targets: inventory <= 15 s and <= 3 GB peak RSS on the 2-core CI box, >= 5x faster than HTA.
 """
 
 from __future__ import annotations

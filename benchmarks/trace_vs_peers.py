@@ -45,7 +45,7 @@ print(json.dumps({"span_us": float(tb["kernel_time(us)"]), "idle_us": float(tb["
                   "idle_by_stream": {k: float(v) for k, v in by_cat.items()}}))
 """
 
-#: TraceLens on mi300__resnet_act_checkpoint (issue 13, unlinked kernels kept), in ms.
+#: TraceLens on mi300__resnet_act_checkpoint (unlinked kernels kept), in ms.
 TRACELENS_MI300 = {"total": 86.57, "computation": 26.18, "exposed_comm": 55.37, "total_comm": 71.52}
 
 
@@ -192,7 +192,7 @@ def _report(rows: list[tuple[str, dict, dict]], mi300: dict | None) -> str:
     if mi300:
         tl = TRACELENS_MI300
         lines += ["", "## TraceLens on the MI300 trace", "",
-                  "| figure (ms) | TraceLens (issue 13) | ours |", "|---|---:|---:|",
+                  "| figure (ms) | TraceLens | ours |", "|---|---:|---:|",
                   f"| total (device span) | {tl['total']:.2f} | {mi300['span_us'] / 1e3:.2f} |",
                   f"| total communication | {tl['total_comm']:.2f} | {mi300['comm_us'] / 1e3:.2f} |",
                   f"| computation | {tl['computation']:.2f} | {mi300['compute_us'] / 1e3:.2f} |",

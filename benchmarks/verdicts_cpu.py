@@ -1,4 +1,4 @@
-"""Are verdicts on identical re-runs noise? The CPU half of issue 20's targets, on this machine.
+"""Are verdicts on identical re-runs noise? The CPU half of the verdict targets, on this machine.
 
     PYTHONPATH=src python benchmarks/verdicts_cpu.py [--pairs 10] [--rounds K] [--db DB] [-o FILE.md]
 

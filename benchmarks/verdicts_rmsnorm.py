@@ -1,11 +1,11 @@
-"""The sweep spec of the verdict benchmarks (issue 20): RMSNorm by several providers, at several token counts.
+"""The sweep spec of the verdict benchmarks: RMSNorm by several providers, at several token counts.
 
     bench-kernel sweep benchmarks/verdicts_rmsnorm.py            # as benchmarks/verdicts_cpu.py and
                                                                  # benchmarks/gpu/verdicts.py run it
 
 On a GPU: hidden 4096, bf16, tokens in {1, 16, 256, 4096}; providers ``torch``
 (``F.rms_norm``), ``manual`` (x * rsqrt(mean(x^2) + eps) * w, three kernels) and ``compiled``
-(``torch.compile`` of the manual one): the sweep issue 20 ran three times on the H200. On the
+(``torch.compile`` of the manual one): the sweep whose verdicts were judged three times on the H200. On the
 CPU: hidden 1024, float32, tokens in {1, 16, 64}, ``torch`` and ``manual`` (Inductor's CPU
 backend needs a C++ toolchain and minutes of compiling on a 2-core machine), one intra-op thread
 (``torch.set_num_threads(1)``): on the project's 2-core machine shared with other jobs, two

@@ -1,5 +1,5 @@
 """A scripted OpenAI-compatible streaming server: set TTFT, ITL, chunking and every quirk a real
-server has (SERVING.md, issue 19). The reference for the serving metrics' arithmetic -- not a stand-in
+server has (SERVING.md). The reference for the serving metrics' arithmetic -- not a stand-in
 for a real server (tests/test_serve_real.py runs `transformers serve`).
 
 A behaviour is a dict (``DEFAULT`` lists the keys); the server's config has a default behaviour and

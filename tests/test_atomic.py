@@ -59,7 +59,7 @@ def test_the_suffix_lets_a_writer_choose_its_format_by_name(tmp_path):
 
 
 def test_every_writer_goes_through_it():
-    # The four that once had their own temporary-file code (issue 22): none writes its own now.
+    # The four that once had their own temporary-file code: none writes its own now.
     src = Path(__file__).resolve().parent.parent / "src" / "bench_kernel"
     for rel in ("cli/_common.py", "cli/report.py", "measure/_profiler.py", "hardware/_calibration.py"):
         text = (src / rel).read_text(encoding="utf-8")

@@ -120,7 +120,7 @@ def test_rank_errors_list_the_ranks(run_cli):
 
 
 def test_usage_errors_exit_2(run_cli):
-    # A valid --anchor the trace has no kernel for is the trace's answer (rc 1, issue 24); a bad regex is usage.
+    # A valid --anchor the trace has no kernel for is the trace's answer (rc 1); a bad regex is usage.
     r = run_cli("layers", EAGER, "--anchor", "nothing_like_this")
     assert r.exit_code == 1 and "matches none of the 6 kernel names" in r.stderr
     r = run_cli("layers", EAGER, "--anchor", "(")

@@ -1,4 +1,4 @@
-"""Hardware counters on a real GPU (issue 21's proof): streaming bytes, GEMM FLOPs, a Triton kernel, a
+"""Hardware counters on a real GPU: streaming bytes, GEMM FLOPs, a Triton kernel, a
 compiled function, and the timed kernels unchanged by counting. Needs a GPU and ncu (NVIDIA)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The README's examples on a machine without a GPU: those that can run there do (small float32
-versions, host clock), and the one that cannot says why in one line.
+"""The examples (examples/, which the README and docs/ run) on a machine without a GPU: those that
+can run there do (small float32 versions, host clock), and the one that cannot says why in one line.
 
 Before: ``run examples/torch_ops.py:cases`` hard-coded ``cuda`` (an empty table, 2 errors, exit 1)
 and ``triton_add.py`` failed with ``No module named 'triton'``.

@@ -32,8 +32,8 @@ def test_render_shows_medians_ranges_spec_and_raw_runs():
     assert "| DRAM copy, read+write counted (TB/s) | 4.31 [4.3 - 4.32] | 4.8 | 89.8% |" in md
     assert "| bf16 GEMM 8192^3 (TFLOP/s) | 760 [742 - 820] | 989.4 | 76.8% |" in md
     assert "| launch: per node of a replayed CUDA graph (us) | 1.3 [1.3 - 1.3] | - | - |" in md
-    assert "- DRAM copy: 4.31 = 89.8% of the 4.8 spec figure; the issue expected 4-4.6: inside that range." in md
-    assert "- bf16 GEMM: 760 = 76.8% of the 989.4 spec figure; the issue expected 700-800: inside" in md
+    assert "- DRAM copy: 4.31 = 89.8% of the 4.8 spec figure; expected 4-4.6: inside that range." in md
+    assert "- bf16 GEMM: 760 = 76.8% of the 989.4 spec figure; expected 700-800: inside" in md
     assert md.count("\n| 1 | ") == 1 and "| 3 | 4.31 | 9.8 | 820 | 1310 | 4.1 | 1.3 |" in md
 
 

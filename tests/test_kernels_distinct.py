@@ -1,4 +1,4 @@
-"""Short names are unique within a table (issue 20: three hipBLASLt kernels showed under one name)."""
+"""Short names are unique within a table (three hipBLASLt kernels of an MI300 trace showed under one name)."""
 
 from __future__ import annotations
 

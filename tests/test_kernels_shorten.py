@@ -47,7 +47,7 @@ def test_fit_cuts_at_the_limit_with_an_ellipsis():
 
 
 def test_long_template_arguments_are_dropped_from_the_end():
-    # The outermost namespace stays (it names the library; issue 13), the inner ones go first.
+    # The outermost namespace stays (it names the library), the inner ones go first.
     name = "void ns::inner::k<" + ", ".join(f"Arg{i}<int>" for i in range(40)) + ">(int)"
     short = shorten_cxx(name)
     assert short.startswith("ns::k<Arg0<int32>, Arg1<int32>") and short.endswith("…>")

@@ -1,8 +1,8 @@
-"""The dependency order of the packages (README, "Layout"), checked on every import in ``src/``.
+"""The dependency order of the packages (docs/architecture.md), checked on every import in ``src/``.
 
 A package may import only packages of a LOWER layer, and only the names their ``__init__`` exports
 (never ``bench_kernel.<pkg>._private``). Inside one package, no two modules import each other, not even
-through others (issue 22): the shared part moves down into a module of its own. Function-level and
+through others: the shared part moves down into a module of its own. Function-level and
 relative imports count too: a lazy import is still a dependency. The one thing not counted inside a
 package is an ``if TYPE_CHECKING:`` block: it holds names for annotations, never runs, and so cannot
 make a module's import order matter. Run with ``-s`` to see the import graph this test checked.

@@ -78,7 +78,7 @@ def test_compare_passes_within_dtype_tolerance_and_fails_beyond():
 
 
 def test_a_tanh_gelu_against_the_exact_one_needs_its_own_tolerance_and_says_its_error():
-    # issue 20: a tanh-GELU checked against exact GELU at fp32 errs by ~2e-4, over the 1e-4 default
+    # A tanh-GELU checked against exact GELU at fp32 errs by ~2e-4, over the 1e-4 default
     torch.manual_seed(0)
     x = torch.randn(4096)
     tanh, exact = torch.nn.functional.gelu(x, approximate="tanh"), torch.nn.functional.gelu(x)

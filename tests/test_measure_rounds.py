@@ -74,7 +74,7 @@ def test_bench_runs_its_rounds_back_to_back_and_keeps_the_checks_error():
                            max_time_s=0.02, rounds=3)
     m = r.measurements["host"]
     assert m.rounds == 3 and len(m.round_medians_us) == 3 and r.correct is True
-    assert r.check.passed and 1e-4 < r.check.rel_error < 1e-3 and r.check.rtol == 1e-3  # issue 20's tanh-GELU
+    assert r.check.passed and 1e-4 < r.check.rel_error < 1e-3 and r.check.rtol == 1e-3  # a tanh-GELU against exact GELU
     assert r.to_dict()["check"]["rel_error"] == r.check.rel_error  # the error measured, in the JSON
     wrong = bench_kernel.bench(lambda t: torch.nn.functional.gelu(t, approximate="tanh"), make_inputs=lambda: (x,),
                                reference=torch.nn.functional.gelu, methods=("host",), max_time_s=0.02, rounds=1)
@@ -83,7 +83,7 @@ def test_bench_runs_its_rounds_back_to_back_and_keeps_the_checks_error():
     assert 1e-4 < wrong.check.rel_error < 3e-4 and "exceeds the fp32 tolerance rtol 0.0001" in wrong.notes[-1].text
 
 
-# issue 20: a power-capped 8192^3 bf16 GEMM held steady on an H200 read graph 1618-1634 us, events
+# Measured: a power-capped 8192^3 bf16 GEMM held steady on an H200 read graph 1618-1634 us, events
 # 1485-1528 us and kernel 1366-1380 us; back-to-back graph replays keep the clock at the cap, the
 # profiler's one call per sample lets it recover.
 GEMM = {"graph": _m("graph", [1626.0] * 40, clocks=[1515.0] * 40, wall_s=0.066, cps=1),

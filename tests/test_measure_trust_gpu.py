@@ -1,5 +1,5 @@
-"""On a GPU: per-sample clocks, the steady mode, and what the time limit can and cannot interrupt
-(issue 10). Timing claims are in benchmarks/gpu/trust.py and benchmarks/results/, not here."""
+"""On a GPU: per-sample clocks, the steady mode, and what the time limit can and cannot interrupt.
+Timing claims are in benchmarks/gpu/trust.py and benchmarks/results/, not here."""
 
 from __future__ import annotations
 

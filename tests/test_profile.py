@@ -90,7 +90,7 @@ def test_without_a_gpu_profile_itself_says_that_the_trace_holds_no_kernels(run_c
     (tmp_path / "model.py").write_text(MODEL)
     r = run_cli("profile", f"{tmp_path}/model.py:cases", "--steps", "1", "-o", str(tmp_path / "t.json.gz"), *fmt)
     assert r.exit_code == 0
-    # One line, not a table of 0 kernels with headers over nothing (issue 31)
+    # One line, not a table of 0 kernels with headers over nothing
     line = f"{tmp_path / 't.json.gz'}: 1 steps recorded: {NO_GPU_NOTE}"
     assert (r.stderr if fmt else r.stdout) == line + "\n"
     assert "inventory, timeline, layers, phases and diff" in NO_GPU_NOTE and "bench-kernel sample-trace" in NO_GPU_NOTE

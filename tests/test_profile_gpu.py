@@ -52,7 +52,7 @@ def test_source_trace_of_the_recorded_step(recorded):
 
 
 def test_the_memory_probe_records_no_kernel_into_the_trace(tmp_path):
-    # Above 16 steps, two dropped recordings (2 and 6 steps) measure what a step costs (issue 24):
+    # Above 16 steps, two dropped recordings (2 and 6 steps) measure what a step costs:
     # with CUDA activities on, none of their kernels may reach the trace, and each step holds one add.
     import gzip
     import json

@@ -159,7 +159,7 @@ def test_new(kernel_bench):
 
 
 def test_a_baseline_whose_samples_are_not_times_fails_the_test(pytester):
-    # A hand-edited baseline holding inf (issue 24): a gate must not pass on what it cannot read.
+    # A hand-edited baseline holding inf: a gate must not pass on what it cannot read.
     import json
 
     pytester.makepyfile(test_k=HOST_TEST)

@@ -1,4 +1,4 @@
-"""The real-user suite (examples/real/, issue 16) on a GPU: invariants, not numbers.
+"""The real-user suite (examples/real/) on a GPU: invariants, not numbers.
 
 - the kernel list is the same without ``--roofline``, with it, and without it again (counting must
   not change the code under test, nor leave it changed);

@@ -23,7 +23,8 @@ from _report_helpers import EVIL, h200_results, write_run_json
 from bench_kernel.report import render_report
 from bench_kernel.report_model import load_report
 
-pytestmark = pytest.mark.browser
+# Each module starts one headless Chromium (a process of its own) for all its tests.
+pytestmark = [pytest.mark.browser, pytest.mark.multiprocess]
 
 TRACE = Path(__file__).parent / "data" / "trace" / "eager.json"
 #: The roofline's dot colours (roofline/_plot.py): memory-bound blue, compute-bound red.

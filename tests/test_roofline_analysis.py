@@ -167,7 +167,7 @@ def test_a_calibration_of_another_device_is_refused():
 
 @pytest.mark.multiprocess
 def test_the_package_and_its_function_have_different_names():
-    # One name, one thing: bench_kernel.roofline is the package, analyze() its function (issue 9).
+    # One name, one thing: bench_kernel.roofline is the package, analyze() its function.
     code = ("import bench_kernel.roofline._count, bench_kernel; "
             "r = bench_kernel.analyze_roofline(1e6, 4.8e8, 125.0, device='H200', calibration=False); "
             "print(r.bound, bench_kernel.count is bench_kernel.roofline.count, callable(bench_kernel.roofline))")

@@ -1,5 +1,5 @@
 """The serving metrics' arithmetic and the SSE reader, on events and records built by hand: every
-expected value is worked out in the test from the definitions in the README."""
+expected value is worked out in the test from the definitions in docs/serving.md."""
 
 from __future__ import annotations
 

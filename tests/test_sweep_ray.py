@@ -68,7 +68,7 @@ def test_ray_backend_on_a_local_instance(tmp_path, monkeypatch, ray):
 
 
 def test_gpu_methods_on_a_cluster_without_gpus_are_one_error_not_a_hang(tmp_path, run_cli, ray):
-    # issue 20: the tasks asked for {GPU: 1}, the local cluster had none, and the sweep waited forever
+    # Once: the tasks asked for {GPU: 1}, the local cluster had none, and the sweep waited forever
     spec = write_spec(tmp_path)
     r = run_cli("sweep", str(spec), "--db", str(tmp_path / "r.db"), "--backend", "ray", "--rounds", "1")
     assert (r.exit_code, r.stdout) == (2, "")

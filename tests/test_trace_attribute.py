@@ -95,7 +95,7 @@ def _with_sampler(tmp_path, modules: bool = True):
 
 
 def test_eager_reference_matches_only_inside_the_model_forward(tmp_path):
-    # issue 13: an eager reference matched replayed kernels to sampling code a graph cannot contain
+    # Once, an eager reference matched replayed kernels to sampling code a graph cannot contain
     g = load_trace(DATA / "graph.json.gz")
     a = attribute(g, load_trace(_with_sampler(tmp_path)))
     assert (a.reference, a.region, a.matched) == ("eager", "module forwards", 12)

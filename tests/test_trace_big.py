@@ -1,4 +1,4 @@
-"""Every trace command on a trace of many read blocks (issue 20: `ops` and `phases` crashed on any
+"""Every trace command on a trace of many read blocks (`ops` and `phases` once crashed on any
 trace longer than one block, and no test read one).
 
 The trace is built at test time from shared data by ``../shared/tools/big_trace.py`` (copies of a
@@ -115,7 +115,7 @@ def test_a_real_cpu_trace_of_many_blocks_loads_with_shapes(traces_dir, run_cli):
     assert _close(float(t.ops.dur_us.sum()), sum(e["dur"] for e in ops))
     assert [_thaw(v) for v in t.ops.input_dims.tolist()] == [e["args"].get("Input Dims") for e in ops]
     o = _json(run_cli, "ops", str(path))
-    # no kernels: the ops are counted on the host (issues 22 and 23; tests/test_trace_ops_serving.py
+    # no kernels: the ops are counted on the host (tests/test_trace_ops_serving.py
     # checks the numbers), where this test once saw an empty table
     assert o["time_base"] == "host" and "aten::mm" in {r["op"] for r in o["rows"]}
 

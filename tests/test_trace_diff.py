@@ -16,7 +16,7 @@ DECODE_STEP_US = 1.5 + 3 * (2.0 + 5.0 + 7.0 + 1.0) + 4.0
 def test_self_diff_is_zero():
     t = load_trace(DATA / "eager.json")
     d = diff(t, t)
-    # issue 13: a trace against itself reads "unchanged", not "changed" with a delta of 0
+    # A trace against itself reads "unchanged", not "changed" with a delta of 0
     assert d.per_step and d.delta_us == 0 and d.kernels and d.categories
     assert {r.status for r in d.kernels} == {r.status for r in d.categories} == {"unchanged"}
     assert all(r.delta_us == 0 and r.delta_pct == 0 for r in d.kernels)

@@ -103,7 +103,7 @@ def test_gpu_made_decode_graph_trace():
 
 
 def test_anchor_that_runs_twice_per_layer(tmp_path):
-    # issue 13: an anchor running twice per layer gave a period of half a layer and a misleading note
+    # Once, an anchor running twice per layer gave a period of half a layer and a misleading note
     doc = json.loads((DATA / "eager.json").read_text())
     for e in doc["traceEvents"]:
         if e.get("cat") == "kernel" and e["name"] == "add_kernel":

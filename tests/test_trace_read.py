@@ -1,4 +1,4 @@
-"""The streaming reader across block boundaries (issue 20): whatever the block size, the event sizes
+"""The streaming reader across block boundaries: whatever the block size, the event sizes
 and where the cuts fall, plain or gzipped, every field set loads exactly what ``json.load`` reads.
 
 The documents are generated: events of every table the loader fills, with padding of random size
@@ -152,7 +152,7 @@ def test_every_field_set_equals_json_load_at_any_block_size(tmp_path_factory, da
 @given(data=_document(), block=st.integers(1, 700), gz=st.booleans())
 def test_a_consumer_that_keeps_raw_views_of_every_chunk(tmp_path_factory, data, block, gz):
     # msgspec.Raw values view the reader's buffer. Kept across chunks they once made it raise
-    # BufferError (issue 20); they must also still read what the file held after the reader went on
+    # BufferError; they must also still read what the file held after the reader went on
     # (a buffer reused under them would show other bytes).
     p = tmp_path_factory.mktemp("raw") / ("t.json.gz" if gz else "t.json")
     p.write_bytes(gzip.compress(data) if gz else data)

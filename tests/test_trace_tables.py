@@ -84,7 +84,7 @@ def test_packaged_step_rules_parse_and_match_real_annotations():
         assert m, (rule, text)
         assert by[rule].phase_of(m.groupdict()) == phase, (rule, text)
     assert by["atom"].pattern.search("dummy_decode[bs=4]") is None
-    # token counts the annotations state (issue 19): ATOM's tok=, the vLLM CPU build's (P) and (D)
+    # token counts the annotations state: ATOM's tok=, the vLLM CPU build's (P) and (D)
     from bench_kernel.trace import Step, annotated_tokens
 
     def tokens(rule, text):

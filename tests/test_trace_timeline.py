@@ -117,7 +117,7 @@ def test_busy_streams_and_overlap_equal_the_raw_unions(traces_dir, name):
 
 
 def test_mi300_against_the_tracelens_reference(traces_dir):
-    # TraceLens (issue 13, unlinked kernels kept): total 86.57 ms, computation 26.18, exposed
+    # TraceLens (unlinked kernels kept): total 86.57 ms, computation 26.18, exposed
     # communication 55.37, total communication 71.52. TraceLens counts gpu_memset as computation
     # (TreePerf/gpu_event_analyser.py); we count it with memcpy. With its rule, the raw events give its
     # figures; with ours, ours.

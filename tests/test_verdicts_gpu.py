@@ -1,4 +1,4 @@
-"""Issue 20 on a real GPU: the management library finds torch's device by its PCI address (not its
+"""Verdicts on a real GPU: the management library finds torch's device by its PCI address (not its
 index), an idle GPU is warmed to its working clock before a run, rounds keep every sample's clock,
 and a sweep's GPU rounds stay in one process (GPU only: marked ``gpu``, skipped without one)."""
 

@@ -1,4 +1,4 @@
-"""Hardware counters on an H200 (issue 21): the model's bytes and FLOPs against what ncu counts, on the
+"""Hardware counters on an H200: the model's bytes and FLOPs against what ncu counts, on the
 hierarchical roofline, and what the counting costs.
 
 Run on a GPU with ncu, from the repo root (about 3-4 minutes; each case is timed, then counted in a
@@ -35,7 +35,7 @@ import bench_kernel  # noqa: E402
 from bench_kernel.hardware import Calibration, save_calibration  # noqa: E402
 
 METHODS = ("graph", "events", "kernel")
-#: Issue 21's target for one collection of a case of <= 10 kernels on the H200.
+#: The target for one collection of a case of <= 10 kernels on the H200.
 TARGET_S = 10.0
 
 
@@ -71,7 +71,7 @@ def _markdown(results, failures, env, calibration, started) -> str:
     from bench_kernel.report import counted, counter_kernels_table, counters_table, to_markdown
 
     triples = counted(results)
-    lines = [f"# Hardware counters on an {env.get('device', 'unknown GPU')} (issue 21)", "",
+    lines = [f"# Hardware counters on an {env.get('device', 'unknown GPU')}", "",
              f"- Date: {started}; device {env.get('device')}, driver {env.get('driver')}, torch {env.get('torch')}, "
              f"triton {env.get('triton')}, Python {platform.python_version()}",
              f"- Counter tool: {_tool_line(results)}",

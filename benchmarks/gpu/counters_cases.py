@@ -1,5 +1,5 @@
 """The cases of ``benchmarks/gpu/counters.py`` and ``tests/test_counters_gpu.py`` (a TARGET: a child process
-loads them by path to count them): the issue-21 suite, a Triton kernel and a ``torch.compile``d function.
+loads them by path to count them): the counters suite, a Triton kernel and a ``torch.compile``d function.
 
 No case states its FLOPs or bytes: bench-kernel's model counts them (``--roofline``), and that model is
 what the hardware counters check.
@@ -50,7 +50,7 @@ def _add_kernel():
 
 
 def suite() -> list[dict]:
-    """Issue 21's suite: tiny add, 4 MB and 256 MB mul_, GEMV, 8192^3 GEMM, causal SDPA, RMSNorm."""
+    """The counters suite: tiny add, 4 MB and 256 MB mul_, GEMV, 8192^3 GEMM, causal SDPA, RMSNorm."""
     return [
         {"name": "tiny_add", "fn": torch.add, "make_inputs": lambda: (_randn(1), _randn(1))},
         {"name": "mul_4MB", "fn": scale_, "make_inputs": lambda: (_randn(1 << 20),), "params": {"bytes": 4 << 20}},

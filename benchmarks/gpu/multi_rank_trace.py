@@ -1,5 +1,5 @@
 """Record a small multi-rank trace (matmuls + an NCCL all-reduce per step, one process per GPU) and run
-the multi-rank ``timeline`` on it: issue 15's proof of the rank analysis on real hardware.
+the multi-rank ``timeline`` on it: the rank analysis proven on real hardware.
 
     PYTHONPATH=src python3 benchmarks/gpu/multi_rank_trace.py [--ranks 2] [--steps 6] [--slow-rank 1]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-kernel serve on the H200 (issue 19): `transformers serve --continuous-batching` with a random
+# bench-kernel serve on the H200: `transformers serve --continuous-batching` with a random
 # 0.85B-parameter bf16 Llama (14 layers, hidden 2048, GQA 16/4, MLP 8192) built here, launched BY
 # bench-kernel serve (--launch), warmed up, swept over request rates, then a profiled window whose
 # GPU trace goes through inventory, phases, timeline and layers. A second launch runs --sweep auto.

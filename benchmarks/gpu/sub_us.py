@@ -1,4 +1,4 @@
-"""Why does ``graph`` read more than the profiler for a sub-microsecond kernel? (issue 10)
+"""Why does ``graph`` read more than the profiler for a sub-microsecond kernel?
 
 For a one-element add on an H200, bench-kernel's ``graph`` read 1.03 us per call, the seed's 100-call
 graph template 0.89 and the profiler's kernel duration 0.82-0.90; an earlier calibration measured

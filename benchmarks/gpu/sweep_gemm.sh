@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GEMM sweep of issue 11 on a GPU (and issue 15's --gpus run when 2+ GPUs are visible).
+# The GEMM sweep on a GPU (and a --gpus run when 2+ GPUs are visible).
 #
 #   OUT=/some/dir bash benchmarks/gpu/sweep_gemm.sh        # from the repository root
 #
@@ -8,7 +8,7 @@
 # 3. benchmarks/gpu/sweep_gemm_slowed.py: torch ~10% slower    (run 3)
 # 4. compare 1 2 (must be "same" or "(clock)" everywhere, exit 0; with --strict-clocks the clock-
 #    limited slowdowns count), compare 2 3 (must catch torch, exit 1), compare 3 2 (faster, exit 0)
-# 5. with 2+ GPUs: --gpus all (run 4), compare 1 4, and the wall-time speed-up (issue 15)
+# 5. with 2+ GPUs: --gpus all (run 4), compare 1 4, and the wall-time speed-up
 # Writes into $OUT: sweep-gemm.md and sweep-gemm.json (-> benchmarks/results/sweep-gemm-h200.md
 # and .json), sweep-gemm-h200.png (the plot), results.db (every run, raw samples), log.txt.
 # SWEEP_ARGS adds options to every sweep (e.g. "--steady -m graph"); SWEEP_RUN_TIMEOUT bounds each run (s).
@@ -43,7 +43,7 @@ echo "compare exit: same=$SAME strict=$STRICT slow=$SLOW reverse=$BACK" | tee -a
 MULTI_ARGS=()
 NGPU=$(nvidia-smi -L 2>/dev/null | wc -l)
 if [ "${NGPU:-0}" -ge 2 ]; then
-  step "run 4: --gpus all on $NGPU GPUs (issue 15)"
+  step "run 4: --gpus all on $NGPU GPUs"
   timeout $T $BK sweep $SPEC $ARGS --gpus all >> "$LOG" 2>&1
   echo "exit $?" >> "$LOG"
   $BK compare 1 4 >> "$LOG" 2>&1; MULTI=$?

@@ -1,4 +1,4 @@
-"""Write the GEMM sweep results (issue 11, and issue 15 with --multi) from the results database.
+"""Write the GEMM sweep results (and the --gpus all run with --multi) from the results database.
 
     python benchmarks/gpu/sweep_gemm_report.py --db DB --first 1 --second 2 --slow 3 \
         [--multi 4] [--exit same=0 strict=0 slow=1 reverse=0 multi=0] --out DIR
@@ -83,7 +83,7 @@ def build(db: str, first: int, second: int, slow: int, multi: int | None, exits:
         for p in points[multi]:
             by_gpu.setdefault(p.worker or "?", []).append(p.label)
         speedup = r1.wall_s / rm.wall_s if rm.wall_s else None
-        lines += ["## --gpus all (issue 15)", "",
+        lines += ["## --gpus all", "",
                   f"Wall time: one GPU {r1.wall_s:.1f} s, --gpus all {rm.wall_s:.1f} s: speed-up "
                   f"{speedup:.2f}x on {len(by_gpu)} GPUs (target >= 1.8x on 2).", ""]
         lines += [f"- {gpu}: {len(labels)} points: {', '.join(labels)}" for gpu, labels in sorted(by_gpu.items())]

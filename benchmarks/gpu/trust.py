@@ -1,4 +1,4 @@
-"""Measurement trust on a GPU (issue 10): a power-capped GEMM with and without --steady, and why a
+"""Measurement trust on a GPU: a power-capped GEMM with and without --steady, and why a
 sub-microsecond kernel reads higher under ``graph`` than under the profiler.
 
 Run on a GPU from the repo root (about 3-4 minutes):

@@ -1,4 +1,4 @@
-"""Are verdicts on identical GPU re-runs noise? The GPU half of issue 20's targets.
+"""Are verdicts on identical GPU re-runs noise? The GPU half of the verdict targets.
 
 Run on a GPU from the repo root (about 6 minutes on an H200; it starts no part after --budget-s, so
 the last parts (D, then C) are the ones left out on a slow day):
@@ -18,7 +18,7 @@ process after an idle pause, one results database:
      the store's history of them (the earlier cold sweeps). Runs last: the first part skipped
      when the budget runs out.
   D. an 8192^3 bf16 GEMM, ``run --steady --rounds 1`` with graph, events and kernel: the note that
-     says why the methods disagree, with each method's SM clock (issue 20: graph 1618-1634, events
+     says why the methods disagree, with each method's SM clock (measured before: graph 1618-1634, events
      1485-1528, kernel 1366-1380 us).
 Writes ``$OUT/verdicts-h200.md`` (-> benchmarks/results/verdicts-h200.md), ``$OUT/verdicts-h200.json``
 (every number), ``$OUT/results.db`` (every run, raw samples) and ``$OUT/log.txt``; prints a summary last.

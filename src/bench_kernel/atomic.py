@@ -9,7 +9,7 @@ A symlink is written through, not replaced; an existing file keeps its permissio
 
 Only a regular file (or a new path) is ever renamed over. A character device (``/dev/null``), a FIFO,
 and a process's own descriptors (``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N``) are written to
-as a stream: renaming over ``/dev/full`` as root once turned it into a regular file (issue 24), and
+as a stream: renaming over ``/dev/full`` as root once turned it into a regular file, and
 renaming over the file behind ``/dev/stdout`` would leave the shell's descriptor on the unlinked old
 one. A block device, a directory or a socket is refused (``OSError``): writing a report over a disk
 is never what was meant.

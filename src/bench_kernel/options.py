@@ -38,7 +38,7 @@ DEFAULT_TIMEOUT_S = 300.0
 #: rounds, with whole rounds up to 9x slow; judged on stored sweeps, 5 rounds a side caught every
 #: 2x slowdown of a 10-50 us kernel with 0.6% false verdicts, 3 rounds only 84-89% (and a U test
 #: cannot reject with 3). On an H200 identical RMSNorm sweeps agreed within 4% at 11-12 of 12
-#: points once warm (issue 20): at ~1% between rounds, 3 rounds give a noise floor of ~4%
+#: points once warm: at ~1% between rounds, 3 rounds give a noise floor of ~4%
 #: (t(0.995, 4) x 1% x sqrt(2/3)), below a 10% regression; benchmarks/gpu/verdicts.py measures it.
 DEFAULT_ROUNDS = {"host": 5, "graph": 3, "events": 3, "kernel": 3}
 #: More rounds than this is a typo, not a plan.

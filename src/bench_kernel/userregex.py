@@ -3,7 +3,7 @@
 Users give regexes on the command line (``layers --anchor``, ``source-trace --kernel``), in the API
 (``Trace.find_kernels``) and in rule files (``--steps FILE``, ``decode --rules FILE``). Python's
 ``re`` cannot be stopped once a match starts, and a regex that backtracks catastrophically never
-ends: issue 24 timed ``(a+)+$`` at 207 s on one name, and a 40-character variant did not finish.
+ends: ``(a+)+$`` took 207 s on one name, and a 40-character variant did not finish.
 No syntax check catches every such regex (``(a|a)+$``, ``(\\w|\\d)+$``, ``.*a.*a.*a.*c`` on a long name
 are exponential or high-order polynomial too), so every search runs under a time bound instead,
 with the ``regex`` package (re's syntax; its ``timeout`` stops a running match). It also matches

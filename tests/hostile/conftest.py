@@ -1,5 +1,5 @@
 """Hostile inputs shared by the tests of this folder: traces and targets whose names are markup,
-ANSI escapes and other control characters (names are data, never markup: issue 10)."""
+ANSI escapes and other control characters (names are data, never markup)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""-o never costs the user's data, and every output failure is one clear line (issues 10 and 13).
+"""-o never costs the user's data, and every output failure is one clear line.
 
 Before: a table command that failed after opening ``-o keep.txt`` left it empty; ``-o`` equal to the
 input trace overwrote it (exit 0); a missing folder, a full disk and a closed stdout were "internal

@@ -1,4 +1,4 @@
-"""compare on samples that are not times: never "same", one line, exit 1 (issue 24).
+"""compare on samples that are not times: never "same", one line, exit 1.
 
 Before: a B median of ``inf`` compared as "same" with exit 0; a few ``inf`` samples gave a CI of
 "nan" and numpy warnings on stderr; a NaN, 0 or negative median an "internal error: ValueError"

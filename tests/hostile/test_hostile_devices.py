@@ -1,4 +1,4 @@
-"""Every writer against device nodes, FIFOs and /dev/stdout: written as a stream, never replaced (issue 24).
+"""Every writer against device nodes, FIFOs and /dev/stdout: written as a stream, never replaced.
 
 Before: ``profile m.py:one -o /dev/full``, run as root, renamed its temporary trace over the device
 and left ``/dev/full`` a 30 KB regular file; a device node and a FIFO were replaced the same way.

@@ -1,4 +1,4 @@
-"""Exit codes in one order everywhere (issue 24): what is wrong on any machine first (2), then what
+"""Exit codes in one order everywhere: what is wrong on any machine first (2), then what
 this machine lacks (1).
 
 Before: ``source-trace T:cases --kernel x`` on a CPU imported T, then said "needs a GPU" with exit 1,

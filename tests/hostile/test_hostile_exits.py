@@ -1,4 +1,4 @@
-"""User code that ends the process: the case's (the point's) error, never the run's silent end (issue 24).
+"""User code that ends the process: the case's (the point's) error, never the run's silent end.
 
 Before: ``sys.exit(3)`` in a sweep provider ended an inline sweep with exit status 3 and no word;
 ``os._exit(0)`` in a timed function ended ``run`` and a sweep with status 0, again on every resume.

@@ -1,4 +1,4 @@
-"""Targets with many cases: errors summarised, messages bounded, no per-case thread (issue 24).
+"""Targets with many cases: errors summarised, messages bounded, no per-case thread.
 
 Before: one failure in a 10,000-case target printed a single 69 KB line (every case name), 5,000
 failing cases printed 5,000 lines, and ``run --save`` with a failing case printed the error and a

@@ -1,4 +1,4 @@
-"""Names are data, never markup (issue 10): every table command on traces and targets whose kernel,
+"""Names are data, never markup: every table command on traces and targets whose kernel,
 op, case and file names are rich markup, ANSI escapes and control characters.
 
 Before: ``[/]`` made every table command fail with "internal error: MarkupError", ``[bold red]x[/bold red]``

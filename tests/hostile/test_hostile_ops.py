@@ -176,7 +176,7 @@ def test_kernels_launched_by_no_op_are_said_not_refused(run_cli, tmp_path):
 
 
 def test_a_kernel_recorded_at_0_us_has_work_but_no_rate(run_cli, tmp_path):
-    # issue 24: a ZeroDivisionError (trace/_ops.py) for a kernel the profiler timed at 0 us.
+    # Once a ZeroDivisionError (trace/_ops.py) for a kernel the profiler timed at 0 us.
     path = _trace(tmp_path / "t.json", [_mm([[64, 128], [128, 256]])])
     doc = json.loads(path.read_text())
     for e in doc["traceEvents"]:

@@ -1,4 +1,4 @@
-"""Negative, NaN and infinite numbers and missing folders given as options: one usage line each (issue 10).
+"""Negative, NaN and infinite numbers and missing folders given as options: one usage line each.
 
 Before: ``source-trace --rank -3`` and ``--root /nonexistent`` were accepted, ``run --precision nan``
 passed click's FloatRange (every comparison with NaN is False), ``--device-index -1`` reached torch.

@@ -1,4 +1,4 @@
-"""``-o`` and ``--plot`` against every input, by identity (issue 24).
+"""``-o`` and ``--plot`` against every input, by identity.
 
 Before: ``-o`` was compared only with click path arguments, so ``compare a.json 2 -o a.json``
 overwrote its input file; ``compare``, ``history``, ``run --save`` and ``sweep`` with ``-o`` equal

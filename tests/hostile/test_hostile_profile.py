@@ -84,7 +84,7 @@ def test_an_existing_output_survives_a_failure(run_cli, target, tmp_path, args, 
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "__pycache__") == ["keep.json.gz", "raises.py"]
 
 
-# --- the size of the request (issue 24) -----------------------------------------------------------------
+# --- the size of the request ----------------------------------------------------------------------------
 # Before: --steps 99999999999999999999 grew to the 5.7 GB address-space cap and died with SIGABRT after
 # 72 s, saying nothing.
 

@@ -1,4 +1,4 @@
-"""--roofline on cases that move no tensor data: "no bytes to place" for that case, the run goes on (issue 24).
+"""--roofline on cases that move no tensor data: "no bytes to place" for that case, the run goes on.
 
 Before: a case whose counted bytes were 0 (``lambda: x.view(16, 16)``, plain Python) failed the whole
 run with exit 1, blaming a ``'bytes'`` value the user never gave ("must be a finite number > 0, got

@@ -1,4 +1,4 @@
-"""Targets that exit, raise BaseExceptions, print, or carry impossible work figures (issue 10).
+"""Targets that exit, raise BaseExceptions, print, or carry impossible work figures.
 
 Before: sys.exit(0) anywhere in a target ended ``run`` with exit 0 and nothing measured, other codes
 passed straight through, a BaseException subclass printed a traceback, a target's print() landed in

@@ -1,4 +1,4 @@
-"""A callable that never returns (issue 10): ``run --timeout`` reports it and goes on; Ctrl-C exits 130.
+"""A callable that never returns: ``run --timeout`` reports it and goes on; Ctrl-C exits 130.
 
 Before: an infinite loop or a sleep hung ``run`` forever, and Ctrl-C printed a blank line and exit 1.
 What the time limit can and cannot interrupt is in ``bench_kernel/measure/_limit.py``.
@@ -214,7 +214,7 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path):
     assert err == "bench-kernel: error: interrupted\n" and out == ""
 
 
-# --- the target itself hangs before returning its cases (issue 24) -----------------------------------
+# --- the target itself hangs before returning its cases ----------------------------------------------
 # Before: `run T --timeout 3` waited forever when T's function (or its import) never returned.
 
 @pytest.mark.parametrize("func", ["spin", "sleep"])

@@ -1,4 +1,4 @@
-"""Bad rounds and bad tolerances, as a new user types them: one usage line each (issue 20)."""
+"""Bad rounds and bad tolerances, as a new user types them: one usage line each."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""Hostile kernel names (issues 10 and 13): bounded decode time by construction, --tree on every
+"""Hostile kernel names: bounded decode time by construction, --tree on every
 real name, short names that decode like their full name, and category names that cannot be confused.
 
 Time bounds are CPU seconds of one decode + tree (``time.process_time``, so a busy machine does not
 fail them) and deliberately generous: the worst shapes below take 10-20 ms at the cap, while each
-pattern issue 10 found was quadratic or worse and took 0.7 s (``"A_" * 4000``) to hours at the cap.
+pattern they replaced was quadratic or worse and took 0.7 s (``"A_" * 4000``) to hours at the cap.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def _rep(unit: str, n: int = LONG, head: str = "", tail: str = "") -> str:
     return head + unit * ((n - len(head) - len(tail)) // len(unit) + 1) + tail
 
 
-# Each was quadratic or worse before issue 10 (the comment says where).
+# Each was quadratic or worse under the regexes the linear walks replaced (the comment says where).
 WORST = {
     "bmm_cubic": _rep("_t1x1x1_s1", head="bmm_", tail="!"),  # TRT-LLM bmm regex: 3 lazy wildcards
     "bmm_fields": _rep("_t1x1x1_s1_cga1x1x1_TN_", head="bmm_", tail="!"),
@@ -135,7 +135,7 @@ def test_adversarial_family_decodes_in_bounded_time(prefix, unit):
     assert k.category and k.family and len(k.short) <= 80
 
 
-# -- --tree on every real name (issue 10: IndexError on triton_poi_fused_0, 61 of 4,340) -------------
+# -- --tree on every real name (once an IndexError on triton_poi_fused_0, 61 of 4,340) -------------
 def _real_rows(shared_data: Path) -> list[dict]:
     with open(shared_data / "kernel_names" / "real_kernel_names.tsv", newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f, delimiter="\t"))
@@ -185,7 +185,7 @@ def test_decode_tree_of_every_real_name_through_the_cli(shared_data, run_cli, mo
     assert r.stdout.count("\n\n") == len(names) - 1
 
 
-# -- short names decode like their full names (issue 13) -------------------------------------------
+# -- short names decode like their full names ------------------------------------------------------
 def test_every_short_name_decodes_to_the_same_family_and_category(shared_data):
     bad = []
     for name in _all_real_names(shared_data):
@@ -215,7 +215,7 @@ def test_short_names_that_used_to_decode_as_other(name, short, family, category)
     assert (s.family, s.category) == (family, category)
 
 
-# -- categories that cannot be confused (issue 13) -------------------------------------------------
+# -- categories that cannot be confused ------------------------------------------------------------
 def test_copy_kernels_are_copy_and_memcpy_is_only_the_runtime_activity():
     copy = decode("void at::native::vectorized_elementwise_kernel<4, at::native::bfloat16_copy_kernel_cuda("
                   "at::TensorIteratorBase&)::{lambda(float)#1}, std::array<char*, 2ul> >(int, at::native::"
@@ -250,7 +250,7 @@ def test_the_moe_router_top_k_is_not_called_sampling():
     assert decode("void flashinfer::sampling::TopPSamplingFromProbKernel").category == "sampling"
 
 
-# -- every regex of kernels/ and trace/ (issue 10: "check every regex for the same problem") ------
+# -- every regex of kernels/ and trace/ (one quadratic regex means: check them all) ------
 def _module_patterns() -> dict[str, re.Pattern]:
     import bench_kernel.kernels as kernels_pkg
     import bench_kernel.trace as trace_pkg

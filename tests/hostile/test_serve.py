@@ -1,4 +1,4 @@
-"""Bad input to ``bench-kernel serve`` (issue 19): one line ``bench-kernel: error: ...``, a non-zero
+"""Bad input to ``bench-kernel serve``: one line ``bench-kernel: error: ...``, a non-zero
 exit, partial results kept and marked, and a launched server never left behind."""
 
 from __future__ import annotations

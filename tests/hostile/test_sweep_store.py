@@ -252,7 +252,7 @@ def test_reading_commands_leave_no_database_behind(run_cli, tmp_path, args):
                                                  "see 'bench-kernel history')\n")
 
 
-# --- readers never write (issue 24) --------------------------------------------------------------------
+# --- readers never write -------------------------------------------------------------------------------
 # Before: history could not read a database its user may not write ("unable to open database file"
 # on a read-only mount), and a reader upgraded an older file in place.
 

@@ -1,4 +1,4 @@
-"""Hostile traces for the loader (issue 10): each one exact totals and note, or one exact error line.
+"""Hostile traces for the loader: each one exact totals and note, or one exact error line.
 
 Big inputs are made on the fly: a gzip file may hold many members and decompresses to their
 concatenation, so 2 GB of whitespace is 2,048 copies of one compressed MiB (2 MB on disk, made in
@@ -201,7 +201,7 @@ def _limited_run(argv: list[str], limit_bytes: int, stdin=None) -> subprocess.Co
 @pytest.mark.multiprocess
 @pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS semantics are Linux's")
 def test_an_expanding_gzip_under_a_memory_limit_is_one_error_line_not_a_memory_error(tmp_path):
-    # 2 GiB of whitespace inside traceEvents from a 2 MB file; the loader before issue 10 buffered it
+    # 2 GiB of whitespace inside traceEvents from a 2 MB file; the loader before its bounds buffered it
     # all and died with "internal error: MemoryError" under this limit.
     p = _gzip_members(tmp_path / "bomb.json.gz", [(b'{"traceEvents": [' + EVENT + b",", 1), (b" " * MIB, 2048),
                                                   (EVENT + b"]}", 1)])
@@ -267,7 +267,7 @@ def test_the_bounds_are_the_documented_ones():
 
 @pytest.mark.parametrize("bad", [-5, 0, True, 1.5, "16", 10**12])
 def test_block_bytes_outside_its_range_is_a_usage_error_naming_the_field(tmp_path, bad):
-    # issue 24: -5 was a bare ValueError from deep inside the reader; it is checked before the file.
+    # -5 was once a bare ValueError from deep inside the reader; it is checked before the file.
     for path in (DATA / "eager.json", tmp_path / "missing.json"):
         with pytest.raises(UsageError, match=rf"^block_bytes={re.escape(repr(bad))}: the read block must be a whole "
                                              r"number of bytes from 1 to 268,435,456 \(256 MiB\)"):

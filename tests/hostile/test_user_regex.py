@@ -1,4 +1,4 @@
-"""Users' own regexes (issue 24): a rule regex ``(a+)+$`` ran 207 s and a 40-character variant never
+"""Users' own regexes: a rule regex ``(a+)+$`` ran 207 s and a 40-character variant never
 ended. Every place a user's regex is accepted goes through ``bench_kernel.userregex``: each case
 here is its input, the exact line and the exit code.
 
@@ -66,7 +66,7 @@ def test_layers_anchor_that_backtracks_for_ever(tmp_path, run_cli):
 
 
 def test_layers_anchor_without_a_match_is_a_runtime_error(tmp_path, run_cli):
-    # issue 24: a valid regex the trace has no kernel for gave rc 2 (usage) where it is rc 1.
+    # A valid regex the trace has no kernel for once gave rc 2 (usage) where it is rc 1.
     r = run_cli("layers", str(_trace(tmp_path)), "--anchor", "flash_fwd")
     assert _only_error(r, 1).startswith("bench-kernel: error: --anchor 'flash_fwd' matches none of the 3 kernel names")
 

@@ -139,7 +139,7 @@ def decode_aten(name: str, readable: str) -> Decoded | None:
 def _short(parts: list[str], kernel: str, op: str, dtype: str | None, limit: int = 80) -> str:
     """``ns::kernel<op, dtype>`` within ``limit``: the inner namespaces go first, then the dtype,
     then the op is cut inside the brackets. The root namespace (``at``) and balanced brackets stay,
-    so decoding the short name gives the same family and category (issue 13)."""
+    so decoding the short name gives the same family and category."""
     namespace = [split_component(p)[0] for p in parts[:-1] if p and not p.startswith("{")] or ["at", "native"]
     for ns in ("::".join(namespace), namespace[0]):
         for inner in ((f"{op}, {dtype}" if dtype else op), op):

@@ -27,7 +27,7 @@ def _word_has(text: str, head: re.Pattern[str], tail: str) -> bool:
     """True when one word of ``text`` holds ``head`` and, after it, ``tail`` (the regex ``head\\w*tail``).
 
     Written as a walk over words because the regex backtracks once per ``head`` in a word: quadratic
-    in the word's length on a crafted name (issue 10).
+    in the word's length on a crafted name.
     """
     for w in _WORD.finditer(text):
         m = head.search(w.group())
@@ -92,7 +92,7 @@ def _trtllm_bmm(name: str) -> Spans | None:
     """Fields of ``bmm_<types>_t<M>x<N>x<K>…_s<stages>_…cga<cluster>…_<TN>_…sm<arch>``, or None.
 
     Read token by token: each field is the first later token of its shape. (As one regex, the
-    grammar's wildcards between fields backtracked over every placement: cubic time, issue 10.)
+    grammar's wildcards between fields backtracked over every placement: cubic time on a crafted name.)
     """
     if not name.startswith("bmm_") or not _WORDY.fullmatch(name):
         return None

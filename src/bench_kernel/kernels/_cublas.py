@@ -134,7 +134,7 @@ def decode_cublas(name: str, readable: str) -> Decoded | None:
         if "cublas" not in short:
             # The helpers (gemv2T_kernel_val, dot_kernel, internal::gemvx::kernel) say "cublas" only in
             # an argument the short name drops: keep the library in front, so the short name decodes
-            # to this family again (issue 13).
+            # to this family again.
             short = "cublas::" + shorten_cxx(readable, MAX_SHORT - len("cublas::"))
         return Decoded("cublas", {"kernel": kernel}, short=short)
     return None

@@ -19,7 +19,7 @@ __all__ = ["decode_cutlass"]
 
 # 3.x: read token by token. The tail from the tile on is fixed (tile, cluster, stages, layout,
 # align); the op is token 3 and the types are what lies between. (As one regex with lazy op, types
-# and schedule groups, ``(?:_\w+?)*$`` alone backtracked exponentially on a crafted name: issue 10.)
+# and schedule groups, ``(?:_\w+?)*$`` alone backtracked exponentially on a crafted name.)
 _LOWER_ALNUM = re.compile(r"[a-z0-9]+")
 _V3_OPS = ("gemm", "fprop", "dgrad", "wgrad")
 _V3_TAIL = (re.compile(r"\d+x\d+x\d+"), re.compile(r"\d+x\d+x\d+"), re.compile(r"\d+"), re.compile(r"[nt]{3}"),

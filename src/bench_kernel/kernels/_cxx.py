@@ -28,7 +28,7 @@ def matches(s: str) -> dict[int, int]:
 
     Linear in ``len(s)``: a closer whose opener is not on the stack is skipped in O(1) (a count per
     opener kind says so) instead of scanning the stack, and every stack entry is popped at most once
-    (issue 10: ``"<" * n + ")" * n`` rescanned the whole stack for each ``)``).
+    (the stack scan it replaced rescanned the whole stack for each ``)`` of ``"<" * n + ")" * n``).
     """
     stack: list[tuple[str, int]] = []
     pending = {"<": 0, "(": 0, "{": 0, "[": 0}

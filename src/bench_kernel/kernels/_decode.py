@@ -43,7 +43,7 @@ DECODERS: tuple[tuple[str, Callable[[str, str], Decoded | None]], ...] = (
 
 #: Names longer than this many characters are decoded from their first MAX_NAME_CHARS only (a note
 #: says so). The longest of 609 real names (../shared/data) is 5,160 characters; with every pattern
-#: linear in the text, the cap bounds the cost of one decode (issue 10: a crafted 20 K name took
+#: linear in the text, the cap bounds the cost of one decode (a crafted 20 K name once took
 #: minutes). A demangled text is cut at the same multiple of it, so demangling cannot blow it up.
 MAX_NAME_CHARS = 8_192
 _MAX_READABLE = 4 * MAX_NAME_CHARS

@@ -1,8 +1,8 @@
 """Short names that tell a table's kernels apart.
 
 A short name is a pure function of one name (``KernelName.short``), so two kernels that differ
-only in what shortening leaves out share it: three hipBLASLt solutions in one trace all read
-``Cijk_TN_BBS_BH_MT256x192x64_MI16x16x1_ISA942`` (issue 20), as do aten kernels that differ in a
+only in what shortening leaves out share it: three hipBLASLt solutions in one MI300 trace all
+read ``Cijk_TN_BBS_BH_MT256x192x64_MI16x16x1_ISA942``, as do aten kernels that differ in a
 functor or a block size. Within one table, names that share a short name get the fields that tell
 them apart added in brackets, e.g. ``… [mi_wave_tile=4_12]``:
 

@@ -16,7 +16,7 @@ FAMILIES: tuple[str, ...] = (
 
 #: Every value ``KernelName.category`` can take; ``other`` is what no rule claimed. ``copy`` and
 #: ``fill`` are kernels that copy or fill memory; ``memcpy`` and ``memset`` are the runtime's copy and
-#: set activities (``Memcpy HtoD``), which are not kernels (issue 13: both were "memcpy").
+#: set activities (``Memcpy HtoD``), which are not kernels (one word for both hid which was which).
 #: ``topk`` and ``sort`` serve sampling and MoE routing alike, so they are not called ``sampling``.
 CATEGORIES: tuple[str, ...] = (
     "gemm", "attention", "norm", "activation", "elementwise", "reduction", "softmax", "rope",

@@ -97,7 +97,7 @@ def _compose(namespace: list[str], name: str, args: list[str], limit: int) -> st
 
     The outermost namespace (``at``, ``cublasLt``, ``rocprim``) stays as long as the name with one
     argument fits: it is what tells the library apart, and ``decode`` of a short name must give
-    the family and category of the full one (issue 13).
+    the family and category of the full one.
     """
     roots = [("::".join(namespace) + "::") if namespace else ""]
     if len(namespace) > 1:

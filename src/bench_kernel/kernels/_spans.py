@@ -77,7 +77,7 @@ def tokens(text: str, sep: str = "_", offset: int = 0) -> list[tuple[str, int]]:
 
     The family decoders walk these tokens instead of matching one long regex with several
     wildcards: a regex like ``^bmm_(.+?)_t…\\w*?_s…\\w*?cga…`` backtracks over every way to place
-    its wildcards (cubic time on a crafted name, issue 10); a walk over tokens is linear.
+    its wildcards (cubic time on a crafted name); a walk over tokens is linear.
     """
     out: list[tuple[str, int]] = []
     pos = offset

@@ -1,7 +1,7 @@
 """User code that ends the process: ``sys.exit`` and ``os._exit`` become the calling case's error.
 
 A case, a sweep provider or a target that calls ``os._exit(0)`` used to end ``run`` and an inline
-``sweep`` at once with exit status 0, the remaining cases never run and nothing said (issue 24);
+``sweep`` at once with exit status 0, the remaining cases never run and nothing said;
 with ``--workers`` the worker dies and its point is stored as an error. Three ways to give the
 inline path the same answer were weighed:
 

@@ -4,7 +4,7 @@ A Python thread cannot be killed, and a process that holds a GPU context cannot 
 so the case runs in the calling thread and a watchdog thread interrupts it. One watchdog serves
 every limit of the process (a heap of deadlines): a thread started per case cost ~1 ms of every
 case (the start waits for the new thread to run), a quarter of a trivial case's time in a 10,000-case
-run (issue 24).
+run.
 
 1. On expiry the watchdog sends SIGALRM to the case's thread (``signal.pthread_kill``); our
    handler raises :class:`Expired` there. A signal reaches pure-Python loops at the next bytecode

@@ -1,7 +1,7 @@
 """Will a recording fit in memory? Measured per step on a short probe, projected, refused with one line.
 
 ``profile --steps 99999999999999999999`` kept every step in memory until the process hit its 5.7 GB
-address-space cap and died with SIGABRT after 72 s, saying nothing (issue 24). Where the memory goes,
+address-space cap and died with SIGABRT after 72 s, saying nothing. Where the memory goes,
 measured on the CPU for a one-op step with Python stacks (``tests``' ``torch.add``, 4,000 steps): the
 profiler grows by ~2 KB per step WHILE recording, then by ~70 KB per step when it stops and turns its
 buffers into results. So the growth seen during a recording says little about its peak: the only

@@ -3,7 +3,7 @@
 Within one round the samples are close in time, so their scatter says nothing about what moves
 between two runs: another tenant's load, the clock a power-capped GPU settles at, a process's
 memory layout. Two runs of identical code then differ by more than any within-run interval shows
-(issue 20: false "faster"/"slower" at 3 to 6 of 6 points on a loaded 2-core machine). A round is
+(false "faster"/"slower" verdicts at 3 to 6 of 6 points on a loaded 2-core machine). A round is
 one full measurement of the case; K of them, spread over time (a sweep interleaves them across
 its points, and on the host method runs each in a fresh process), show that noise, and
 ``bench_kernel.results`` tests a difference against it.

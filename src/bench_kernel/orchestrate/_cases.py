@@ -168,7 +168,7 @@ class CaseRunner:
     def load(self, target: str) -> list[Case]:
         """``load_target(target)`` within ``options.timeout_s``, as a case is bounded: a target whose
         import or function never returns (a download, a deadlock, a busy loop) is a TimeLimitError
-        instead of a run that waits forever (issue 24), or ``on_stuck`` in code that cannot be
+        instead of a run that waits forever, or ``on_stuck`` in code that cannot be
         interrupted."""
         subject = f"loading {target!r}"
         _import_torch()  # the tool's own import (seconds on a cold disk), not the target's time

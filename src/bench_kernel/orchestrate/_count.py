@@ -115,7 +115,7 @@ def count_work(case: Case, inputs: Any) -> CaseWork:
             notes.append(warning("flops-disagree", f"the case states {flops:.4g} FLOPs; its ops count "
                                  f"{counts.flops:.4g}", stated_flops=flops, counted_flops=float(counts.flops)))
         if nbytes is None and counts.bytes:  # 0 counted (a view, plain Python) stays None: ``place`` says so
-            # (a case that STATES 0 bytes is refused; a count of 0 must not be blamed on the user: issue 24)
+            # (a case that STATES 0 bytes is refused; a count of 0 must not be blamed on the user)
             nbytes, bytes_source = float(counts.bytes), "counted"
             notes.append(info("bytes-counted", f"bytes counted as each distinct tensor read once and written once: "
                               f"{counts.bytes:.4g}" + (" (partly estimated: Triton launches)" if counts.triton_kernels

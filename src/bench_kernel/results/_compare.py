@@ -190,7 +190,7 @@ def samples_problem(samples: Samples | Sequence[float]) -> str | None:
     Every sample must be a finite number of microseconds above 0. bench-kernel never measures
     anything else, but a results file or a database edited by hand (or damaged) can hold anything:
     a B median of ``inf`` compared as "same", ``inf`` samples gave a CI of "nan", and a NaN, 0 or
-    negative median an internal error (issue 24). Says what is wrong: ``"5 inf of 50 samples"``.
+    negative median an internal error. Says what is wrong: ``"5 inf of 50 samples"``.
     """
     import numpy as np
 

@@ -2,7 +2,7 @@
 
 Why rounds. Samples within one run are close in time, so a bootstrap of them sees only the scatter
 within the run: two identical host-method sweeps on a loaded 2-core machine were called "faster"
-with a CI of 0.716-0.735 (issue 20), and the within-run interval on an H200 GEMM was tight while two
+with a CI of 0.716-0.735, and the within-run interval on an H200 GEMM was tight while two
 identical runs differed by 13%. What moves between runs (another tenant's load, the clock a capped
 GPU settles at, a process's memory layout) moves whole rounds, so the unit of evidence is a ROUND:
 one full measurement of the point, summarised by its median.

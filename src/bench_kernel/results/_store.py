@@ -369,7 +369,7 @@ def _open_connection(path: Path, timeout_s: float) -> sqlite3.Connection:
 
 def _open_read_only(path: Path, timeout_s: float) -> sqlite3.Connection:
     """A connection that cannot write (``mode=ro``): readers must work on a database the user may
-    not write (issue 24: ``history`` failed with "unable to open database file" on a read-only
+    not write (``history`` once failed with "unable to open database file" on a read-only
     mount). A WAL database needs its ``-shm`` index, which a read-only folder cannot get: there the
     file is opened ``immutable``, safe because nothing can write beside it either (a writer needs
     its ``-wal`` file in that same folder)."""

@@ -1,5 +1,5 @@
 """The serving benchmark behind ``bench-kernel serve``: load an OpenAI-compatible LLM server (or
-launch one), measure TTFT/TPOT/ITL/ICL/E2E, throughput and goodput exactly as the README defines
+launch one), measure TTFT/TPOT/ITL/ICL/E2E, throughput and goodput exactly as docs/serving.md defines
 them, and (``--profile``) bring its kernels into the picture through ``bench_kernel.trace``.
 
 Uses ``results`` and ``trace``; nothing below imports it. Pieces: datasets (``load_dataset``), the

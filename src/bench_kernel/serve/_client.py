@@ -1,6 +1,6 @@
 """The streaming client: one request to an OpenAI-compatible server, timed chunk by chunk.
 
-aiohttp (README "Dependencies"): one event loop drives hundreds of streams with little CPU per
+aiohttp (docs/decisions.md says why): one event loop drives hundreds of streams with little CPU per
 chunk, and its raw reads (``iter_any``) leave line splitting to :class:`SSEDecoder`, which has no
 line-length limit (aiohttp's ``readline`` raises on a line longer than its buffer: vllm #39963).
 

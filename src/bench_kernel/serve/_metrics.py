@@ -1,4 +1,4 @@
-"""The serving metrics, defined exactly (README, "bench-kernel serve"), from the request records.
+"""The serving metrics, defined exactly (docs/serving.md), from the request records.
 
 Per request (``RequestRecord``): TTFT = send -> first chunk with >= 1 generated token (reasoning
 included); TTFVO = send -> first chunk with visible text; E2E = send -> last token chunk;

@@ -143,7 +143,7 @@ class ServePoint:
         return group_split(self.records)
 
     def to_dict(self, requests: bool = True) -> dict[str, Any]:
-        """The stable JSON of a point (docs/json.md, ``ServePoint``: keys and units)."""
+        """The stable JSON of a point (docs/serving.md, docs/json.md: keys and units)."""
         m = self.metrics
         d: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION, "status": self.status, "aborted": self.aborted,

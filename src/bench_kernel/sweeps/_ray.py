@@ -10,7 +10,7 @@ imports sibling modules needs them installed on the nodes, like bench-kernel its
 
 A task that cannot be placed waits forever in Ray, silently: a cluster without GPUs given tasks
 that ask for ``{GPU: 1}`` (the default methods are GPU methods) hung ``sweep --backend ray`` with
-no message (issue 20). So before any task is sent, the cluster's resources are checked against
+no message. So before any task is sent, the cluster's resources are checked against
 what one task needs (a UsageError names what is missing and what the cluster has), one task's
 worth is reserved as a placement group that must be placed within :data:`PLACEMENT_TIMEOUT_S`,
 and while the sweep runs, a wait longer than a point's time limit plus that margin with no task

@@ -1,6 +1,6 @@
 """Events that would make totals silently wrong: found while loading, left out or repaired, and said.
 
-Issue 10 found each of these giving a wrong total with exit 0: a negative ``dur`` (negative totals),
+Each of these once gave a wrong total with exit 0: a negative ``dur`` (negative totals),
 a complete (``X``) event without ``dur`` (counted as 0 us), kernels written as ``B``/``E`` pairs
 (0 us each), and exact duplicate events (counted twice). The loader now
 

@@ -1,6 +1,7 @@
 """The loaded trace's column tables: one frozen dataclass of equal-length numpy columns per event
 kind. The reader builds them (``_events``) and :class:`~bench_kernel.trace._trace.Trace` holds them;
-both import them from here (issue 22: ``_trace`` and ``_load`` imported each other).
+both import them from here, so that neither imports the other (``_trace`` and ``_load`` once
+imported each other).
 """
 
 from __future__ import annotations

@@ -103,7 +103,7 @@ def diff(a: Trace, b: Trace, *, rules: StepRules | None = None) -> TraceDiff:
         notes.append("totals are for the whole traces: steps were not found in both, so nothing is normalised")
     sa, sb = (found[0], found[1]) if has_steps else (None, None)
     cat_a, cat_b = _side(a, sa, "category"), _side(b, sb, "category")
-    # Short names distinct over BOTH traces (issue 20): each trace's own would label a kernel by what
+    # Short names distinct over BOTH traces: each trace's own would label a kernel by what
     # it shares a short name with in that trace only, and one kernel could show as vanished and new.
     shorts = distinct_shorts(t.names[i] for t in (a, b) for i in np.unique(t.kernels.name).tolist())
     ker_a, ker_b = _side(a, sa, "short", shorts), _side(b, sb, "short", shorts)

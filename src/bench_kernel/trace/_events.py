@@ -188,7 +188,7 @@ class _Builder:
                 if evs:
                     getattr(self, "_" + table)(evs, cat)
         # Keep no event of this chunk: their raw shapes view the reader's buffer, which is then freed
-        # or reused at once instead of copied (issue 20: the screen's last list kept it alive).
+        # or reused at once instead of copied (the screen's last list once kept the buffer alive).
         self.screen.durations = None
 
     def _kernel(self, evs: list, cat: str) -> None:

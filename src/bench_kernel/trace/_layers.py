@@ -215,7 +215,7 @@ def _user_anchor(trace: Trace, seqs: list[np.ndarray], ids: list[np.ndarray], an
     if not len(hit):
         present = np.unique(trace.kernels.name)
         sample = ", ".join(trace.decoded(int(u)).short[:40] for u in present[:5])
-        # A valid regex this trace has no kernel for: the trace's answer, not a usage error (issue 24: rc 2).
+        # A valid regex this trace has no kernel for: the trace's answer (rc 1), not a usage error (rc 2).
         raise TraceError(f"--anchor {anchor!r} matches none of the {len(present)} kernel names (e.g. {sample})")
     # Each m is judged at its best offset: at offset 0 a unit that starts mid-layer loses the layers cut
     # by the step's ends, and a wrong m can then look better than the right one.

@@ -186,7 +186,7 @@ def build_row(name: str, shapes: str | None, members: list[Priced], spec: Any) -
         notes.append(f"{len(use)} of {len(members)} calls counted; rates are over their time")
     values.update(dtype=weight.most_common(1)[0][0] if weight else None, counted_us=counted_us, flops=flops,
                   bytes=nbytes, estimate=estimate, intensity=flops / nbytes if flops is not None and nbytes else None)
-    if counted_us <= 0:  # issue 24: kernels recorded at 0 us (a clock tick) have work but no rate
+    if counted_us <= 0:  # kernels recorded at 0 us (under a clock tick) have work but no rate: no division by 0
         notes.append("its kernels were recorded at 0 µs: no rate")
         values["notes"] = tuple(notes + (reasons[:1] if done else []))
         return RowParts(values, uncounted)

@@ -19,11 +19,11 @@ first test only.
 
 The same proof finds the events array itself: a ``"traceEvents": [`` is the document's own key only
 if the text before it, closed by ``[]}``, is a valid object. A ``traceEvents`` nested in metadata
-(``distributedInfo``) or inside a string fails that test and is skipped (issue 10: it was read as
+(``distributedInfo``) or inside a string fails that test and is skipped (it was once read as
 the event list). A second top-level ``traceEvents`` key, before or after the one read, is refused:
 JSON does not say which of two equal keys counts, and Python's ``json`` takes the last.
 
-Every buffer is bounded (issue 10: a 1-3 MB gzip of whitespace or of one huge string drove the RSS
+Every buffer is bounded (a 1-3 MB gzip of whitespace or of one huge string drove the RSS
 to several GB): at most :data:`MAX_LEADING_WHITESPACE` before the document, :data:`MAX_HEAD_BYTES`
 before the events array, :data:`MAX_EVENT_BYTES` without an event boundary. Past a bound the read
 stops with one error line. The source is read strictly forward, so pipes and FIFOs work.
@@ -80,7 +80,7 @@ def _mib(n: int) -> str:
 def check_block_bytes(block_bytes: Any) -> None:
     """Raise :class:`UsageError` naming the field unless ``block_bytes`` is a usable block size."""
     if type(block_bytes) is not int or not 1 <= block_bytes <= MAX_BLOCK_BYTES:
-        # issue 24: -5 was a bare ValueError from bytearray(); 10**12 would be a MemoryError
+        # Checked first: -5 was a bare ValueError from bytearray(); 10**12 would be a MemoryError
         raise UsageError(f"block_bytes={block_bytes!r}: the read block must be a whole number of bytes from 1 "
                          f"to {MAX_BLOCK_BYTES:,} ({_mib(MAX_BLOCK_BYTES)}); the default is {BLOCK_BYTES:,}")
 
@@ -260,7 +260,7 @@ class EventReader:
         # cut -- no copy of the chunk, and no fresh pages for every block (that alone cost seconds/GB).
         # Decoded values may still view the buffer (msgspec.Raw, the recorded shapes): the two bytes
         # written are separators outside every event, and the buffer is never resized while viewed
-        # (_drop_front, _append) -- issue 20: `ops` crashed on every trace longer than one block.
+        # (_drop_front, _append): resizing it once crashed `ops` on every trace longer than one block.
         buf = bytearray(b"[")
         buf += rest
         del rest, head

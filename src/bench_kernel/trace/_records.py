@@ -19,7 +19,7 @@ MODULE_PREFIX = "nn.Module: "
 # ("<built-in method ...>", "nn.Module: Linear_0") have no file and line.
 # DOTALL: "(?P<function>.*)$" then always reaches the end, so the lazy file group stops at the first
 # "(<line>): " in O(1) per candidate. Without it a newline in a frame name failed every candidate
-# after scanning to the newline: quadratic in a crafted name (issue 10).
+# after scanning to the newline: quadratic in a crafted name.
 _FRAME = re.compile(r"^(?P<file>.+?)\((?P<line>\d{1,9})\): (?P<function>.*)$", re.DOTALL)
 
 

@@ -205,7 +205,7 @@ def _rule(i: int, raw: Any, source: str) -> StepRule:
     if kind not in _RULE_KINDS:
         raise InputError(f"{where} ({name}): 'kind' is {kind!r}; use one of {_RULE_KINDS}")
     pattern = None
-    if "pattern" in raw:  # a user's file may hold any regex: time-bounded like every user regex (issue 24)
+    if "pattern" in raw:  # a user's file may hold any regex: time-bounded like every user regex
         pattern = user_regex(raw["pattern"], f"{where} ({name}): 'pattern'", error=InputError)
     if kind == "annotation" and pattern is None:
         raise InputError(f"{where} ({name}): an annotation rule needs a 'pattern' regex")

@@ -96,7 +96,7 @@ class Trace:
         self.stacks = stacks
         self._decoded: dict[int, KernelName] = {}
         #: What the loader left out, repaired or could not keep, one line each; every trace command
-        #: shows these with its notes (issue 10: such events made totals silently wrong).
+        #: shows these with its notes: unsaid, such events made totals silently wrong.
         self.load_notes = load_notes
 
     def __repr__(self) -> str:
@@ -110,7 +110,7 @@ class Trace:
     def decoded(self, name_id: int) -> KernelName:
         """``bench_kernel.kernels.decode`` of a name id (cached per trace), its ``short`` made distinct
         among the trace's kernels: names that share a short name get the fields that tell them apart
-        (``bench_kernel.kernels.distinct_shorts``; issue 20), so no table of one trace shows two
+        (``bench_kernel.kernels.distinct_shorts``), so no table of one trace shows two
         kernels under one name."""
         d = self._decoded.get(name_id)
         if d is None:
