@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.gpu
+# Processes: ncu runs the counted kernels in a child process; Triton and Inductor compile with ptxas and gcc.
+pytestmark = [pytest.mark.gpu, pytest.mark.multiprocess]
 torch = pytest.importorskip("torch")
 if not torch.cuda.is_available():
     pytest.skip("no GPU", allow_module_level=True)

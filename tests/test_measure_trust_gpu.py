@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-pytestmark = pytest.mark.gpu
+# Processes: a stuck kernel ends a child run.
+pytestmark = [pytest.mark.gpu, pytest.mark.multiprocess]
 
 
 def _add_case():
@@ -41,7 +42,7 @@ def test_steady_holds_the_load_and_records_each_hold():
     assert rounds == r.measurements["events"].rounds >= 1
     assert len(holds) == 2 * rounds  # one hold before each method, in each round (H200: 3 rounds, 6 holds)
     assert all(h["windows"] and h["held_s"] > 0 for h in holds)
-    assert r.notes[0].startswith("steady: ")
+    assert r.notes[0].text.startswith("steady: ")
     # each method sampled for at least the steady minimum
     assert all(r.measurements[m].wall_s >= 1.0 for m in ("graph", "events"))
 

@@ -53,7 +53,7 @@ def test_same_kernels_with_and_without_roofline_and_nothing_above_the_roof(targe
         placed = bench_case(case, Options(methods=("graph", "kernel"), roofline=True, **FAST))
         after = bench_case(case, Options(methods=("kernel",), **FAST))
         assert _kernel_names(before) == _kernel_names(placed) == _kernel_names(after), case.label
-        assert not any(n.startswith("counting failed") for n in placed.notes), placed.notes
+        assert not any(n.text.startswith("counting failed") for n in placed.notes), placed.notes
         assert placed.roofline is not None, placed.notes  # no case lost to counting
         assert placed.roofline.pct_of_roof <= 100.0, (case.label, placed.roofline.to_dict(), placed.notes)
         if case.label.startswith("compile_"):  # still the compiled code: Inductor's fused kernel ran
@@ -71,7 +71,7 @@ def test_counted_dtype_and_causal_half():
     half = bench_case(causal, Options(methods=("kernel",), roofline=True, **FAST))
     assert full.roofline.dtype == half.roofline.dtype == "bf16"
     assert full.flops == 4 * 4 * 32 * 4096 * 4096 * 128 == 2 * half.flops  # GQA: the query's 32 heads
-    assert any("causal: counted as half" in n for n in half.notes)
+    assert any("causal: counted as half" in n.text for n in half.notes)
 
 
 def test_the_autotuner_chooses_before_capture(monkeypatch):
@@ -98,7 +98,7 @@ def test_the_autotuner_chooses_before_capture(monkeypatch):
     assert len(tuner.cache) == 1 and result.measurements["graph"].ok
     # The kernel's bytes: A and B loaded, C stored, as its source says (an estimate, and said so).
     assert result.bytes == 3 * 2 * 4096 * 4096
-    assert any("matmul_kernel: bytes estimated from its launch arguments" in n for n in result.notes)
+    assert any("matmul_kernel: bytes estimated from its launch arguments" in n.text for n in result.notes)
     [k] = [k for k in result.kernels if k.kind == "kernel"]
     assert k.short.startswith("matmul_kernel") and k.category == "gemm"  # by its tl.dot source
 

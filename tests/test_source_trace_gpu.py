@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.gpu
+# Processes: Triton and Inductor compile with ptxas, gcc and nvcc.
+pytestmark = [pytest.mark.gpu, pytest.mark.multiprocess]
 ROOT = Path(__file__).resolve().parent.parent
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)]+?):(\d+)\)")
 

@@ -9,7 +9,8 @@ import pytest
 
 from bench_kernel.sweeps import load_spec, run_sweep
 
-pytestmark = pytest.mark.gpu
+# Processes: sweep workers, and Triton compiling with ptxas and gcc.
+pytestmark = [pytest.mark.gpu, pytest.mark.multiprocess]
 SPEC = str(Path(__file__).resolve().parent.parent / "examples" / "sweep_gemm.py")
 QUICK = dict(methods=("graph",), max_time_s=0.1)
 

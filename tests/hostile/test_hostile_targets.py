@@ -171,6 +171,7 @@ def _source_trace(printing: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.gpu
+@pytest.mark.multiprocess
 def test_source_trace_json_stays_parseable_when_the_target_prints(printing):
     r = _source_trace(printing)
     assert r.returncode == 0, r.stderr
