@@ -69,7 +69,7 @@ for p in d["points"]:
           f"{f(m['e2el_ms']['p50'])} | {f(pg.get('first_ttft_p50_ms'))}/{f(pg.get('rest_ttft_p50_ms'))} | "
           f"{gs('sm_clock_mhz','min')}-{gs('sm_clock_mhz','max')} | {gs('power_w','max')} | {gs('utilization_pct','mean')} | "
           f"{f(mem / 2**30) if mem else '-'} |")
-print("\nAcross the 3 runs (mean, 95% CI of the mean):\n")
+print("\nAcross the 3 runs (geometric mean, 95% CI of it):\n")
 for rep in d.get("repeats", []):
     for s in rep["stats"]:
         ci = "-" if s["ci_low"] is None else f"{s['ci_low']:.4g}-{s['ci_high']:.4g}"

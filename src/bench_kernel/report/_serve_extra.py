@@ -79,8 +79,8 @@ def _repeats_table(run: ServeRun) -> Table:
                          "hw": s.rel_half_width})
     level = run.repeats[0].confidence if run.repeats else 0.95
     cols = [Column("load", "Load"), Column("metric", "Metric"), Column("unit", "Unit"), Column("runs", "Each run"),
-            Column("mean", "Mean", "float"), Column("ci", f"{level:.0%} CI of the mean"),
-            Column("hw", "+/- (of the mean)", "ratio")]
+            Column("mean", "Geo. mean", "float"), Column("ci", f"{level:.0%} CI of it"),
+            Column("hw", "+/- (relative)", "ratio")]
     t = Table(cols, rows, title=f"Across {run.options.num_runs} runs of each load point")
     t.info.append("a t-interval of the runs' values: what a repeat of the benchmark would show, which the "
                   "requests of one run cannot")
