@@ -1,6 +1,7 @@
 """The HTML report of a serving run (``bench-kernel serve`` output or a stored serving run): its
-tables, the latency-throughput curve over a sweep, the TTFT and ITL CDFs, and a per-request
-timeline (send -> first token -> last token of each request of a point).
+tables, the latency-throughput curve over a sweep, the TTFT and ITL CDFs, a per-request
+timeline (send -> first token -> last token of each request of a point), and the first point over
+its time (slices, GPU telemetry, the server's gauges).
 
 The input is a ``report_model.ServeInput``. Everything is drawn from what the run recorded (``ServeRun.to_dict()`` with its request records):
 nothing is re-measured. Plots need matplotlib (the ``plot`` extra); without it a note says so.
@@ -12,6 +13,7 @@ from typing import Any
 
 from bench_kernel.report._html import Markup, el, join
 from bench_kernel.report._html_table import html_table
+from bench_kernel.report._serve_over_time import over_time_figure
 from bench_kernel.report._svg import NO_MATPLOTLIB, figure_svg, have_matplotlib
 
 __all__ = ["serve_section", "serve_summary", "serve_run_from_dict"]
@@ -142,7 +144,8 @@ def serve_section(inp: Any, prefix: str) -> Markup:
     import matplotlib.pyplot as plt
 
     for name, make in (("curve", lambda: _curve(points) if len(points) > 1 else None), ("cdf", lambda: _cdfs(points)),
-                       ("timeline", lambda: _timeline(points[0]))):
+                       ("timeline", lambda: _timeline(points[0])),
+                       ("over-time", lambda: over_time_figure(points[0], f"{_label(points[0])}: over the point"))):
         fig = make()
         if fig is not None:
             parts.append(el("figure", None, figure_svg(fig, f"{prefix}-{name}", f"{inp.label}: {name}")))
