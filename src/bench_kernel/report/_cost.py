@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bench_kernel.units import format_duration_us
+
+if TYPE_CHECKING:  # read only; importing orchestrate would load the measuring code for every command
+    from bench_kernel.orchestrate import RunCost
 
 __all__ = ["cost_line"]
 
 
-def cost_line(cost: Any) -> str:
+def cost_line(cost: RunCost) -> str:
     """``took 4.1 s: timing 2.3 s, warm-up 150 ms, ...`` from an ``orchestrate.RunCost``; parts
     under 5 ms are left out, the timing never."""
     def s(x: float) -> str:

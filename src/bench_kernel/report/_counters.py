@@ -7,9 +7,16 @@ stored one (their JSON) render through the same code.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from bench_kernel.report._table import Column, Table
+
+if TYPE_CHECKING:  # read only; importing them would load numpy for every command
+    from bench_kernel.records import BenchResult, CounterReport, JoinedKernel, MeasuredRoofline, PointResult
+    from bench_kernel.report._html import Markup
+
+    #: (label, what the counters measured, the counted work placed on the roofline, None when not placed)
+    Counted = tuple[str, CounterReport, MeasuredRoofline | None]
 
 __all__ = ["counters_table", "counter_kernels_table", "counted", "counters_section"]
 
@@ -18,7 +25,7 @@ SOURCE_NOTE = ("counts (bytes, FLOPs, %, registers) from the hardware counters o
                "each kernel; times from bench-kernel's methods, never from the counter tool's replays")
 
 
-def counted(results: Iterable[Any]) -> list[tuple[str, Any, Any]]:
+def counted(results: Iterable[BenchResult]) -> list[Counted]:
     """(label, CounterReport, MeasuredRoofline or None) for each ``BenchResult`` that asked for counters."""
     return [(r.name, r.counters, r.measured_roofline) for r in results if r.counters is not None]
 
@@ -27,7 +34,7 @@ def _giga(v: float | None) -> float | None:
     return None if v is None else v / 1e9
 
 
-def counters_table(triples: Sequence[tuple[str, Any, Any]]) -> Table:
+def counters_table(triples: Sequence[Counted]) -> Table:
     """Per case: modelled against counted DRAM bytes and FLOPs, L2/L1 bytes, speed of light, occupancy."""
     cols = [Column("case", "case"), Column("model_bytes", "bytes (model)", "bytes"),
             Column("dram_bytes", "DRAM (counted)", "bytes"), Column("bytes_ratio", "counted/model", "ratio"),
@@ -36,13 +43,14 @@ def counters_table(triples: Sequence[tuple[str, Any, Any]]) -> Table:
             Column("flops_ratio", "counted/model", "ratio"), Column("tensor_pct", "tensor", "pct"),
             Column("memory_sol_pct", "mem SOL", "pct"), Column("compute_sol_pct", "SM SOL", "pct"),
             Column("bound", "bound"), Column("wall_s", "collect s", "float")]
-    rows, notes = [], [SOURCE_NOTE]
+    rows: list[dict[str, Any]] = []  # Any: table cells
+    notes = [SOURCE_NOTE]
     for label, report, placed in triples:
-        if report.error:
-            rows.append({"case": label, "bound": "not counted"})
-            notes.append(f"{label}: {report.error}")
-            continue
         total = report.total
+        if report.error or total is None:  # no total: no kernel was counted (the collectors say why in error)
+            rows.append({"case": label, "bound": "not counted"})
+            notes.append(f"{label}: {report.error or 'no kernel was counted'}")
+            continue
         checks = {c.quantity: c for c in placed.checks} if placed is not None else {}
         nbytes, nflops = checks.get("bytes"), checks.get("flops")
         flops = total.flops
@@ -61,7 +69,7 @@ def counters_table(triples: Sequence[tuple[str, Any, Any]]) -> Table:
     return Table(cols, rows, title="Hardware counters: the model against the counts", notes=notes)
 
 
-def counter_kernels_table(triples: Sequence[tuple[str, Any, Any]]) -> Table:
+def counter_kernels_table(triples: Sequence[Counted]) -> Table:
     """Per kernel of each counted case: counts joined to the timed breakdown."""
     cols = [Column("case", "case"), Column("kernel", "kernel", detail="name"), Column("per_call", "per call", "float"),
             Column("dram_bytes", "DRAM", "bytes"), Column("l2_bytes", "L2", "bytes"),
@@ -86,7 +94,7 @@ def counter_kernels_table(triples: Sequence[tuple[str, Any, Any]]) -> Table:
     return Table(cols, rows, title="Hardware counters per kernel", notes=[SOURCE_NOTE])
 
 
-def _unjoined(report: Any) -> Iterable[Any]:
+def _unjoined(report: CounterReport) -> Iterator[JoinedKernel]:
     from bench_kernel.records import JoinedKernel
 
     for k in report.kernels:
@@ -99,7 +107,7 @@ def _short(name: str) -> str:
     return decode(name).short
 
 
-def counters_section(points: Sequence[Any]) -> Any:
+def counters_section(points: Sequence[PointResult]) -> Markup | None:
     """The HTML report's section for stored points (``bench_kernel.results.PointResult``) whose results
     hold counts: both tables and the hierarchical roofline; None when no point has counters."""
     from bench_kernel.report._html import el, join
@@ -107,7 +115,7 @@ def counters_section(points: Sequence[Any]) -> Any:
     from bench_kernel.report._svg import NO_MATPLOTLIB, figure_svg, have_matplotlib
     from bench_kernel.roofline import build_measured_figure
 
-    triples = []
+    triples: list[Counted] = []
     for p in points:
         r = p.result
         if r.counters is not None:

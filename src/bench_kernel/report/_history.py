@@ -33,7 +33,7 @@ def runs_table(runs: Sequence[RunInfo], db: str) -> Table:
     for r in runs:
         total = f"/{r.total_points}" if r.total_points is not None else ""
         # A run still "running" whose points are incomplete was most likely killed: --resume finishes it.
-        status = r.status
+        status: str = r.status
         if status == "running" and r.total_points is not None and r.n_points < r.total_points:
             status = "running or killed"
         rows.append({"id": r.id, "created_at": r.created_at.replace("T", " ").rstrip("Z"), "kind": r.kind,
@@ -66,7 +66,7 @@ def plot_history(pairs: Sequence[tuple[RunInfo, PointResult]], pattern: str, pat
     plot_path(out, "--plot")
     lines: dict[str, list[tuple[int, float]]] = {}
     for run, p in pairs:
-        if p.median_us is not None:
+        if p.median_us is not None and run.id is not None:  # a stored run always has its id
             lines.setdefault(p.label, []).append((run.id, p.median_us))
     if not lines:
         raise UsageError(f"nothing to plot: no measured point matches {pattern!r}")

@@ -9,7 +9,7 @@ shows ``&lt;b&gt;`` on the page instead of running a script.
 from __future__ import annotations
 
 import html
-from typing import Any, Iterable, Mapping
+from typing import Iterable, Mapping
 
 __all__ = ["Markup", "esc", "el", "join", "clipped"]
 
@@ -31,7 +31,7 @@ _VISIBLE = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}")
             for c in (*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0), *_BIDI)}
 
 
-def esc(value: Any) -> Markup:
+def esc(value: object) -> Markup:
     """``value`` as HTML text: Markup passes through, anything else is escaped (quotes included)
     and its control characters made visible (tab and newline stay: they are HTML whitespace)."""
     if isinstance(value, Markup):
@@ -42,12 +42,12 @@ def esc(value: Any) -> Markup:
     return Markup(html.escape(text, quote=True))
 
 
-def join(parts: Iterable[Any], sep: str = "") -> Markup:
+def join(parts: Iterable[object], sep: str = "") -> Markup:
     """Escape each part and join them; None parts are skipped."""
     return Markup(esc(sep).join(esc(p) for p in parts if p is not None))
 
 
-def _attrs(attrs: Mapping[str, Any]) -> str:
+def _attrs(attrs: Mapping[str, object]) -> str:
     out = []
     for key, value in attrs.items():
         if value is None or value is False:
@@ -57,7 +57,7 @@ def _attrs(attrs: Mapping[str, Any]) -> str:
     return "".join(out)
 
 
-def el(tag: str, attrs: Mapping[str, Any] | None = None, *children: Any) -> Markup:
+def el(tag: str, attrs: Mapping[str, object] | None = None, *children: object) -> Markup:
     """``<tag attrs>children</tag>``: attribute values and non-Markup children are escaped;
     None children are skipped. Void elements (``meta``, ``br``) take no children."""
     open_tag = f"<{tag}{_attrs(attrs or {})}>"

@@ -19,7 +19,7 @@ __all__ = ["html_table", "verdict_badge"]
 VERDICTS = {"faster": "faster", "slower": "slower", "same": "same", "unknown": "unknown", "yes": "faster", "no": "same"}
 
 
-def _raw(value: Any) -> str:
+def _raw(value: object) -> str:
     """The sort key of a number cell: its repr, or "" (sorts last) for none, NaN or a word."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return ""
@@ -46,6 +46,7 @@ def verdict_badge(verdict: str, title: str | None = None) -> Markup:
     return el("span", {"class": cls, "title": title}, verdict)
 
 
+# Any: a row's cells are raw values of any kind (``Table.rows``).
 def html_table(table: Table, *, cells: Mapping[str, Callable[[Mapping[str, Any]], Markup]] | None = None,
                sortable: bool = True, caption: bool = True) -> Markup:
     """``table`` as a scrollable, sortable HTML table followed by its notes.

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:  # rich is imported when a bar is drawn, not when this module is
+    from types import TracebackType
+
+    from rich.console import Console
+    from rich.progress import TaskID
 
 __all__ = ["ProgressBar", "ProgressLines"]
 
@@ -14,7 +20,7 @@ class ProgressBar:
     of redraws, and a :class:`ProgressLines` line now and then). The current point's label is user data: it is shown as text, never as markup.
     """
 
-    def __init__(self, console: Any, what: str = "points") -> None:
+    def __init__(self, console: Console, what: str = "points") -> None:
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -28,15 +34,16 @@ class ProgressBar:
             BarColumn(), MofNCompleteColumn(), TextColumn(what), TimeElapsedColumn(),
             TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[current]}", markup=False),
             console=console, transient=True, disable=not console.is_terminal)
-        self._task: Any = None
+        self._task: TaskID | None = None
         self._lines = ProgressLines(console, what)
 
     def __enter__(self) -> "ProgressBar":
         self._progress.__enter__()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
-        self._progress.__exit__(*exc)
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._progress.__exit__(exc_type, exc, tb)
 
     def __call__(self, done: int, total: int, current: str) -> None:
         self._lines(done, total, current)  # off a terminal: a line now and then
@@ -63,7 +70,7 @@ class ProgressLines:
     is the time in seconds (``time.monotonic``; a test's fake). Off with ``BENCH_KERNEL_PROGRESS=0``.
     """
 
-    def __init__(self, console: Any, what: str = "cases", clock: Any = None) -> None:
+    def __init__(self, console: Console, what: str = "cases", clock: Callable[[], float] | None = None) -> None:
         import os
         import time
 

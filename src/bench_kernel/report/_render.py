@@ -8,12 +8,17 @@ import io
 import json
 import math
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from bench_kernel.errors import UsageError
 from bench_kernel.report._table import Table, render_rich, to_csv, to_markdown
 from bench_kernel.report._text import printable
 from bench_kernel.report._version import tool_version
+
+if TYPE_CHECKING:  # rich and the report model load only for the formats that need them
+    from rich.console import Console
+
+    from bench_kernel.report_model import ReportModel
 
 __all__ = ["OUTPUT_FORMATS", "dumps", "json_default", "render_body", "render_console", "tool_version"]
 
@@ -21,7 +26,8 @@ __all__ = ["OUTPUT_FORMATS", "dumps", "json_default", "render_body", "render_con
 OUTPUT_FORMATS = ("table", "json", "csv", "md", "xlsx", "html")
 
 
-def json_default(o: Any) -> Any:
+# Any: what comes back is plain JSON of any shape (a record's ``to_dict``, a numpy scalar's value).
+def json_default(o: object) -> Any:
     """JSON fallback for records: dataclasses via ``to_dict``, numpy scalars, paths."""
     if hasattr(o, "to_dict"):
         return o.to_dict()
@@ -32,7 +38,7 @@ def json_default(o: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
 
-def _plain(o: Any) -> Any:
+def _plain(o: object) -> Any:  # Any: plain JSON of any shape
     """``o`` as plain JSON values in one pass: records through :func:`json_default`, and NaN/inf
     (not JSON) as null, so every consumer can parse what we print. One pass, not a dumps/loads
     round trip: a 10,000-case run's output is 15 MB."""
@@ -47,12 +53,12 @@ def _plain(o: Any) -> Any:
     return _plain(json_default(o))
 
 
-def dumps(data: Any) -> str:
+def dumps(data: object) -> str:
     """Serialise ``data`` as indented, strict JSON (NaN -> null)."""
     return json.dumps(_plain(data), indent=2, ensure_ascii=False)
 
 
-def render_console(console: Any, tables: Sequence[Table], text: str | None = None) -> None:
+def render_console(console: Console, tables: Sequence[Table], text: str | None = None) -> None:
     """Print ``tables`` (or ``text``, a tree or a document that is not a table) on a rich console."""
     if text is not None:
         from rich.text import Text
@@ -64,8 +70,8 @@ def render_console(console: Any, tables: Sequence[Table], text: str | None = Non
         render_rich(t, console)
 
 
-def render_body(fmt: str, data: Any, tables: Sequence[Table], text: str | None = None, *,
-                command: str = "bench-kernel", model: Any = None) -> str | bytes:
+def render_body(fmt: str, data: object, tables: Sequence[Table], text: str | None = None, *,
+                command: str = "bench-kernel", model: ReportModel | None = None) -> str | bytes:
     """``data`` (``json``) or ``tables`` in format ``fmt`` (one of :data:`OUTPUT_FORMATS`).
 
     ``table`` is what the terminal shows, 200 columns wide, without colour; ``html`` is the report
@@ -85,9 +91,9 @@ def render_body(fmt: str, data: Any, tables: Sequence[Table], text: str | None =
     if fmt == "xlsx":
         from bench_kernel.report._xlsx import to_xlsx
 
-        buf = io.BytesIO()
-        to_xlsx(tables, buf, data=data)
-        return buf.getvalue()
+        book = io.BytesIO()
+        to_xlsx(tables, book, data=data)
+        return book.getvalue()
     if fmt == "table":
         from rich.console import Console
 

@@ -5,7 +5,7 @@ It renders a ``report_model.ReportModel``: everything shown was loaded and compu
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, Sequence
+from typing import Sequence
 
 from bench_kernel.report._counters import counters_section
 from bench_kernel.report._html import Markup, el, join
@@ -26,7 +26,7 @@ from bench_kernel.report._report_summary import summary_section
 from bench_kernel.report._report_trace import trace_section
 from bench_kernel.report._table import Table
 from bench_kernel.report._version import tool_version
-from bench_kernel.report_model import ReportModel
+from bench_kernel.report_model import ReportModel, ResultsInput
 
 __all__ = ["render_report", "html_for_output", "REPORT_FORMATS"]
 
@@ -42,7 +42,7 @@ def _notes(notes: Sequence[str]) -> Markup | None:
     return el("ul", {"class": "muted"}, *(el("li", None, n) for n in notes)) if notes else None
 
 
-def _results_body(results: Sequence[Any]) -> Markup:
+def _results_body(results: Sequence[ResultsInput]) -> Markup:
     parts = []
     for inp in results:
         if len(results) > 1 or inp.is_sweep:
@@ -93,7 +93,7 @@ def render_report(model: ReportModel, *, title: str | None = None, generated_at:
     return page(title or "bench-kernel report", subtitle, sections, footer)
 
 
-def html_for_output(command: str, tables: Sequence[Table], *, model: Any = None,
+def html_for_output(command: str, tables: Sequence[Table], *, model: ReportModel | None = None,
                     generated_at: str | None = None) -> str:
     """The page for what a table command printed (``bench-kernel run ... -o out.html``): the
     full report of ``model`` (its measured results, ``report_model.report_for_output``) when

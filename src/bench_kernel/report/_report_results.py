@@ -4,7 +4,7 @@ typed records of each :class:`~bench_kernel.report_model.ResultsInput`."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from bench_kernel.report._html import Markup, el, join
 from bench_kernel.report._html_table import html_table
@@ -12,13 +12,20 @@ from bench_kernel.report._results_table import results_table
 from bench_kernel.report._svg import NO_MATPLOTLIB, figure_svg, have_matplotlib
 from bench_kernel.report._table import Column, Table, format_value
 
+if TYPE_CHECKING:  # read only; importing them would load numpy for every command
+    from bench_kernel.records import PointResult, RooflineResult
+    from bench_kernel.report_model import ResultsInput
+
+    #: (device, dtype) -> (point label, its placement): one roofline plot per key
+    Placed = dict[tuple[str, str], list[tuple[str, RooflineResult]]]
+
 __all__ = ["results_section", "roofline_plots", "kernels_section"]
 
 #: Per-kernel tables shown per input (a sweep of 20 points x 4 providers would make 80).
 KERNEL_TABLES = 12
 
 
-def results_section(inputs: Sequence[Any], caption: bool = True) -> Markup:
+def results_section(inputs: Sequence[ResultsInput], caption: bool = True) -> Markup:
     """One sortable table per input: per case the median of each method, throughput, roofline.
     The cases' own notes are in the summary (information and warnings apart), not under each table."""
     parts = []
@@ -29,9 +36,9 @@ def results_section(inputs: Sequence[Any], caption: bool = True) -> Markup:
     return join(parts)
 
 
-def _placed(inputs: Sequence[Any]) -> tuple[dict[tuple[str, str], list[tuple[str, Any]]], list[str]]:
-    groups: dict[tuple[str, str], list[tuple[str, Any]]] = {}
-    problems = []
+def _placed(inputs: Sequence[ResultsInput]) -> tuple[Placed, list[str]]:
+    groups: Placed = {}
+    problems: list[str] = []
     for inp in inputs:
         for p in inp.points:
             if p.status != "ok":
@@ -42,7 +49,7 @@ def _placed(inputs: Sequence[Any]) -> tuple[dict[tuple[str, str], list[tuple[str
     return groups, problems
 
 
-def roofline_plots(inputs: Sequence[Any], start: int = 0) -> tuple[list[Markup], list[str]]:
+def roofline_plots(inputs: Sequence[ResultsInput], start: int = 0) -> tuple[list[Markup], list[str]]:
     """Inline SVG rooflines (one per device and dtype) of every placed case, and notes on what
     could not be drawn. ``start`` numbers the plots' id prefixes."""
     from bench_kernel.errors import BenchKernelError
@@ -71,7 +78,7 @@ def roofline_plots(inputs: Sequence[Any], start: int = 0) -> tuple[list[Markup],
     return figures, notes
 
 
-def _kernel_table(point: Any) -> Table:
+def _kernel_table(point: PointResult) -> Table:
     r = point.result
     rows = [dict(k.to_dict(), share_pct=100.0 * k.share) for k in r.kernels]
     total = sum(k.us_per_call for k in r.kernels)
@@ -84,17 +91,17 @@ def _kernel_table(point: Any) -> Table:
     return Table(cols, rows, title=title)
 
 
-def _share_cell(row: dict[str, Any]) -> Markup:
+def _share_cell(row: Mapping[str, Any]) -> Markup:  # Any: table cells
     pct = row.get("share_pct") or 0.0
     bar = el("span", {"class": "share", "style": f"width:{min(pct, 100.0) * 0.6:.1f}px", "aria-hidden": "true"})
     return join([format_value(pct, "pct"), bar])
 
 
-def kernels_section(inputs: Sequence[Any]) -> Markup | None:
+def kernels_section(inputs: Sequence[ResultsInput]) -> Markup | None:
     """Per case measured by the ``kernel`` method: every kernel of one call, its time and share;
     the full kernel name on hover. At most :data:`KERNEL_TABLES` cases per input (a sweep has
     dozens): the rest are named in a note."""
-    parts: list[Any] = []
+    parts: list[Markup] = []
     for inp in inputs:
         with_kernels = [p for p in inp.points if p.result.kernels]
         for p in with_kernels[:KERNEL_TABLES]:

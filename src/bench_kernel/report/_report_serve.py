@@ -5,16 +5,25 @@ its time (slices, GPU telemetry, the server's gauges).
 
 The input is a ``report_model.ServeInput``. Everything is drawn from what the run recorded (``ServeRun.to_dict()`` with its request records):
 nothing is re-measured. Plots need matplotlib (the ``plot`` extra); without it a note says so.
+
+A run and its points are read here as the JSON they were written as (``dict[str, Any]``: any JSON
+value), as a stored run or an older file holds them.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from bench_kernel.report._html import Markup, el, join
 from bench_kernel.report._html_table import html_table
 from bench_kernel.report._serve_over_time import over_time_figure
 from bench_kernel.report._svg import NO_MATPLOTLIB, figure_svg, have_matplotlib
+
+if TYPE_CHECKING:  # matplotlib is optional; serve's records are built only when a section is drawn
+    from matplotlib.figure import Figure
+
+    from bench_kernel.report_model import ServeInput
+    from bench_kernel.serve import ServeRun
 
 __all__ = ["serve_section", "serve_summary", "serve_run_from_dict"]
 
@@ -22,7 +31,7 @@ __all__ = ["serve_section", "serve_summary", "serve_run_from_dict"]
 TIMELINE_REQUESTS = 200
 
 
-def serve_run_from_dict(data: dict[str, Any]) -> Any:
+def serve_run_from_dict(data: dict[str, Any]) -> ServeRun:
     """Rebuild the ``ServeRun`` tables need from its ``to_dict()``."""
     from bench_kernel.serve import ServeOptions, ServePoint, ServerInfo, ServeRun
 
@@ -54,7 +63,7 @@ def _records(p: dict[str, Any]) -> list[dict[str, Any]]:
     return [r for r in (p.get("requests") or {}).get("records") or () if r.get("status") == "ok"]
 
 
-def _curve(points: list[dict[str, Any]]) -> Any:
+def _curve(points: list[dict[str, Any]]) -> Figure:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 3.6))
@@ -73,7 +82,7 @@ def _curve(points: list[dict[str, Any]]) -> Any:
     return fig
 
 
-def _cdfs(points: list[dict[str, Any]]) -> Any:
+def _cdfs(points: list[dict[str, Any]]) -> Figure:
     import matplotlib.pyplot as plt
     import numpy as np
 
@@ -108,7 +117,7 @@ def _cdfs(points: list[dict[str, Any]]) -> Any:
     return fig
 
 
-def _timeline(p: dict[str, Any]) -> Any:
+def _timeline(p: dict[str, Any]) -> Figure:
     import matplotlib.pyplot as plt
 
     recs = [r for r in (p.get("requests") or {}).get("records") or () if r.get("end_s") is not None]
@@ -130,11 +139,11 @@ def _timeline(p: dict[str, Any]) -> Any:
     return fig
 
 
-def serve_section(inp: Any, prefix: str) -> Markup:
+def serve_section(inp: ServeInput, prefix: str) -> Markup:
     """The tables and plots of one serving run."""
     from bench_kernel.report._serve import serve_tables
 
-    parts: list[Any] = [html_table(t) for t in serve_tables(serve_run_from_dict(inp.data))]
+    parts: list[Markup] = [html_table(t) for t in serve_tables(serve_run_from_dict(inp.data))]
     points = inp.points
     if not have_matplotlib():
         return join(parts + [el("p", {"class": "muted"}, NO_MATPLOTLIB)])
@@ -153,7 +162,7 @@ def serve_section(inp: Any, prefix: str) -> Markup:
     return join(parts)
 
 
-def serve_summary(inputs: list[Any]) -> Markup:
+def serve_summary(inputs: Sequence[ServeInput]) -> Markup:
     """Per serving run: the server, what it was asked, how it ended, and what to distrust."""
     items = []
     for inp in inputs:

@@ -5,11 +5,14 @@ notes that only say how the results were made (each note's own ``kind``), so a w
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from bench_kernel.report._html import Markup, el, join
 from bench_kernel.report._table import format_value
 from bench_kernel.report_model import ResultsInput, TraceInput
+
+if TYPE_CHECKING:  # read only; importing them would load numpy for every command
+    from bench_kernel.records import Note
 
 __all__ = ["summary_section", "distrust_notes"]
 
@@ -24,7 +27,7 @@ _ENV_FACTS = (("device", "device"), ("backend", "backend"), ("driver", "driver")
 _COMPARED = {label for _, label in _ENV_FACTS} | {"L2", "memory", "git commit"}
 
 
-def _state(env: dict[str, Any]) -> str | None:
+def _state(env: dict[str, Any]) -> str | None:  # Any: the machine's facts, JSON as recorded
     """SM clock and temperature before -> after, when NVML was there to read them."""
     before, after = env.get("state_before") or {}, env.get("state_after") or {}
     parts = []
@@ -34,7 +37,8 @@ def _state(env: dict[str, Any]) -> str | None:
     return ", ".join(parts) or None
 
 
-Pairs = list[tuple[str, Any]]
+#: (label, value) facts: a value is text, a number or markup, shown as it is
+Pairs = list[tuple[str, object]]
 
 
 def _facts(pairs: Pairs) -> Markup:
@@ -121,7 +125,7 @@ def _input_notes(inp: ResultsInput) -> tuple[list[str], list[str]]:
     if run is not None and run.git_dirty:
         notes.append(f"the spec's repository had uncommitted changes at {run.git_commit}")
     untimed: dict[tuple[str, str, str], list[str]] = {}
-    by_note: dict[Any, list[str]] = {}
+    by_note: dict[Note, list[str]] = {}
     held_s: list[float] = []
     clocked = False
     for p in inp.points:

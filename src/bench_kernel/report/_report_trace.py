@@ -5,7 +5,7 @@ kernel sequence. The tables are the trace commands' own (``_trace_tables``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bench_kernel.report._html import Markup, el, join
 from bench_kernel.report._html_table import html_table
@@ -20,15 +20,18 @@ from bench_kernel.report._trace_tables import (
     timeline_tables,
 )
 
+if TYPE_CHECKING:
+    from bench_kernel.report_model import TraceInput
+
 __all__ = ["trace_section"]
 
 #: Steps shown in the timeline table and chart (a long serving trace has hundreds).
 TIMELINE_STEPS = 20
 
 
-def _timeline(inp: Any, index: int) -> list[Any]:
+def _timeline(inp: TraceInput, index: int) -> list[Markup]:
     rep = inp.timeline
-    parts: list[Any] = [el("p", {"class": "finding"}, timeline_headline(rep, inp.label)),
+    parts: list[Markup] = [el("p", {"class": "finding"}, timeline_headline(rep, inp.label)),
                         el("p", None, f"{rep.overall.label}: {rep.overall.diagnosis}")]
     if not have_matplotlib():
         parts.append(el("p", {"class": "muted"}, f"timeline chart left out: {NO_MATPLOTLIB}"))
@@ -43,10 +46,10 @@ def _timeline(inp: Any, index: int) -> list[Any]:
     return parts
 
 
-def trace_section(inp: Any, index: int = 0) -> Markup:
+def trace_section(inp: TraceInput, index: int = 0) -> Markup:
     """Timeline, inventory, categories, phases and layers of one trace; a missing analysis says
     why. ``index`` numbers the ids inside its chart."""
-    parts: list[Any] = []
+    parts: list[Markup] = []
     if inp.timeline is not None:
         parts += _timeline(inp, index)
     parts += [html_table(t) for t in inventory_tables(inp.inventory, inp.label)]

@@ -8,10 +8,13 @@ just finished); cells hold raw values and each format renders them by their colu
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from bench_kernel.options import METHODS
 from bench_kernel.report._table import Column, Table, format_value
+
+if TYPE_CHECKING:  # read only; importing them would load numpy for every command
+    from bench_kernel.records import BenchResult, Measurement, PointResult, RooflineResult
 
 __all__ = ["results_table", "as_points", "NEGATIVE_OVERHEAD"]
 
@@ -21,7 +24,7 @@ NEGATIVE_OVERHEAD = ("launch ovh is left blank where events read below graph: la
                      "a graph node's own cost on a tiny kernel, another L2 state), not a launch cost")
 
 
-def as_points(results: Sequence[Any]) -> list[Any]:
+def as_points(results: Sequence[PointResult | BenchResult]) -> list[PointResult]:
     """``PointResult``s as given; a ``BenchResult`` becomes the point a ``run --save`` would store."""
     from bench_kernel.records import PointResult, status_of
 
@@ -29,7 +32,7 @@ def as_points(results: Sequence[Any]) -> list[Any]:
             for r in results]
 
 
-def _detail(m: Any) -> str:
+def _detail(m: Measurement) -> str:
     """Hover text of a median: its 95% CI, the sample count and why sampling stopped."""
     if not m.ok:
         return m.error or "no samples"
@@ -44,7 +47,7 @@ def _detail(m: Any) -> str:
     return ", ".join(parts)
 
 
-def _l2(measurements: dict[str, Any], methods: Sequence[str]) -> str | None:
+def _l2(measurements: Mapping[str, Measurement], methods: Sequence[str]) -> str | None:
     """What the L2 held for each method that ran (``Measurement.cache``): one word when they agree."""
     caches = {m: measurements[m].cache for m in methods if m in measurements and measurements[m].ok}
     if not caches:
@@ -54,11 +57,12 @@ def _l2(measurements: dict[str, Any], methods: Sequence[str]) -> str | None:
     return ", ".join(f"{m} {c}" for m, c in caches.items())
 
 
-def _axes(points: Sequence[Any]) -> list[str]:
+def _axes(points: Sequence[PointResult]) -> list[str]:
     return list(dict.fromkeys(k for p in points for k in p.params))
 
 
-def results_table(results: Sequence[Any], *, title: str | None = None, result_notes: bool = True) -> Table:
+def results_table(results: Sequence[PointResult | BenchResult], *, title: str | None = None,
+                  result_notes: bool = True) -> Table:
     """One row per case: the median per method (hover: CI and samples), what the L2 held, launch
     overhead, kernels per call, throughput and, when placed, intensity, % of roof and bound.
 
@@ -80,7 +84,7 @@ def results_table(results: Sequence[Any], *, title: str | None = None, result_no
                  Column(f"{m}_ci95_high_us", f"{m} CI high", "duration_us", only="raw"),
                  Column(f"{m}_n", f"{m} samples", "int", only="raw")]
     rows, negative = [], []
-    roofs: list[Any] = []
+    roofs: list[RooflineResult | None] = []
     for p in points:
         r, ok = p.result, p.status == "ok"
         why = p.error or "; ".join(n.text for n in r.notes)
@@ -100,7 +104,7 @@ def results_table(results: Sequence[Any], *, title: str | None = None, result_no
             if not meas.ok:  # a method that ran and failed (a graph capture) says so; its reason on hover
                 row[f"{m}_us"] = "failed"
                 continue
-            lo, hi = meas.ci95_us  # of the median shown (across the rounds when there are several)
+            lo, hi = meas.ci95_us or (None, None)  # of the median shown (across the rounds when there are several)
             row.update({f"{m}_us": meas.median_us, f"{m}_n": meas.samples.n,
                         f"{m}_ci95_low_us": lo if lo == lo else None, f"{m}_ci95_high_us": hi if hi == hi else None})
         if not ok:  # not timed at all: the status stands where the time would be

@@ -8,10 +8,13 @@ Latencies are milliseconds in the records (``ttft_ms``); the tables show them th
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from bench_kernel.report._table import Column, Table
 from bench_kernel.serve import ServeComparison, ServePoint, ServeRun
+
+if TYPE_CHECKING:
+    from bench_kernel.records import Note
 
 __all__ = ["serve_tables", "serve_comparison_table"]
 
@@ -128,7 +131,7 @@ def _num(x: float | None) -> str:
     return "-" if x is None else f"{x:.4g}"
 
 
-def _split(notes: list[Any], table: Table, prefix: str = "") -> None:
+def _split(notes: Sequence[Note | str], table: Table, prefix: str = "") -> None:
     """Warnings into the table's notes, the rest (how it was made) into its info lines."""
     for n in notes:
         text = f"{prefix}{n}"
@@ -140,7 +143,7 @@ def serve_tables(run: ServeRun) -> list[Table]:
     then the server's view, the GPUs, the repeats, turns, prefixes and slices where the run has them."""
     from bench_kernel.report._serve_extra import extra_tables
 
-    notes: list[Any] = list(run.notes)
+    notes: list[Note | str] = list(run.notes)
     if run.aborted:
         notes.insert(0, f"PARTIAL RUN: {run.aborted}")
     if run.sweep is None and len(run.points) == 1:
@@ -177,7 +180,7 @@ def serve_comparison_table(rc: ServeComparison) -> Table:
     return Table(cols, rows, title=f"{rc.b_label} against {rc.a_label}: latency per load point", notes=notes)
 
 
-def _load_text(load: dict[str, Any]) -> str:
+def _load_text(load: dict[str, Any]) -> str:  # Any: the load as recorded (JSON: rate, concurrency, ...)
     rate = load.get("request_rate")
     parts = [f"rate {'inf' if rate is None else f'{rate:g}/s'}"]
     if load.get("max_concurrency"):

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bench_kernel.report._html import Markup, esc
+
+if TYPE_CHECKING:  # matplotlib is optional (the ``plot`` extra), imported only when a plot is drawn
+    from matplotlib.figure import Figure
 
 __all__ = ["figure_svg", "have_matplotlib", "NO_MATPLOTLIB"]
 
@@ -32,7 +35,7 @@ def have_matplotlib() -> bool:
     return True
 
 
-def figure_svg(fig: Any, prefix: str, label: str) -> Markup:
+def figure_svg(fig: Figure, prefix: str, label: str) -> Markup:
     """``fig`` as an ``<svg>`` element (no XML prolog) that scales with the page.
 
     prefix: made of [a-z0-9-], unique in the page; label: the plot's accessible name.

@@ -17,6 +17,8 @@ from bench_kernel.report._table import Column, Table
 from bench_kernel.units import first_and_more
 
 if TYPE_CHECKING:  # the records are only read here; importing them would load numpy for every command
+    from matplotlib.figure import Figure
+
     from bench_kernel.records import PointResult, RunInfo
     from bench_kernel.results import Best
 
@@ -26,6 +28,7 @@ __all__ = ["sweep_table", "best_table", "plot_sweep", "sweep_figure", "y_range"]
 _STATUS_CELL = {"unsupported": "unsupported", "mismatch": "WRONG", "error": "error", "running": "running"}
 
 
+# Any: a point's parameter values are the user's (numbers, dtypes' names, flags), as the spec gave them.
 def _axes(run: RunInfo, params: Sequence[dict[str, Any]]) -> dict[str, list[Any]]:
     axes = run.axes
     if not axes:  # a `run --save` or a results file without a config: the params seen
@@ -37,6 +40,7 @@ def _axes(run: RunInfo, params: Sequence[dict[str, Any]]) -> dict[str, list[Any]
     return axes
 
 
+# Any: the user's parameter values (see _axes).
 def _split_axes(axes: dict[str, list[Any]]) -> tuple[list[str], dict[str, Any]]:
     varying = [k for k, v in axes.items() if len(v) > 1]
     fixed = {k: v[0] for k, v in axes.items() if len(v) == 1}
@@ -55,6 +59,7 @@ def _throughput(results: list[PointResult]) -> tuple[str, str, str] | None:
     return None
 
 
+# Any: the user's parameter values (see _axes).
 def _title(what: str, run: RunInfo, fixed: dict[str, Any]) -> str:
     parts = [f"{what} {run.name}"]
     if run.device:
@@ -90,8 +95,8 @@ def l2_note(points: Sequence[PointResult]) -> str | None:
     if len(by) == 1:
         return f"{next(iter(by))} L2"
     parts = []
-    for cache, providers in sorted(by.items()):
-        parts.append(f"{cache} L2 for " + ", ".join(f"{name} ({n} point{'s' if n != 1 else ''})"
+    for held, providers in sorted(by.items()):
+        parts.append(f"{held} L2 for " + ", ".join(f"{name} ({n} point{'s' if n != 1 else ''})"
                                                     for name, n in providers.items()))
     return "; ".join(parts) + " (warm: one input set, the provider returns no make_inputs)"
 
@@ -137,16 +142,17 @@ def sweep_table(run: RunInfo, points: Sequence[PointResult], best: Sequence[Best
     tput = {name: _throughput([p for p in points if p.provider == name]) for name in providers}
     for name in providers:
         cols.append(Column(f"{name}:us", f"{name} time", "duration_us"))
-        if tput[name]:
-            hint, unit, _ = tput[name]
+        shown = tput[name]
+        if shown:
+            hint, unit, _ = shown
             cols.append(Column(f"{name}:{hint}", f"{name} {unit}", hint))
         if baseline and name != baseline:
             cols.append(Column(f"{name}:speedup", f"{name} vs {baseline}", "ratio"))
     cols.append(Column("best", "best"))
     best_at = {params_key(b.params): b for b in best}
     seen: dict[str, dict[str, Any]] = {}
-    for p in points:
-        seen.setdefault(params_key(p.params), p.params)
+    for point in points:
+        seen.setdefault(params_key(point.params), point.params)
     rows: list[dict[str, Any]] = []
     untimed: dict[tuple[str, str, str], list[str]] = {}
     for key, params in seen.items():
@@ -162,15 +168,18 @@ def sweep_table(run: RunInfo, points: Sequence[PointResult], best: Sequence[Best
                 untimed.setdefault((name, p.status, p.error or ""), []).append(_where(p, varying))
                 continue
             row[f"{name}:us"] = p.median_us
-            if tput[name]:
-                hint, _, attr = tput[name]
+            shown = tput[name]
+            if shown:
+                hint, _, attr = shown
                 row[f"{name}:{hint}"] = getattr(p.result, attr)
-            if base is not None and base.status == "ok" and name != baseline:
-                row[f"{name}:speedup"] = base.median_us / p.median_us
+            base_us = base.median_us if base is not None else None  # None: the baseline was not timed here
+            if base_us is not None and p.median_us is not None and name != baseline:
+                row[f"{name}:speedup"] = base_us / p.median_us
         b = best_at.get(key)
         row["best"] = b.provider if b else None
         rows.append(row)
-    methods = sorted({p.result.primary_method for p in points if p.status == "ok"} - {None})
+    timed_by = {p.result.primary_method for p in points if p.status == "ok"}
+    methods = sorted(m for m in timed_by if m is not None)
     l2 = l2_note(points)
     notes = [f"time: median per call by the {' / '.join(methods) or 'primary'} method"
              + (f", {l2}" if l2 else "")
@@ -224,12 +233,13 @@ def best_table(run: RunInfo, best: Sequence[Best], points: Sequence[PointResult]
     return Table(cols, rows, title=_title("fastest per point:", run, fixed), notes=notes, sheet="fastest per point")
 
 
+# Any: the user's parameter values (see _axes).
 def _lines(points: Sequence[PointResult], x_axis: str, providers: list[str],
            varying: list[str]) -> dict[str, list[tuple[Any, float]]]:
     lines: dict[str, list[tuple[Any, float]]] = {}
     for name in providers:
         for p in points:
-            if p.provider != name or p.status != "ok" or x_axis not in p.params:
+            if p.provider != name or p.status != "ok" or p.median_us is None or x_axis not in p.params:
                 continue
             others = _where(p, [k for k in varying if k != x_axis])
             lines.setdefault(f"{name} {others}".strip(), []).append((p.params[x_axis], p.median_us))
@@ -249,7 +259,7 @@ def y_range(points: Sequence[PointResult]) -> tuple[float, float] | None:
 
 
 def sweep_figure(run: RunInfo, points: Sequence[PointResult], x_axis: str,
-                 y_limits: tuple[float, float] | None = None) -> Any:
+                 y_limits: tuple[float, float] | None = None) -> Figure:
     """One line per provider (and per value of the other varying axes) of time over ``x_axis``;
     log axes where the values span two decades or more; the device and date in the title.
     A matplotlib ``Figure`` (what :func:`plot_sweep` saves and the HTML report inlines).

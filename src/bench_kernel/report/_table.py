@@ -14,10 +14,13 @@ import csv
 import io
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping, Sequence
 
 from bench_kernel.report._text import printable
 from bench_kernel.units import format_bytes, format_duration_us
+
+if TYPE_CHECKING:  # rich is imported where a table is printed, not by every command that builds one
+    from rich.console import Console
 
 __all__ = ["Column", "Table", "format_value", "to_csv", "to_markdown", "render_rich", "verdict_style"]
 
@@ -42,7 +45,7 @@ class Column:
     header: str
     hint: str = "text"
     #: right-align numbers; text columns stay left-aligned.
-    justify: str | None = None
+    justify: Literal["left", "center", "right"] | None = None
     #: None: every format; "display": terminal, Markdown, HTML; "raw": CSV and xlsx (see the module docstring)
     only: str | None = None
     #: the row key of this cell's longer story, shown on hover in HTML (a median's CI and sample count)
@@ -60,6 +63,7 @@ class Table:
     """Rows of raw values (dicts keyed by ``Column.key``) plus a title and notes."""
 
     columns: list[Column]
+    #: cells are any raw value a column's hint formats (numbers, words, None, user data): hence Any
     rows: Sequence[Mapping[str, Any]] = field(default_factory=list)
     title: str | None = None
     #: what to know or distrust about the rows (the terminal's "note:" lines)
@@ -77,6 +81,7 @@ class Table:
         return [c for c in self.columns if c.only in (None, which)]
 
 
+# Any: a cell is whatever a row holds (a number, a word, None, a user's value); the hint says what it is.
 def format_value(value: Any, hint: str) -> str:
     """Format one raw value for display according to ``hint`` (see :data:`HINTS`)."""
     if value is None:
@@ -130,7 +135,7 @@ def _cells(table: Table) -> Iterable[list[str]]:
         yield [printable(format_value(row.get(c.key), c.hint)) for c in columns]
 
 
-def _raw(value: Any) -> Any:
+def _raw(value: object) -> object:
     return printable(value) if isinstance(value, str) else value
 
 
@@ -178,7 +183,7 @@ def _md_notes(table: Table) -> list[str]:
             + [f"- info: {printable(n)}" for n in table.info])
 
 
-def render_rich(table: Table, console: Any) -> None:
+def render_rich(table: Table, console: Console) -> None:
     """Print ``table`` on a rich ``Console`` (imported lazily by the caller).
 
     Titles, headers, cells and notes are handed to rich as ``Text``, never as markup: a kernel
@@ -207,7 +212,7 @@ def render_rich(table: Table, console: Any) -> None:
     _rich_notes(table, console)
 
 
-def _rich_notes(table: Table, console: Any) -> None:
+def _rich_notes(table: Table, console: Console) -> None:
     from rich.text import Text
 
     for n in table.notes:

@@ -8,9 +8,14 @@ has no positions inside a window, so the segments show shares of that window, no
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bench_kernel.report._text import printable
+
+if TYPE_CHECKING:  # read only; matplotlib (optional) and the trace package load when a chart is drawn
+    from matplotlib.figure import Figure
+
+    from bench_kernel.trace import Breakdown, TimelineReport
 
 __all__ = ["timeline_figure", "SEGMENTS"]
 
@@ -21,13 +26,13 @@ SEGMENTS = (("busy_us", "busy", "#2458b3"), ("host_bound_us", "host-bound", "#e3
             ("dependency_wait_us", "dependency", "#8c6bb1"))
 
 
-def _label(w: Any) -> str:
+def _label(w: Breakdown) -> str:
     # Step names come from the trace: plain text, never mathtext ("$" would start a formula).
     name = "device span" if w.step is None else f"step {w.step}" + (f" ({w.phase})" if w.phase else "")
     return printable(name).replace("$", r"\$")
 
 
-def timeline_figure(rep: Any, max_steps: int = 20) -> Any:
+def timeline_figure(rep: TimelineReport, max_steps: int = 20) -> Figure:
     """A matplotlib ``Figure`` of ``rep`` (a ``TimelineReport``): the device span and the first
     ``max_steps`` steps as rows of time, each split into busy and idle by cause."""
     from matplotlib.figure import Figure

@@ -42,7 +42,7 @@ def xlsx_header(header: str, hint: str) -> str:
     return f"{header} ({unit})" if unit and unit.lower() not in header.lower() else header
 
 
-def _number(value: Any) -> Any:
+def _number(value: object) -> object:
     if hasattr(value, "item") and not isinstance(value, (str, bytes)):  # numpy scalars
         value = value.item()
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -50,7 +50,7 @@ def _number(value: Any) -> Any:
     return None if math.isnan(value) or math.isinf(value) else value
 
 
-def _text(value: Any) -> Any:
+def _text(value: object) -> object:
     if isinstance(value, (list, tuple, set, frozenset)):
         value = " ".join(map(str, value))
     elif isinstance(value, dict):
@@ -78,7 +78,7 @@ def _sheet_name(raw: str, index: int, taken: set[str]) -> str:
     return name
 
 
-def _flatten(prefix: str, value: Any) -> Iterator[tuple[str, Any]]:
+def _flatten(prefix: str, value: object) -> Iterator[tuple[str, object]]:
     if isinstance(value, dict):
         for k, v in value.items():
             yield from _flatten(f"{prefix}.{k}" if prefix else str(k), v)
@@ -88,15 +88,17 @@ def _flatten(prefix: str, value: Any) -> Iterator[tuple[str, Any]]:
         yield prefix, value
 
 
-def _environment(data: Any) -> list[tuple[str, Any]]:
+def _environment(data: object) -> list[tuple[str, object]]:
     """Where the results were made, from the command's JSON: the stored run (id, name, command,
     commit, dates) and the machine (device, driver, versions, clocks), one fact per row."""
     from bench_kernel.report._version import tool_version
 
-    rows: list[tuple[str, Any]] = [("bench-kernel", tool_version())]
+    rows: list[tuple[str, object]] = [("bench-kernel", tool_version())]
     if not isinstance(data, dict):
         return rows
-    run = data.get("run") if isinstance(data.get("run"), dict) else {}
+    # Any: the command's JSON, of whatever shape the command printed; only its dicts are read.
+    stored: Any = data.get("run")
+    run: dict[str, Any] = stored if isinstance(stored, dict) else {}
     for key in ("id", "kind", "name", "status", "created_at", "finished_at", "wall_s", "source_path", "source_hash",
                 "git_commit", "git_dirty", "command"):
         if run.get(key) not in (None, "", []):
@@ -112,7 +114,7 @@ def _environment(data: Any) -> list[tuple[str, Any]]:
     return rows
 
 
-def to_xlsx(tables: Sequence[Table], fh: IO[bytes], *, data: Any = None) -> None:
+def to_xlsx(tables: Sequence[Table], fh: IO[bytes], *, data: object = None) -> None:
     """Write ``tables`` to ``fh`` (a binary file) as a workbook (see the module docstring); ``data``
     is the command's JSON, read for the environment sheet. MissingExtraError when openpyxl is missing."""
     try:
@@ -147,8 +149,8 @@ def to_xlsx(tables: Sequence[Table], fh: IO[bytes], *, data: Any = None) -> None
     if notes:
         ws = wb.create_sheet(_sheet_name("notes", len(tables), taken))
         ws.append(["sheet", "note"])
-        for row in notes:
-            ws.append(list(row))
+        for note in notes:
+            ws.append(list(note))
     env = wb.create_sheet(_sheet_name("environment", len(tables) + 1, taken))
     env.append(["fact", "value"])
     for key, value in _environment(data):
