@@ -56,6 +56,14 @@ def test_counters_table_puts_model_and_counts_side_by_side():
     assert "sgemm: 1 launch(es) counted by ncu 2025.3.1 on gh100" in text
 
 
+def test_a_report_that_counted_no_kernel_and_names_no_error_is_not_counted():
+    # Its total is None (no kernel to sum): the table says so instead of failing on the missing total.
+    empty = gpu_result("empty", {}, 10.0).replace(counters=CounterReport("ncu"))
+    table = counters_table(counted([empty]))
+    assert table.rows == [{"case": "empty", "bound": "not counted"}]
+    assert "empty: no kernel was counted" in table.notes
+
+
 def test_kernel_table_joins_the_timed_kernel():
     (row,) = counter_kernels_table(counted(_results())).rows
     assert row["kernel"] == "cutlass_80_simt_sgemm_256x128_8x4_nn_align1" and row["name"] == GEMM
