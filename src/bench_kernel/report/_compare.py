@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from bench_kernel.report._table import Column, Table
 
 if TYPE_CHECKING:  # read only; importing them would load numpy for every command
-    from bench_kernel.results import ResultsComparison
+    from bench_kernel.results import Comparison, MatchedPoint, ResultsComparison
 
 __all__ = ["comparison_table", "noise_notes"]
 
@@ -16,16 +16,16 @@ def _ci(lo: float, hi: float) -> str:
     return "-" if lo != lo or hi != hi else f"{lo:.3f}-{hi:.3f}"  # NaN: the noise is unknown
 
 
-def _verdict(c: Any) -> str:
+def _verdict(c: Comparison) -> str:
     """The verdict as shown: ``slower (clock)`` where the lower SM clock can explain it."""
     return f"{c.verdict} (clock)" if c.clock_limited else c.verdict
 
 
-def _floor(c: Any) -> str:
+def _floor(c: Comparison) -> str:
     """The noise floor cell: ``+/-3.2%``, ``+/-3.2% (history)``, or ``unknown``."""
     if c.noise_floor is None:
         return "unknown"
-    return f"±{c.noise_floor:.1%}" + (" (history)" if c.noise.source == "history" else "")
+    return f"±{c.noise_floor:.1%}" + (" (history)" if c.noise is not None and c.noise.source == "history" else "")
 
 
 def noise_notes(rc: ResultsComparison) -> list[str]:
@@ -52,7 +52,7 @@ def noise_notes(rc: ResultsComparison) -> list[str]:
     return notes
 
 
-def _clock_notes(rc: ResultsComparison, where: Any) -> list[str]:
+def _clock_notes(rc: ResultsComparison, where: Callable[[MatchedPoint], str]) -> list[str]:
     """The rule once, then per clock-limited point both clocks and both ratios."""
     limited = rc.clock_limited
     if not limited:
@@ -66,6 +66,7 @@ def _clock_notes(rc: ResultsComparison, where: Any) -> list[str]:
              f"runs compares at the settled clock"]
     for r in limited:
         c = r.comparison
+        assert c.clock_a_mhz is not None and c.clock_b_mhz is not None  # clock-limited: both clocks were read
         clock_ratio = max(c.clock_a_mhz, c.clock_b_mhz) / min(c.clock_a_mhz, c.clock_b_mhz)
         time_ratio = c.ratio if c.ratio >= 1 else 1 / c.ratio
         notes.append(f"{where(r)}: {_verdict(c)}: SM clock {c.clock_text} (clock ratio {clock_ratio:.3f}, "

@@ -3,10 +3,13 @@ the collectives with their bus bandwidth; the time not counted, by reason."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bench_kernel.report._table import Column, Table
 from bench_kernel.units import format_duration_us as _us
+
+if TYPE_CHECKING:  # read only; the trace package loads numpy
+    from bench_kernel.trace import OpsReport, OpsRow
 
 __all__ = ["ops_table", "ops_tables"]
 
@@ -14,7 +17,7 @@ __all__ = ["ops_table", "ops_tables"]
 _SHARED_AT = 2
 
 
-def ops_table(report: Any, top: int | None = None) -> Table:
+def ops_table(report: OpsReport, top: int | None = None) -> Table:
     """The rows of a ``bench_kernel.trace.OpsReport`` (the ``top`` longest), their notes grouped."""
     rows = list(report.rows[:top] if top else report.rows)
     cols = [Column("op", "Op")]
@@ -54,14 +57,14 @@ def ops_table(report: Any, top: int | None = None) -> Table:
     return Table(cols, [r.to_dict() | {"basis": _basis(r)} for r in rows], title=title, notes=notes, sheet="ops")
 
 
-def _basis(row: Any) -> str:
+def _basis(row: OpsRow) -> str:
     """Where a row's shapes came from, and ``~`` when its count is an estimate."""
     words = {"op": "shapes", "capture": "capture", "sequence": "later step"}
     text = "+".join(words.get(o, o) for o in row.origin.split("+"))
     return text + (" ~" if row.estimate else "")
 
 
-def ops_tables(report: Any, top: int | None = None) -> list[Table]:
+def ops_tables(report: OpsReport, top: int | None = None) -> list[Table]:
     """The op table, then the collectives (when any) and the time not counted (when any)."""
     out = [ops_table(report, top)]
     colls = [r for r in report.rows if r.collective is not None]

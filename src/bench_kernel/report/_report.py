@@ -26,7 +26,7 @@ from bench_kernel.report._report_summary import summary_section
 from bench_kernel.report._report_trace import trace_section
 from bench_kernel.report._table import Table
 from bench_kernel.report._version import tool_version
-from bench_kernel.report_model import ReportModel, ResultsInput
+from bench_kernel.report_model import ReportModel, ResultsInput, ServeInput
 
 __all__ = ["render_report", "html_for_output", "REPORT_FORMATS"]
 
@@ -62,7 +62,7 @@ def render_report(model: ReportModel, *, title: str | None = None, generated_at:
     """
     inputs, results, traces = model.inputs, model.results, model.traces
     serves = model.serves
-    others = [i for i in inputs if i not in serves]
+    others = [i for i in inputs if not isinstance(i, ServeInput)]
     summary = join([summary_section(others) if others else None, serve_summary(serves) if serves else None])
     sections = [Section("summary", "Summary", summary)]
     if results:

@@ -4,7 +4,7 @@ input against the first (``ReportModel.comparisons``: the statistics of ``compar
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from bench_kernel.report._compare import comparison_table
 from bench_kernel.report._html import Markup, el, join
@@ -12,18 +12,23 @@ from bench_kernel.report._html_table import html_table
 from bench_kernel.report._svg import NO_MATPLOTLIB, figure_svg, have_matplotlib
 from bench_kernel.report._sweep import best_table, sweep_figure, sweep_table, y_range
 
+if TYPE_CHECKING:
+    from bench_kernel.records import RunInfo
+    from bench_kernel.report_model import ReportModel, ResultsInput
+
 __all__ = ["sweep_tables", "sweep_plots", "comparison_section"]
 
 
-def _varying_axis(inp: Any) -> str | None:
+def _varying_axis(inp: ResultsInput) -> str | None:
     """The sweep's first axis with more than one value: the x of its plot."""
-    for name, values in inp.run.axes.items():
+    run: RunInfo = inp.run  # a sweep's input always has its run
+    for name, values in run.axes.items():
         if len(values) > 1:
             return name
     return None
 
 
-def sweep_tables(inp: Any) -> Markup:
+def sweep_tables(inp: ResultsInput) -> Markup:
     """The pivot (a row per point, a column per provider, speedups over the baseline) and the
     fastest provider per point with its margin and whether it is significant."""
     parts = [html_table(sweep_table(inp.run, inp.points, inp.best))]
@@ -32,13 +37,13 @@ def sweep_tables(inp: Any) -> Markup:
     return join(parts)
 
 
-def sweep_plots(inputs: Sequence[Any], start: int = 0) -> tuple[list[Markup], list[str]]:
+def sweep_plots(inputs: Sequence[ResultsInput], start: int = 0) -> tuple[list[Markup], list[str]]:
     """Per sweep: time over its first varying axis, one line per provider (inline SVG). Sweeps
     plotted over the same axis share one y scale, so two runs read against each other by eye."""
     from bench_kernel.errors import BenchKernelError
 
-    sweeps = [(i, _varying_axis(i)) for i in inputs if i.is_sweep]
-    sweeps = [(i, x) for i, x in sweeps if x is not None]
+    axes = [(i, _varying_axis(i)) for i in inputs if i.is_sweep]
+    sweeps = [(i, x) for i, x in axes if x is not None]
     if not sweeps:
         return [], []
     if not have_matplotlib():
@@ -60,7 +65,7 @@ def sweep_plots(inputs: Sequence[Any], start: int = 0) -> tuple[list[Markup], li
     return figures, notes
 
 
-def comparison_section(model: Any) -> Markup | None:
+def comparison_section(model: ReportModel) -> Markup | None:
     """Each input after the first (B) against the first (A), point by point: both medians, B/A
     with its 95% CI and the verdict, coloured. None with fewer than two results inputs."""
     if not model.comparisons:

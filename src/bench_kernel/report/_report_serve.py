@@ -12,7 +12,7 @@ value), as a stored run or an older file holds them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from bench_kernel.report._html import Markup, el, join
 from bench_kernel.report._html_table import html_table
@@ -152,9 +152,11 @@ def serve_section(inp: ServeInput, prefix: str) -> Markup:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    for name, make in (("curve", lambda: _curve(points) if len(points) > 1 else None), ("cdf", lambda: _cdfs(points)),
-                       ("timeline", lambda: _timeline(points[0])),
-                       ("over-time", lambda: over_time_figure(points[0], f"{_label(points[0])}: over the point"))):
+    plots: tuple[tuple[str, Callable[[], Figure | None]], ...] = (
+        ("curve", lambda: _curve(points) if len(points) > 1 else None), ("cdf", lambda: _cdfs(points)),
+        ("timeline", lambda: _timeline(points[0])),
+        ("over-time", lambda: over_time_figure(points[0], f"{_label(points[0])}: over the point")))
+    for name, make in plots:
         fig = make()
         if fig is not None:
             parts.append(el("figure", None, figure_svg(fig, f"{prefix}-{name}", f"{inp.label}: {name}")))

@@ -5,9 +5,12 @@ same tables (one definition, the same headers in both)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from bench_kernel.report._table import Column, Table, format_value
+
+if TYPE_CHECKING:  # read only; the trace package loads numpy
+    from bench_kernel.trace import Inventory, LayerReport, PhaseReport, RanksReport, TimelineReport
 
 __all__ = ["inventory_tables", "inventory_csv", "phases_tables", "layers_table", "timeline_tables", "ranks_tables",
            "categories_table"]
@@ -30,7 +33,7 @@ def _inventory_columns(per_step: bool) -> list[Column]:
             Column("max_us", "Max", _D), Column("pct", "Share", "pct")]
 
 
-def inventory_tables(inv: Any, name: str, *, load_notes: Sequence[str] = ()) -> list[Table]:
+def inventory_tables(inv: Inventory, name: str, *, load_notes: Sequence[str] = ()) -> list[Table]:
     """The per-kernel table of an ``Inventory`` (then its memcpy/memset, when any): the rows shown,
     what the rest add up to, what was left out."""
     rows = [r.to_dict() for r in inv.rows]
@@ -53,19 +56,19 @@ def inventory_tables(inv: Any, name: str, *, load_notes: Sequence[str] = ()) -> 
     return tables
 
 
-def inventory_csv(inv: Any) -> Table:
+def inventory_csv(inv: Inventory) -> Table:
     """The inventory with the seed script's CSV columns (what existing spreadsheets read)."""
     return Table(_INVENTORY_CSV, [r.to_dict() for r in inv.rows])
 
 
-def categories_table(inv: Any) -> Table:
+def categories_table(inv: Inventory) -> Table:
     """An inventory grouped ``by="category"``: time per kernel category."""
     cols = [Column("name", "Category"), Column("count", "Count", "int"), Column("total_us", "Total", _D),
             Column("pct", "Share", "pct")]
     return Table(cols, [r.to_dict() for r in inv.rows], title="By category", sheet="categories")
 
 
-def phases_tables(rep: Any, name: str, *, load_notes: Sequence[str] = ()) -> list[Table]:
+def phases_tables(rep: PhaseReport, name: str, *, load_notes: Sequence[str] = ()) -> list[Table]:
     """A ``PhaseReport``: per phase its steps, kernels and time; then time by category and the
     top kernels per phase."""
     total = rep.total_kernel_us or 1.0
@@ -92,7 +95,7 @@ _LAYER_COLUMNS = [Column("pos", "#", "int"), Column("short", "Kernel", detail="n
                   Column("max_us", "Max", _D)]
 
 
-def layers_table(rep: Any, name: str, *, step: str | None = None, load_notes: Sequence[str] = ()) -> Table:
+def layers_table(rep: LayerReport, name: str, *, step: str | None = None, load_notes: Sequence[str] = ()) -> Table:
     """A ``LayerReport``: the repeating per-layer kernel sequence with per-position statistics."""
     where = f" of {step} steps" if step else ""
     title = (f"{name}{where}: period {rep.period} kernels x {rep.layer_count} layers "
@@ -128,14 +131,14 @@ _SKEWS = [Column("process_group", "Group"), Column("seq", "#", "int"), Column("c
           Column("last_rank", "Last", "int"), Column("skew_us", "Skew", _D), Column("transfer_us", "Transfer", _D)]
 
 
-def timeline_headline(rep: Any, name: str) -> str:
+def timeline_headline(rep: TimelineReport, name: str) -> str:
     """``name: GPU busy 1.6% of the device span, 12 steps by rule model_module``: the main finding."""
     n = len(rep.steps)
     by = f", {n} step{'s' if n != 1 else ''} by rule {rep.step_rule}" if n else ""
     return f"{name}: GPU busy {rep.overall.busy_pct:.1f}% of the device span{by}"
 
 
-def timeline_tables(rep: Any, name: str, *, max_steps: int = 20, load_notes: Sequence[str] = ()) -> list[Table]:
+def timeline_tables(rep: TimelineReport, name: str, *, max_steps: int = 20, load_notes: Sequence[str] = ()) -> list[Table]:
     """A ``TimelineReport``: busy/idle and why per window (the whole trace, then each step) with
     one diagnosis per window; per-stream busy; launch statistics; collectives when any."""
     o = rep.overall
@@ -167,7 +170,7 @@ def timeline_tables(rep: Any, name: str, *, max_steps: int = 20, load_notes: Seq
     return tables
 
 
-def ranks_tables(rep: Any) -> list[Table]:
+def ranks_tables(rep: RanksReport) -> list[Table]:
     """A ``RanksReport``: one row per rank (busy, idle, waiting for peers), the straggler, and
     the skew of the first 20 collectives."""
     rows = [dict(r.to_dict(), busy_pct=100 * r.busy_us / r.wall_us if r.wall_us else 0.0) for r in rep.ranks]

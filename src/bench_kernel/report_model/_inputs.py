@@ -189,7 +189,7 @@ def _load_file(path: Path, top: int) -> ResultsInput | TraceInput | ServeInput:
 
 
 def load_inputs(refs: Sequence[str], *, top: int = TOP_KERNELS,
-                db_path: str | None = None) -> list[ResultsInput | TraceInput]:
+                db_path: str | None = None) -> list[ResultsInput | TraceInput | ServeInput]:
     """Resolve each reference: an existing file or folder (results or trace), else a stored run
     in the results database ``db_path`` (opened only if a reference needs it): an id,
     ``latest``, ``latest~N``, optionally ``:PROVIDER``. ``InputError`` names the first that is
@@ -203,7 +203,7 @@ def load_inputs(refs: Sequence[str], *, top: int = TOP_KERNELS,
             opened.append(open_store(db_path, create=False))
         return opened[0]
 
-    out: list[ResultsInput | TraceInput] = []
+    out: list[ResultsInput | TraceInput | ServeInput] = []
     try:
         for ref in refs:
             path = Path(ref)

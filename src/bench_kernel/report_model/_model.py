@@ -32,7 +32,7 @@ class InputComparison:
 class ReportModel:
     """What one report shows: the inputs in the order given and the comparisons among them."""
 
-    inputs: tuple[ResultsInput | TraceInput, ...]
+    inputs: tuple[ResultsInput | TraceInput | ServeInput, ...]
     #: of each comparison: a ratio within this fraction of 1 is "same" (0.04 = 4%)
     threshold: float
     comparisons: tuple[InputComparison, ...] = ()
@@ -51,7 +51,7 @@ class ReportModel:
         return [i for i in self.inputs if isinstance(i, ServeInput)]
 
 
-def build_report(inputs: Sequence[ResultsInput | TraceInput], *, threshold: float = DEFAULT_THRESHOLD) -> ReportModel:
+def build_report(inputs: Sequence[ResultsInput | TraceInput | ServeInput], *, threshold: float = DEFAULT_THRESHOLD) -> ReportModel:
     """The model of ``inputs`` (see :func:`load_inputs`): each results input after the first is
     compared with the first (``bench_kernel.results.compare_points``; two single-provider
     references, ``12:torch 13:triton``, are matched on the point alone).
