@@ -72,6 +72,7 @@ def phases_tables(rep: PhaseReport, name: str, *, load_notes: Sequence[str] = ()
     """A ``PhaseReport``: per phase its steps, kernels and time; then time by category and the
     top kernels per phase."""
     total = rep.total_kernel_us or 1.0
+    rows: list[dict[str, object]]  # cells of several kinds: a phase's name, counts, times
     rows = [{"phase": p, "steps": s.steps, "kernel_count": s.kernel_count, "kernel_us": s.kernel_us,
              "pct": 100.0 * s.kernel_us / total} for p, s in rep.phases.items() if s.steps or s.kernel_count]
     rows.append({"phase": "outside steps", "steps": None, "kernel_count": rep.outside_steps_count,
