@@ -19,10 +19,16 @@ if TYPE_CHECKING:
 __all__ = ["sweep_tables", "sweep_plots", "comparison_section"]
 
 
+def _run(inp: ResultsInput) -> RunInfo:
+    """The run of a sweep's input (``is_sweep``: it always has one)."""
+    if inp.run is None:
+        raise ValueError(f"{inp.label} is not a sweep: it has no run")
+    return inp.run
+
+
 def _varying_axis(inp: ResultsInput) -> str | None:
     """The sweep's first axis with more than one value: the x of its plot."""
-    run: RunInfo = inp.run  # a sweep's input always has its run
-    for name, values in run.axes.items():
+    for name, values in _run(inp).axes.items():
         if len(values) > 1:
             return name
     return None
@@ -31,9 +37,10 @@ def _varying_axis(inp: ResultsInput) -> str | None:
 def sweep_tables(inp: ResultsInput) -> Markup:
     """The pivot (a row per point, a column per provider, speedups over the baseline) and the
     fastest provider per point with its margin and whether it is significant."""
-    parts = [html_table(sweep_table(inp.run, inp.points, inp.best))]
+    run = _run(inp)
+    parts = [html_table(sweep_table(run, inp.points, inp.best))]
     if inp.best:
-        parts.append(html_table(best_table(inp.run, inp.best, inp.points)))
+        parts.append(html_table(best_table(run, inp.best, inp.points)))
     return join(parts)
 
 
@@ -52,7 +59,7 @@ def sweep_plots(inputs: Sequence[ResultsInput], start: int = 0) -> tuple[list[Ma
     figures, notes = [], []
     for n, (inp, x_axis) in enumerate(sweeps):
         try:
-            fig = sweep_figure(inp.run, inp.points, x_axis, y_limits=shared[x_axis])
+            fig = sweep_figure(_run(inp), inp.points, x_axis, y_limits=shared[x_axis])
         except BenchKernelError as e:
             notes.append(f"{inp.label}: sweep plot left out: {e}")
             continue

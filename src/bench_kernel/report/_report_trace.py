@@ -22,6 +22,7 @@ from bench_kernel.report._trace_tables import (
 
 if TYPE_CHECKING:
     from bench_kernel.report_model import TraceInput
+    from bench_kernel.trace import TimelineReport
 
 __all__ = ["trace_section"]
 
@@ -29,8 +30,7 @@ __all__ = ["trace_section"]
 TIMELINE_STEPS = 20
 
 
-def _timeline(inp: TraceInput, index: int) -> list[Markup]:
-    rep = inp.timeline
+def _timeline(inp: TraceInput, rep: TimelineReport, index: int) -> list[Markup]:
     parts: list[Markup] = [el("p", {"class": "finding"}, timeline_headline(rep, inp.label)),
                         el("p", None, f"{rep.overall.label}: {rep.overall.diagnosis}")]
     if not have_matplotlib():
@@ -51,7 +51,7 @@ def trace_section(inp: TraceInput, index: int = 0) -> Markup:
     why. ``index`` numbers the ids inside its chart."""
     parts: list[Markup] = []
     if inp.timeline is not None:
-        parts += _timeline(inp, index)
+        parts += _timeline(inp, inp.timeline, index)
     parts += [html_table(t) for t in inventory_tables(inp.inventory, inp.label)]
     parts.append(html_table(categories_table(inp.categories)))
     if inp.phases is not None:

@@ -14,10 +14,15 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from bench_kernel.errors import BenchKernelError, InputError, TraceError
 from bench_kernel.report_model._serve import PLAIN_RUN, ServeInput, looks_like_serve, serve_file, serve_stored
+
+if TYPE_CHECKING:  # read only; the records, the store and the trace analyses load numpy
+    from bench_kernel.records import PointResult, RunInfo
+    from bench_kernel.results import Best
+    from bench_kernel.trace import Inventory, LayerReport, PhaseReport, TimelineReport
 
 __all__ = ["ResultsInput", "TraceInput", "load_inputs", "results_from_output", "TOP_KERNELS"]
 
@@ -42,17 +47,17 @@ class ResultsInput:
 
     label: str
     source: str
-    points: tuple[Any, ...]
-    #: the stored run (``bench_kernel.results.RunInfo``) of a sweep or a stored run, else None
-    run: Any = None
+    points: tuple[PointResult, ...]
+    #: the stored run of a sweep or a stored run, else None
+    run: RunInfo | None = None
     #: when the results were made (ISO 8601), and what that date is: "run started" (a stored or
     #: sweep run), "file modified" (a ``run --json`` file carries no date), "measured" (just now)
     written_at: str | None = None
     dated_by: str = "file modified"
     #: set when the reference picked one provider (``12:torch``)
     provider: str | None = None
-    #: a sweep's fastest provider per point (``bench_kernel.results.Best``), as ``sweep --best`` shows it
-    best: tuple[Any, ...] = ()
+    #: a sweep's fastest provider per point, as ``sweep --best`` shows it
+    best: tuple[Best, ...] = ()
 
     @property
     def is_sweep(self) -> bool:
@@ -74,11 +79,11 @@ class TraceInput:
     source: str
     device: str | None
     kernel_count: int
-    inventory: Any  # bench_kernel.trace.Inventory, by name, top TOP_KERNELS
-    categories: Any  # bench_kernel.trace.Inventory, by category
-    phases: Any = None  # bench_kernel.trace.PhaseReport
-    layers: Any = None  # bench_kernel.trace.LayerReport
-    timeline: Any = None  # bench_kernel.trace.TimelineReport: busy/idle and why, per step
+    inventory: Inventory  # by name, top TOP_KERNELS
+    categories: Inventory  # by category
+    phases: PhaseReport | None = None
+    layers: LayerReport | None = None
+    timeline: TimelineReport | None = None  # busy/idle and why, per step
     #: analysis -> why it is not shown ("layers": "no repeating per-layer kernel sequence ...")
     missing: dict[str, str] = field(default_factory=dict)
 

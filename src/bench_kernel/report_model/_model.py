@@ -14,7 +14,7 @@ from typing import Any, Sequence
 from bench_kernel.errors import InputError
 from bench_kernel.report_model._inputs import TOP_KERNELS, ResultsInput, TraceInput, load_inputs, results_from_output
 from bench_kernel.report_model._serve import ServeInput
-from bench_kernel.results import DEFAULT_THRESHOLD
+from bench_kernel.results import DEFAULT_THRESHOLD, ResultsComparison
 
 __all__ = ["InputComparison", "ReportModel", "build_report", "load_report", "report_for_output"]
 
@@ -25,7 +25,7 @@ class InputComparison:
 
     a: ResultsInput
     b: ResultsInput
-    comparison: Any  # bench_kernel.results.ResultsComparison
+    comparison: ResultsComparison
 
 
 @dataclass(frozen=True)
