@@ -135,7 +135,8 @@ def _split(notes: Sequence[Note | str], table: Table, prefix: str = "") -> None:
     """Warnings into the table's notes, the rest (how it was made) into its info lines."""
     for n in notes:
         text = f"{prefix}{n}"
-        (table.info if getattr(n, "kind", "warning") == "info" else table.notes).append(text)
+        kind = "warning" if isinstance(n, str) else n.kind  # a line of text is a warning (PARTIAL RUN)
+        (table.info if kind == "info" else table.notes).append(text)
 
 
 def serve_tables(run: ServeRun) -> list[Table]:

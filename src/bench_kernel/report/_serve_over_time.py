@@ -4,12 +4,16 @@ where it happened in the point.
 
 Drawn from what the point recorded (``ServePoint.to_dict()``): ``slices`` (``--slice-duration``),
 ``gpu_telemetry`` (NVML or amdsmi, every ~100 ms) and ``server_metrics`` (the gauges of ``/metrics``).
-A panel whose data the point lacks is left out; with none of the three there is no figure.
+A panel whose data the point lacks is left out; with none of the three there is no figure. The
+point is read as the JSON it was written as (``dict[str, Any]``: any JSON value).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # matplotlib is optional (the ``plot`` extra), imported only when a plot is drawn
+    from matplotlib.figure import Figure
 
 __all__ = ["over_time_figure", "over_time_panels"]
 
@@ -55,7 +59,7 @@ def over_time_panels(point: dict[str, Any]) -> list[str]:
     return panels
 
 
-def over_time_figure(point: dict[str, Any], title: str) -> Any:
+def over_time_figure(point: dict[str, Any], title: str) -> Figure | None:
     """A matplotlib figure of ``point`` over its time (seconds from its start), or None with nothing to draw."""
     panels = over_time_panels(point)
     if not panels:

@@ -96,8 +96,7 @@ def _environment(data: object) -> list[tuple[str, object]]:
     rows: list[tuple[str, object]] = [("bench-kernel", tool_version())]
     if not isinstance(data, dict):
         return rows
-    # Any: the command's JSON, of whatever shape the command printed; only its dicts are read.
-    stored: Any = data.get("run")
+    stored = data.get("run")  # the command's JSON, of whatever shape it printed: only a dict is read
     run: dict[str, Any] = stored if isinstance(stored, dict) else {}
     for key in ("id", "kind", "name", "status", "created_at", "finished_at", "wall_s", "source_path", "source_hash",
                 "git_commit", "git_dirty", "command"):
