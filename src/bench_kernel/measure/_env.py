@@ -32,11 +32,18 @@ def _git_commit() -> str | None:
     return head_commit(Path.cwd(), short=True)
 
 
-def gpu_state(index: int = 0) -> dict[str, Any]:
+#: What a measurement reads again after timing (``gpu_state(after=True)``): what moves while it runs
+#: and what the throttling note and the report read; the rest (the memory and maximum clocks, the
+#: power) was read before it.
+AFTER_KEYS = ("sm_clock_mhz", "temperature_c", "throttle_reasons")
+
+
+def gpu_state(index: int = 0, *, after: bool = False) -> dict[str, Any]:
     """SM and memory clocks (MHz), temperature (C), power (W) and throttle reasons, where readable
-    (NVML on NVIDIA, amdsmi on AMD; the device found by its PCI address: ``_smi``)."""
+    (NVML on NVIDIA, amdsmi on AMD; the device found by its PCI address: ``_smi``); with ``after``
+    only :data:`AFTER_KEYS` (half the calls: the state after a measurement)."""
     mon = monitor(index)
-    return mon.state() if mon is not None else {}
+    return mon.state(AFTER_KEYS if after else None) if mon is not None else {}
 
 
 def sm_clock_reader(index: int = 0) -> Callable[[], float | None] | None:
