@@ -304,7 +304,7 @@ def part_profiler() -> dict:
     for how in ("torch.profiler", "bench_kernel", "import_inductor", "import_triton"):
         t0 = time.perf_counter()
         p = subprocess.run([sys.executable, "-c", PROFILER_CHILD, how], env=child_env(), capture_output=True,
-                           text=True, timeout=180)
+                           text=True, timeout=90)
         row: dict[str, Any] = {"rc": p.returncode, "process_wall_s": round(time.perf_counter() - t0, 3)}
         try:
             row.update(json.loads(p.stdout.strip().splitlines()[-1]))
@@ -564,8 +564,12 @@ def _one_run(i: int) -> dict:
     database for the per-case figures (``--save``: one commit a case, as a user's ``--save``)."""
     db = Path(tempfile.mkdtemp(prefix="speed-run-")) / "r.db"
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, "-m", "bench_kernel", "run", "--save", "--db", str(db)], env=child_env(),
-                       capture_output=True, text=True, timeout=180)
+    try:
+        p = subprocess.run([sys.executable, "-m", "bench_kernel", "run", "--save", "--db", str(db)], env=child_env(),
+                           capture_output=True, text=True, timeout=90)
+    except subprocess.TimeoutExpired as e:
+        return {"rc": 124, "wall_s": round(time.perf_counter() - t0, 2), "footer": None, "cases": [],
+                "stderr_tail": str(e.stderr or "")[-1500:], "kineto_error_line": None}
     wall = time.perf_counter() - t0
     footer = next((ln for ln in (p.stdout + "\n" + p.stderr).splitlines() if ln.startswith("took ")), None)
     cases: list[dict] = []
@@ -590,7 +594,7 @@ def part_sweep() -> dict:
     p = subprocess.run([sys.executable, "-m", "bench_kernel", "sweep", str(ROOT / "benchmarks" / "verdicts_rmsnorm.py"),
                         "-m", "graph", "--provider", "torch", "--provider", "manual", "--db", str(db),
                         "--json", "-o", os.devnull], env=child_env(),
-                       capture_output=True, text=True, timeout=180)
+                       capture_output=True, text=True, timeout=90)
     wall = time.perf_counter() - t0
     from bench_kernel.results import open_store
 
@@ -642,6 +646,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--parts", default="clock,micro,profiler,cases,loop,run,sweep")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--budget-s", type=float, default=400.0,
+                    help="a part not started by then is skipped (each child process has its own timeout)")
     ap.add_argument("--profile-cases", type=int, default=0, help="cProfile one extra bench() of the first N cases")
     args = ap.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
@@ -656,6 +662,9 @@ def main(argv: list[str] | None = None) -> int:
              "loop": part_loop, "run": lambda: part_run(args.repeat), "sweep": part_sweep}
     for name in args.parts.split(","):
         t0 = time.perf_counter()
+        if t0 - t_start > args.budget_s:
+            res[name] = {"failed": f"skipped: {t0 - t_start:.0f} s had passed, over --budget-s {args.budget_s:g}"}
+            continue
         try:
             res[name] = parts[name]()
         except Exception as e:  # noqa: BLE001 - recorded; the other parts still run

@@ -59,8 +59,11 @@ def _loop_ok(res: dict) -> bool | None:
 
 def _run_wall(res: dict) -> float | None:
     runs = (res.get("run") or {}).get("runs") or []
-    walls = [r["wall_s"] for r in runs if r.get("rc") == 0]
-    return statistics.median(walls) if walls else None
+    if not runs:
+        return None
+    # a run that failed or timed out counts as the slowest it could be: it did not finish in time
+    walls = [r["wall_s"] if r.get("rc") == 0 else float("inf") for r in runs]
+    return statistics.median(walls)
 
 
 def targets(res: dict) -> list[tuple[str, str, bool | None]]:
@@ -148,8 +151,8 @@ def _run(res: dict, before: dict | None) -> list[str]:
     if not runs:
         return []
     L = [f"## `bench-kernel run` (built-in suite; a fresh process each; target <= {RUN_TARGET_S:g} s)", "",
-         "| run | process wall s | footer | Kineto's error line |", "|---:|---:|---|---|"]
-    L += [f"| {i + 1} | {r['wall_s']:.2f} | `{r.get('footer')}` | {_f(r.get('kineto_error_line'))} |"
+         "| run | exit status | process wall s | footer | Kineto's error line |", "|---:|---:|---:|---|---|"]
+    L += [f"| {i + 1} | {r.get('rc')} | {r['wall_s']:.2f} | `{r.get('footer')}` | {_f(r.get('kineto_error_line'))} |"
           for i, r in enumerate(runs)]
     old = _run_wall(before or {})
     if old is not None:
