@@ -674,8 +674,12 @@ def main(argv: list[str] | None = None) -> int:
         res.setdefault("part_wall_s", {})[name] = round(time.perf_counter() - t0, 1)
         (OUT / "speed.json").write_text(json.dumps(res, indent=1, default=str))
         print(f"part {name}: {res['part_wall_s'][name]} s", flush=True)
-    (OUT / "speed.md").write_text(render(res))
-    print(render(res)[-6000:])
+    try:  # the quick page; benchmarks/gpu/speed_report.py makes the committed one from speed.json
+        text = render(res)
+    except Exception as e:  # noqa: BLE001 - speed.json is written already: that is what counts
+        text = f"speed.md not rendered ({type(e).__name__}: {e}); see speed.json\n"
+    (OUT / "speed.md").write_text(text)
+    print(text[-6000:])
     return 0
 
 
