@@ -114,3 +114,78 @@ def test_the_lazy_report_names_are_its_exports_and_all_resolve():
                and (node.module or "").startswith("bench_kernel.report.") for a in node.names}
     assert set(report.__all__) == set(report._EXPORTS) == checked
     assert all(getattr(report, name) is not None for name in report.__all__)
+
+
+class _Exited(Exception):
+    pass
+
+
+def _leave(monkeypatch, *, torch_loaded, thread=None):
+    """What ``_exit.leave(3)`` does: (how it ended, its status, whether atexit handlers ran)."""
+    import atexit
+    import sys
+    import types
+
+    from bench_kernel.cli import _exit
+
+    ran = []
+    monkeypatch.setattr(atexit, "_run_exitfuncs", lambda: ran.append(True))
+    monkeypatch.setattr(_exit.os, "_exit", lambda code: (_ for _ in ()).throw(_Exited(code)))
+    if torch_loaded:
+        monkeypatch.setitem(sys.modules, "torch", sys.modules.get("torch") or types.ModuleType("torch"))
+    else:
+        monkeypatch.delitem(sys.modules, "torch", raising=False)
+    try:
+        _exit.leave(3)
+    except SystemExit as e:
+        return "sys.exit", e.code, bool(ran)
+    except _Exited as e:
+        return "os._exit", e.args[0], bool(ran)
+    finally:
+        if thread is not None:
+            thread.set()
+
+
+def test_the_console_leaves_without_torchs_teardown_but_runs_the_exit_handlers(monkeypatch):
+    assert _leave(monkeypatch, torch_loaded=True) == ("os._exit", 3, True)
+    assert _leave(monkeypatch, torch_loaded=False) == ("sys.exit", 3, False)
+
+
+def test_a_thread_that_exit_would_wait_for_is_waited_for(monkeypatch):
+    import threading
+
+    stop = threading.Event()
+    waiting = threading.Thread(target=stop.wait, daemon=False)
+    waiting.start()
+    try:
+        assert _leave(monkeypatch, torch_loaded=True, thread=stop) == ("sys.exit", 3, False)
+    finally:
+        stop.set()
+        waiting.join()
+
+
+TARGET_WITH_ATEXIT = '''
+import atexit, pathlib, sys
+import torch
+def cases():
+    atexit.register(lambda: pathlib.Path(sys.argv[0]).parent.joinpath("MARK").write_text("ran"))
+    return [{"fn": torch.add, "make_inputs": lambda: (torch.ones(8), torch.ones(8)), "name": "add"}]
+'''
+
+
+@pytest.mark.multiprocess
+@pytest.mark.slow
+def test_python_m_bench_kernel_keeps_its_status_and_a_targets_exit_handlers(tmp_path):
+    import subprocess
+    import sys
+
+    target = tmp_path / "t.py"
+    target.write_text(TARGET_WITH_ATEXIT.replace("sys.argv[0]", repr(str(target))))
+    p = subprocess.run([sys.executable, "-m", "bench_kernel", "run", f"{target}:cases", "-m", "host", "--rounds", "1",
+                        "--max-time", "0.01", "--json"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert '"name": "add"' in p.stdout  # the whole document reached the pipe before the process ended
+    assert (tmp_path / "MARK").read_text() == "ran"
+    bad = subprocess.run([sys.executable, "-m", "bench_kernel", "run", f"{target}:nothing"], capture_output=True,
+                         text=True, timeout=120)
+    assert bad.returncode == 1 and bad.stderr.startswith("bench-kernel: error: ")

@@ -64,3 +64,47 @@ def test_overlap_detection():
     b = DeviceActivity("b", "kernel", 50, 100, 0)
     c = DeviceActivity("c", "kernel", 200, 10, 0)
     assert overlaps([a, b]) and not overlaps([a, c])
+
+
+def test_a_bare_kineto_session_is_read_as_the_kernel_method_reads_it():
+    pytest.importorskip("torch")
+    import torch
+    from torch.autograd.profiler import record_function
+
+    from bench_kernel.measure._kernel import _collect
+    from bench_kernel.measure._profiler_start import kineto_session
+
+    with kineto_session() as session:
+        for _ in range(2):
+            with record_function(CALL_MARK):
+                torch.ones(8).add_(1.0)
+    cpu, dev = _collect(session)
+    assert [e.name for e in cpu].count(CALL_MARK) == 2
+    assert "aten::add_" in {e.name for e in cpu}
+    assert all(e.end_ns >= e.start_ns for e in cpu)
+
+
+FIRST_SESSION = r"""
+import sys, time
+import torch
+from bench_kernel.measure import start_profiler
+t0 = time.perf_counter()
+took = start_profiler()
+print(round(time.perf_counter() - t0, 3), took > 0, start_profiler(), "torch._inductor" in sys.modules,
+      "torch._dynamo" in sys.modules)
+"""
+
+
+@pytest.mark.multiprocess
+@pytest.mark.slow
+def test_the_first_session_imports_neither_inductor_nor_dynamo():
+    # torch.profiler.profile's prepare_trace asks hasattr(torch, "_inductor"), which imports it
+    # (4-5 s on a 2-core machine): the profiler's first session must not pay for that.
+    pytest.importorskip("torch")
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", FIRST_SESSION], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    _, first_took, again, inductor, dynamo = out.stdout.split()[-5:]
+    assert (first_took, again, inductor, dynamo) == ("True", "0.0", "False", "False")

@@ -191,3 +191,17 @@ def test_the_time_bound_can_start_when_sampling_does():
     assert not rule.is_finished()
     clock.t = 4.1
     assert rule.is_finished() and rule.reason == "time"
+
+
+def test_triton_version_is_read_without_importing_triton(tmp_path, monkeypatch):
+    import sys
+
+    from bench_kernel.measure._env import triton_version
+
+    pkg = tmp_path / "triton"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("__version__ = '9.8.7'\nraise RuntimeError('imported')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "triton", raising=False)
+    assert triton_version() == "9.8.7"
+    assert "triton" not in sys.modules

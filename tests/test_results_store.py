@@ -263,3 +263,47 @@ def test_recorder_stores_one_run_point_by_point(db, tmp_path):
     assert run.source_hash == provenance(target).sha256 and run.wall_s > 0
     assert [(p.provider, p.status, p.error) for p in points] == [
         ("add", "ok", None), ("boom", "error", "'boom' raised ZeroDivisionError during warm-up: division by zero")]
+
+
+KILLED_MID_RUN = r"""
+import os, sys
+sys.path.insert(0, sys.argv[2])
+from _results_helpers import result
+from bench_kernel.results import open_store
+store = open_store(sys.argv[1])
+run = store.start_run(kind="sweep", name="s", config={}, env={})
+for m in range(5):
+    store.claim_point(run.id, "a", {"M": m})
+    store.save_result(run.id, result("a", {"M": m}, [float(m + 1)]))
+store.claim_point(run.id, "a", {"M": 5})
+os._exit(9)  # no close, no finish: a process killed in the middle of its sixth point
+"""
+
+
+@pytest.mark.multiprocess
+def test_results_are_synced_at_most_once_a_second_and_none_is_lost_when_the_process_dies(db, tmp_path):
+    from pathlib import Path
+
+    from bench_kernel.results import _store
+
+    with open_store(db) as store:
+        modes: list[str] = []
+        store._conn.set_trace_callback(lambda sql: modes.append(sql) if sql.startswith("PRAGMA synchronous") else None)
+        run = store.start_run(kind="sweep", name="s", config={}, env={})
+        for m in range(4):  # well within SYNC_INTERVAL_S of the start's sync
+            store.claim_point(run.id, "a", {"M": m})
+            store.save_result(run.id, result("a", {"M": m}, [1.0]))
+        store._synced_at -= _store.SYNC_INTERVAL_S  # a second later: the next result is synced
+        store.save_result(run.id, result("a", {"M": 9}, [1.0]))
+        store.finish_run(run.id)
+    # one sync for the start, none for the four results and claims, one for the result a second
+    # later, and the finish is synced however soon it comes
+    assert modes == ["PRAGMA synchronous = FULL", "PRAGMA synchronous = NORMAL", "PRAGMA synchronous = FULL"]
+    killed = tmp_path / "killed.db"
+    p = subprocess.run([__import__("sys").executable, "-c", KILLED_MID_RUN, str(killed), str(Path(__file__).parent)],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 9, p.stderr[-2000:]
+    with open_store(killed) as store:
+        done = store.points(store.run("latest"))
+        assert sorted(pt.params["M"] for pt in done) == [0, 1, 2, 3, 4]
+        assert store.claim_point(store.run("latest").id, "a", {"M": 5}) is True  # resumable: the sixth runs again

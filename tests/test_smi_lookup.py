@@ -58,3 +58,20 @@ def test_neither_found_reads_the_index_and_says_so(monkeypatch):
     monkeypatch.setitem(sys.modules, "pynvml", _pynvml(v2=True, devices={"00000000:00:05.0": "other"}))
     monkeypatch.setattr(_smi, "_torch_ids", lambda index: (ADDR, UUID))
     assert _smi._nvml(0).lookup.startswith(f"index 0: neither torch's PCI address ({ADDR}) nor its UUID ({UUID})")
+
+
+def test_the_state_after_a_measurement_reads_only_what_moves():
+    from bench_kernel.measure._env import AFTER_KEYS
+
+    calls: list[str] = []
+
+    def reader(key, value):
+        return lambda: calls.append(key) or value
+
+    values = {"sm_clock_mhz": 1980, "mem_clock_mhz": 3201, "max_sm_clock_mhz": 1980, "temperature_c": 41,
+              "power_w": 130.5, "throttle_reasons": []}
+    mon = _smi.Monitor("nvml", "pci", lambda: 1980.0, {k: reader(k, v) for k, v in values.items()})
+    assert mon.state() == values and len(calls) == 6
+    calls.clear()
+    assert mon.state(AFTER_KEYS) == {"sm_clock_mhz": 1980, "temperature_c": 41, "throttle_reasons": []}
+    assert calls == ["sm_clock_mhz", "temperature_c", "throttle_reasons"]

@@ -1,8 +1,9 @@
 """What a measurement costs on a GPU, beside the snippets it replaces; where the time goes.
 
-Run on a GPU from the repo root, all in one process (about 2-3 minutes on an H200):
+Run on a GPU from the repo root, all in one process (about 3 minutes on an H200; at most 7):
 
-    OUT=out PYTHONPATH=src python3 benchmarks/gpu/speed.py [--parts clock,micro,cases,loop,run,sweep] [--repeat 3]
+    OUT=out PYTHONPATH=src python3 benchmarks/gpu/speed.py [--parts clock,micro,profiler,cases,loop,run,sweep] [--repeat 3]
+    python3 benchmarks/gpu/speed_report.py out/speed.json --before OLD.json -o benchmarks/results/speed-h200.md
 
 Parts (each writes its numbers into ``$OUT/speed.json`` as it ends; a part that fails is recorded):
   clock  the SM clock (NVML, every 50 ms) while the GPU idles, under the device warm-up as the code
@@ -11,6 +12,10 @@ Parts (each writes its numbers into ``$OUT/speed.json`` as it ends; a part that 
   micro  what the measurement's fixed steps cost: an NVML read, ``gpu_state``, a profiler session
          (empty, 200 calls, its event collection), a 1000-call graph capture, an event sample with
          flush and backlog, the flush buffer, a case warm-up.
+  profiler  the profiler's first session, each way in a fresh process: ``torch.profiler.profile`` (its
+         prepare/start/stop, and whether it imported ``torch._inductor``), the bare Kineto session the
+         kernel method opens (``bench_kernel.measure.start_profiler``), ``import torch._inductor`` and
+         ``import triton`` alone, and ``import torch`` with the CUDA context.
   cases  six cases (a 1-element add, a 4 MB and a 256 MB ``mul_``, a 1x4096^2 bf16 GEMV, an 8192^3
          bf16 GEMM, a causal SDPA): the seed's snippets (100 calls captured in a graph on a side
          stream and ``do_bench`` of its replay, plain ``do_bench``, one 10-call ``torch.profiler``
@@ -21,10 +26,13 @@ Parts (each writes its numbers into ``$OUT/speed.json`` as it ends; a part that 
          seed's graph over input sets rotated by hand past 3x L2 (against ``graph``).
   loop   ``bench()`` ten times in a row on the 4 MB ``mul_``, in a fresh process: each call's wall,
          warm-up record and wait for the profiler's first session.
-  run    ``bench-kernel run`` (the built-in suite), ``--repeat`` times, a fresh process each: the
-         wall, the footer, and each result's wall and timing.
+  run    ``bench-kernel run`` (the built-in suite, the table as a user sees it, ``--save`` into a
+         temporary store for the per-case figures), ``--repeat`` times, a fresh process each: the
+         process's wall, the footer, each result's wall, timing and profiler start-up.
   sweep  ``bench-kernel sweep benchmarks/verdicts_rmsnorm.py -m graph`` (providers torch and manual): the stored run's wall
-         against the time its methods measured (the sum of the measurements' wall).
+         against the time its methods measured (the sum of the measurements' wall); then the same
+         sweep in this process with its steps wrapped (store claims and commits, NVML reads, inputs,
+         the check, the case's warm-up, the flush buffer, the methods), per unit.
 Writes ``$OUT/speed.json`` (every number) and ``$OUT/speed.md`` (the tables; the source of
 benchmarks/results/speed-h200.md); prints the summary last.
 """
@@ -248,6 +256,63 @@ def part_micro() -> dict:
     runner = Runner(lambda: torch.add(x, y), [None], "add", gpu=True)
     out["runner_warmup_add_s"] = _t(runner.warmup, 3)
     out["runner_warmup_add_calls"] = runner.warmup_calls
+    return out
+
+
+# ---------------------------------------------------------------- the profiler's first session
+
+PROFILER_CHILD = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import torch
+out = {"import_torch_s": time.perf_counter() - t0}
+t0 = time.perf_counter()
+torch.ones(1, device="cuda").add_(1)
+torch.cuda.synchronize()
+out["cuda_init_s"] = time.perf_counter() - t0
+how = sys.argv[1]
+t0 = time.perf_counter()
+if how == "torch.profiler":
+    from torch.profiler import ProfilerActivity, profile
+    p = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+    a = time.perf_counter(); p.prepare_trace(); b = time.perf_counter(); p.start_trace()
+    torch.ones(1, device="cuda").add_(1); torch.cuda.synchronize(); c = time.perf_counter(); p.stop_trace()
+    out["steps_s"] = {"prepare": b - a, "start": c - b, "stop": time.perf_counter() - c}
+elif how == "bench_kernel":
+    from bench_kernel.measure import start_profiler
+    out["start_profiler_s"] = start_profiler()
+elif how == "import_inductor":
+    import torch._inductor  # noqa: F401
+elif how == "import_triton":
+    import triton  # noqa: F401
+out["wall_s"] = time.perf_counter() - t0
+out["inductor_imported"] = "torch._inductor" in sys.modules
+out["triton_imported"] = "triton" in sys.modules
+if how in ("torch.profiler", "bench_kernel"):  # a later session, for scale
+    from bench_kernel.measure._profiler_start import kineto_session
+    t0 = time.perf_counter()
+    with kineto_session():
+        torch.ones(1, device="cuda").add_(1)
+    out["second_session_s"] = time.perf_counter() - t0
+print(json.dumps(out))
+"""
+
+
+def part_profiler() -> dict:
+    """Each way of opening the first session, in a fresh process of its own (what a run pays)."""
+    out: dict[str, Any] = {}
+    for how in ("torch.profiler", "bench_kernel", "import_inductor", "import_triton"):
+        t0 = time.perf_counter()
+        p = subprocess.run([sys.executable, "-c", PROFILER_CHILD, how], env=child_env(), capture_output=True,
+                           text=True, timeout=90)
+        row: dict[str, Any] = {"rc": p.returncode, "process_wall_s": round(time.perf_counter() - t0, 3)}
+        try:
+            row.update(json.loads(p.stdout.strip().splitlines()[-1]))
+        except (IndexError, ValueError):
+            row["stderr_tail"] = p.stderr[-1500:]
+        row["kineto_error_line"] = "External init callback" in p.stderr
+        out[how] = row
+        print(json.dumps({"profiler": how, **{k: v for k, v in row.items() if k != "stderr_tail"}}), flush=True)
     return out
 
 
@@ -495,18 +560,32 @@ def part_run(repeat: int) -> dict:
 
 
 def _one_run(i: int) -> dict:
-    out = OUT / f"run{i}.json" if i == 0 else Path(tempfile.mkdtemp()) / "run.json"
+    """``bench-kernel run`` as the README has it (the table, its footer), stored in a temporary
+    database for the per-case figures (``--save``: one commit a case, as a user's ``--save``)."""
+    db = Path(tempfile.mkdtemp(prefix="speed-run-")) / "r.db"
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, "-m", "bench_kernel", "run", "--json", "-o", str(out)], env=child_env(),
-                       capture_output=True, text=True, timeout=120)
+    try:
+        p = subprocess.run([sys.executable, "-m", "bench_kernel", "run", "--save", "--db", str(db)], env=child_env(),
+                           capture_output=True, text=True, timeout=90)
+    except subprocess.TimeoutExpired as e:
+        return {"rc": 124, "wall_s": round(time.perf_counter() - t0, 2), "footer": None, "cases": [],
+                "stderr_tail": str(e.stderr or "")[-1500:], "kineto_error_line": None}
     wall = time.perf_counter() - t0
-    data = json.loads(out.read_text()) if out.exists() else {}
-    res = data.get("results") or []
-    footer = next((ln for ln in p.stderr.splitlines() if ln.startswith("took ")), None)
-    return {"rc": p.returncode, "wall_s": round(wall, 2), "footer": footer, "stderr_tail": p.stderr[-1500:],
-            "cases": [{"name": r["name"], "wall_s": r.get("wall_s"),
-                       "timing_s": round(sum(m.get("wall_s") or 0 for m in r["measurements"].values()), 3),
-                       "warmup": (r.get("env") or {}).get("device_warmup")} for r in res]}
+    footer = next((ln for ln in (p.stdout + "\n" + p.stderr).splitlines() if ln.startswith("took ")), None)
+    cases: list[dict] = []
+    if db.exists():
+        from bench_kernel.results import open_store
+
+        with open_store(str(db)) as store:
+            for pt in store.points(store.run("latest")):
+                r = pt.result
+                cases.append({"name": r.name, "wall_s": r.wall_s,
+                              "timing_s": round(sum(m.wall_s for m in r.measurements.values()), 3),
+                              "profiler_start_s": r.env.get("profiler_start_s"),
+                              "warmup": r.env.get("device_warmup")})
+    return {"rc": p.returncode, "wall_s": round(wall, 2), "footer": footer, "stdout_tail": p.stdout[-2500:],
+            "stderr_tail": p.stderr[-1500:], "kineto_error_line": "External init callback" in p.stderr,
+            "cases": cases}
 
 
 def part_sweep() -> dict:
@@ -515,7 +594,7 @@ def part_sweep() -> dict:
     p = subprocess.run([sys.executable, "-m", "bench_kernel", "sweep", str(ROOT / "benchmarks" / "verdicts_rmsnorm.py"),
                         "-m", "graph", "--provider", "torch", "--provider", "manual", "--db", str(db),
                         "--json", "-o", os.devnull], env=child_env(),
-                       capture_output=True, text=True, timeout=180)
+                       capture_output=True, text=True, timeout=90)
     wall = time.perf_counter() - t0
     from bench_kernel.results import open_store
 
@@ -523,15 +602,52 @@ def part_sweep() -> dict:
         run = store.run("latest")
         points = store.points(run.id)
     measured = sum(m.wall_s for pt in points for m in pt.result.measurements.values())
-    return {"rc": p.returncode, "process_wall_s": round(wall, 2), "run_wall_s": run.wall_s,
-            "measured_s": round(measured, 3), "overhead": run.wall_s / measured - 1 if measured else None,
-            "points": len(points), "stderr_tail": p.stderr[-1500:]}
+    out = {"rc": p.returncode, "process_wall_s": round(wall, 2), "run_wall_s": run.wall_s,
+           "measured_s": round(measured, 3), "overhead": run.wall_s / measured - 1 if measured else None,
+           "points": len(points), "rounds": sum(len(pt.result.env.get("rounds") or [1]) for pt in points),
+           "stderr_tail": p.stderr[-1500:]}
+    try:
+        out["in_process"] = _sweep_in_process()
+    except Exception as e:  # noqa: BLE001 - recorded; the CLI's figures above stand
+        import traceback
+
+        out["in_process"] = {"failed": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()[-3000:]}
+    return out
+
+
+def _sweep_in_process() -> dict:
+    """The same sweep in this process with its steps wrapped: where a unit's time goes (s in all)."""
+    from bench_kernel.measure import _runner
+    from bench_kernel.results import _store
+    from bench_kernel.sweeps import _unit, load_spec, run_sweep
+
+    db = Path(tempfile.mkdtemp(prefix="speed-sweep-inproc-")) / "r.db"
+    spec = load_spec(str(ROOT / "benchmarks" / "verdicts_rmsnorm.py"))
+    with Phases() as ph:
+        for label, owner, attr in (("store_claim", _store.Store, "claim_point"), ("store_save", _store.Store, "save_result"),
+                                   ("case_at", _unit, "case_at"), ("bench_case", _unit, "bench_case"),
+                                   ("runner_init", _runner.Runner, "__init__"),
+                                   ("ensure_warm", _measure, "ensure_warm"), ("mark_busy", _measure, "mark_busy"),
+                                   ("machine_load", _measure, "machine_load")):
+            ph._wrap(owner, attr, label)
+        t0 = time.perf_counter()
+        res = run_sweep(spec, options={"methods": ("graph",)}, providers=["torch", "manual"], store=str(db))
+        wall = time.perf_counter() - t0
+    summary = ph.summary()
+    units = len(ph.methods) and sum(1 for m in ph.methods if m["method"] == "graph")
+    measured = sum(m.wall_s for pt in res.points for m in pt.result.measurements.values())
+    return {"wall_s": round(wall, 3), "run_wall_s": res.run.wall_s, "measured_s": round(measured, 3),
+            "overhead": (res.run.wall_s or wall) / measured - 1 if measured else None, "units": units,
+            "steps_s": summary["steps_s"], "methods_s": summary["methods_s"],
+            "per_unit_ms": {k: round(v / units * 1e3, 2) for k, v in summary["steps_s"].items()} if units else {}}
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--parts", default="clock,micro,cases,loop,run,sweep")
+    ap.add_argument("--parts", default="clock,micro,profiler,cases,loop,run,sweep")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--budget-s", type=float, default=400.0,
+                    help="a part not started by then is skipped (each child process has its own timeout)")
     ap.add_argument("--profile-cases", type=int, default=0, help="cProfile one extra bench() of the first N cases")
     args = ap.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
@@ -540,11 +656,15 @@ def main(argv: list[str] | None = None) -> int:
     torch.cuda.synchronize()
     res: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                            "device": torch.cuda.get_device_name(0), "torch": torch.__version__,
+                           "commit": _commit(), "driver": _driver(),
                            "init_s": round(time.perf_counter() - t_start, 2)}
-    parts = {"clock": part_clock, "micro": part_micro, "cases": lambda: part_cases(args.repeat, args.profile_cases),
+    parts = {"clock": part_clock, "micro": part_micro, "profiler": part_profiler, "cases": lambda: part_cases(args.repeat, args.profile_cases),
              "loop": part_loop, "run": lambda: part_run(args.repeat), "sweep": part_sweep}
     for name in args.parts.split(","):
         t0 = time.perf_counter()
+        if t0 - t_start > args.budget_s:
+            res[name] = {"failed": f"skipped: {t0 - t_start:.0f} s had passed, over --budget-s {args.budget_s:g}"}
+            continue
         try:
             res[name] = parts[name]()
         except Exception as e:  # noqa: BLE001 - recorded; the other parts still run
@@ -554,9 +674,29 @@ def main(argv: list[str] | None = None) -> int:
         res.setdefault("part_wall_s", {})[name] = round(time.perf_counter() - t0, 1)
         (OUT / "speed.json").write_text(json.dumps(res, indent=1, default=str))
         print(f"part {name}: {res['part_wall_s'][name]} s", flush=True)
-    (OUT / "speed.md").write_text(render(res))
-    print(render(res)[-6000:])
+    try:  # the quick page; benchmarks/gpu/speed_report.py makes the committed one from speed.json
+        text = render(res)
+    except Exception as e:  # noqa: BLE001 - speed.json is written already: that is what counts
+        text = f"speed.md not rendered ({type(e).__name__}: {e}); see speed.json\n"
+    (OUT / "speed.md").write_text(text)
+    print(text[-6000:])
     return 0
+
+
+def _commit() -> str | None:
+    p = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    return (p.stdout.strip() + ("+dirty" if dirty else "")) if p.returncode == 0 else None
+
+
+def _driver() -> str | None:
+    try:
+        from bench_kernel.hardware import driver_version
+
+        return driver_version()
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def _fmt(x: Any, nd: int = 3) -> str:

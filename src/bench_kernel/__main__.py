@@ -1,8 +1,6 @@
 """``python -m bench_kernel``: the same entry point as the ``bench-kernel`` script."""
 
-import sys
-
-from bench_kernel.cli import main
+from bench_kernel.cli import console
 
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

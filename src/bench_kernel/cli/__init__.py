@@ -19,7 +19,7 @@ from bench_kernel.cli._common import ERROR_PREFIX, Invocation, Progress, print_e
 from bench_kernel.cli._numbers import Number
 from bench_kernel.errors import BenchKernelError
 
-__all__ = ["main", "cli", "COMMANDS", "Progress", "ERROR_PREFIX", "Number"]
+__all__ = ["main", "console", "cli", "COMMANDS", "Progress", "ERROR_PREFIX", "Number"]
 
 # command name -> "module:attribute". The only registry of commands: add a line per command.
 _COMMANDS: dict[str, str] = {
@@ -160,6 +160,14 @@ def main(argv: Sequence[str] | None = None, *, progress: Progress | None = None)
             raise
         print_error(f"internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)")
         return 1
+
+
+def console() -> None:
+    """The ``bench-kernel`` script and ``python -m bench_kernel``: :func:`main`, then the process
+    ends with its status (without torch's teardown where it can: ``_exit``)."""
+    from bench_kernel.cli._exit import leave
+
+    leave(main())
 
 
 def _silence_stdout() -> None:

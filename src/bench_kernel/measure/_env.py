@@ -8,7 +8,9 @@ here may fail a measurement: a missing reading is recorded as absent.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import platform
+import re
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -18,7 +20,7 @@ from bench_kernel.measure._smi import monitor
 from bench_kernel.records import Note, warning
 from bench_kernel.vcs import head_commit
 
-__all__ = ["capture_env", "gpu_state", "sm_clock_reader", "throttle_note"]
+__all__ = ["capture_env", "gpu_state", "sm_clock_reader", "throttle_note", "triton_version"]
 
 #: A drop of the SM clock by more than this fraction during a measurement is flagged.
 THROTTLE_DROP_FRACTION = 0.10
@@ -30,11 +32,18 @@ def _git_commit() -> str | None:
     return head_commit(Path.cwd(), short=True)
 
 
-def gpu_state(index: int = 0) -> dict[str, Any]:
+#: What a measurement reads again after timing (``gpu_state(after=True)``): what moves while it runs
+#: and what the throttling note and the report read; the rest (the memory and maximum clocks, the
+#: power) was read before it.
+AFTER_KEYS = ("sm_clock_mhz", "temperature_c", "throttle_reasons")
+
+
+def gpu_state(index: int = 0, *, after: bool = False) -> dict[str, Any]:
     """SM and memory clocks (MHz), temperature (C), power (W) and throttle reasons, where readable
-    (NVML on NVIDIA, amdsmi on AMD; the device found by its PCI address: ``_smi``)."""
+    (NVML on NVIDIA, amdsmi on AMD; the device found by its PCI address: ``_smi``); with ``after``
+    only :data:`AFTER_KEYS` (half the calls: the state after a measurement)."""
     mon = monitor(index)
-    return mon.state() if mon is not None else {}
+    return mon.state(AFTER_KEYS if after else None) if mon is not None else {}
 
 
 def sm_clock_reader(index: int = 0) -> Callable[[], float | None] | None:
@@ -56,6 +65,33 @@ def throttle_note(before: dict[str, Any], after: dict[str, Any]) -> Note | None:
     return None
 
 
+def triton_version() -> str | None:
+    """The installed triton's version (None: not installed), read from its ``__init__.py`` without
+    importing it: its import (the compiler and its backends) is loading time that a run of torch ops
+    never needs."""
+    loaded = sys.modules.get("triton")
+    if loaded is not None:
+        return str(getattr(loaded, "__version__", None))
+    try:
+        spec = importlib.util.find_spec("triton")
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    try:
+        text = Path(spec.origin or "").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    found = re.search(r"""^__version__\s*=\s*['"]([^'"]+)['"]""", text, re.M)
+    if found:
+        return found.group(1)
+    try:  # a triton whose version is computed: ask it
+        import triton
+    except Exception:  # noqa: BLE001 - a broken triton is no reason to fail a measurement
+        return None
+    return str(getattr(triton, "__version__", None))
+
+
 def capture_env(device_index: int = 0) -> dict[str, Any]:
     """Versions and device properties; GPU fields only when a GPU is present."""
     env: dict[str, Any] = {
@@ -70,12 +106,7 @@ def capture_env(device_index: int = 0) -> dict[str, Any]:
         env["backend"] = "cpu"
         return env
     env["torch"] = str(torch.__version__)
-    try:
-        import triton
-
-        env["triton"] = str(triton.__version__)
-    except ImportError:
-        env["triton"] = None
+    env["triton"] = triton_version()
     if not has_gpu():
         env["device"] = platform.processor() or platform.machine()
         env["backend"] = "cpu"

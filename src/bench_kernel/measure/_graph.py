@@ -22,8 +22,8 @@ from bench_kernel.records import Measurement
 __all__ = ["GraphMethod", "explain_capture_error", "reset_capture_state"]
 
 #: One replay should last about this long (us) so event resolution (~0.5 us) does not matter (0.05%);
-#: each round takes at least min_samples replays, so a longer one only makes rounds longer (2 ms:
-#: 40 ms a round of a 270 us attention kernel on the H200) ...
+#: each round takes at least min_samples replays, so a longer one only makes rounds longer (2 ms made
+#: a round of a 270 us attention kernel 40 ms on the H200; 1 ms halves it) ...
 REPLAY_TARGET_US = 1000.0
 #: ... with at most this many calls captured.
 MAX_CALLS = 1000
@@ -97,7 +97,7 @@ class GraphMethod:
         self._failed: str | None = None
 
     def calls_to_capture(self, est_us: float) -> int:
-        """Calls in one graph: enough for a ~2 ms replay, rounded up to whole input rotations."""
+        """Calls in one graph: enough for a replay of ``REPLAY_TARGET_US``, rounded up to whole input rotations."""
         k = self.rotation_sets
         n = calls_to_fill(REPLAY_TARGET_US, est_us, hi=MAX_CALLS)
         # A whole number of rotations: otherwise the next replay's first call would reuse the

@@ -12,7 +12,6 @@ from __future__ import annotations
 import bisect
 import math
 import time
-import warnings
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Sequence
@@ -21,7 +20,7 @@ from bench_kernel.errors import MeasurementError
 from bench_kernel.measure._budget import calls_to_fill
 from bench_kernel.measure._inputs import L2Flusher
 from bench_kernel.measure._method import Timed
-from bench_kernel.measure._profiler_start import start_profiler
+from bench_kernel.measure._profiler_start import kineto_session, start_profiler
 from bench_kernel.measure._runner import Runner
 from bench_kernel.measure._stopping import StoppingRule, note_step
 from bench_kernel.records import KernelStat, Measurement, warning
@@ -163,7 +162,9 @@ def _collect(prof: object) -> tuple[list[CpuEvent], list[DeviceActivity]]:
     from torch.autograd import DeviceType
 
     cpu, dev = [], []
-    for e in prof.profiler.kineto_results.events():  # type: ignore[attr-defined]
+    # a bare Kineto session (``kineto_session``) holds its results; a torch.profiler.profile wraps one
+    session = prof if hasattr(prof, "kineto_results") else prof.profiler  # type: ignore[attr-defined]
+    for e in session.kineto_results.events():
         if e.device_type() == DeviceType.CPU:
             cpu.append(CpuEvent(e.correlation_id(), e.name(), e.start_ns(), e.end_ns()))
         else:
@@ -188,7 +189,7 @@ class KernelMethod:
     def run(self, runner: Runner, rule: StoppingRule) -> Timed:
         """Profile sessions of calls until ``rule`` is finished; the breakdown comes back with the times."""
         import torch
-        from torch.profiler import ProfilerActivity, profile, record_function
+        from torch.autograd.profiler import record_function
 
         started = start_profiler()  # the process's first session: seconds, and no sample's business
         if started:
@@ -200,17 +201,12 @@ class KernelMethod:
         unlinked_total = 0
         overlapped = False
         t0 = time.perf_counter()
-        activities = [ProfilerActivity.CPU, ProfilerActivity.CUDA]
-
         def loop() -> None:
             nonlocal unlinked_total, overlapped
             while not rule.is_finished():
                 n = rule.next_batch(per_session, first=min(per_session, FIRST_SESSION_CALLS))
-                with warnings.catch_warnings():
-                    # torch warns that each profiler cycle clears events: that is what we want.
-                    warnings.simplefilter("ignore", UserWarning)
-                    prof = profile(activities=activities)
-                    prof.__enter__()
+                prof = kineto_session()
+                prof.__enter__()
                 try:
                     for _ in range(n):
                         if cold:
@@ -220,9 +216,7 @@ class KernelMethod:
                             runner.call()
                     torch.cuda.synchronize(runner.device_index)
                 finally:
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore", UserWarning)
-                        prof.__exit__(None, None, None)
+                    prof.__exit__(None, None, None)
                 cpu, dev = _collect(prof)
                 per_call, unlinked = attribute(cpu, dev)
                 unlinked_total += unlinked

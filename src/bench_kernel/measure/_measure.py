@@ -261,7 +261,7 @@ def measure_case(case: Case, options: Options, *, env: dict[str, Any] | None = N
                                          lambda msg: say(f"{name}: {msg}"))
         threads = torch_threads()
         load = machine_load()
-    state_after = gpu_state(device_index) if gpu else {}
+    state_after = gpu_state(device_index, after=True) if gpu else {}
     if gpu:
         mark_busy(device_index)
     timed = {m: replace(ts[0], measurement=merge_measurements([t.measurement for t in ts]))

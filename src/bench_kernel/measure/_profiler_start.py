@@ -1,30 +1,43 @@
-"""The profiler's first session of a process: paid once, apart from any samples, and named in the cost.
+"""The profiler sessions of the ``kernel`` method, and the process's first one, paid apart from any samples.
 
-The first ``torch.profiler`` session with CUDA activity in a process costs seconds: 5.9 s on the
-project's H200, all of it in ``prepare_trace`` (CUPTI starting), against ~5 ms for each later
-session (benchmarks/results/speed-h200.md). Paid inside the ``kernel`` method's first session it
-used up that round's time bound and hid in its wall time. :func:`start_profiler` opens and closes
-an empty session before the method's first one, once per process, and says how long it took: the
-method records it (``env["profiler_start_s"]``) and ``run``'s footer names it.
+A session is ``torch.autograd.profiler.profile(use_kineto=True)``: the Kineto session that
+``torch.profiler.profile`` wraps, without the wrapper. The wrapper's ``prepare_trace`` asks
+``hasattr(torch, "_inductor")``, and torch answers a lazy attribute by importing it: the process's
+first ``torch.profiler`` session imported ``torch._inductor``, ``torch._dynamo`` and with them
+triton, seconds of Python imports that read as "CUPTI starting" (``prepare_trace`` 5.9 s on the
+project's H200, ~5 ms for each later session: benchmarks/results/speed-h200.md; 4.2-5.0 s on a
+2-core CPU machine with no CUDA at all, against 0.04 s for the bare Kineto session). A bench-kernel
+session imports neither, unless the code under test already did.
 
-Why not in a background thread, overlapped with the load and the first methods (``prepare_trace``
-releases the GIL): tried on the H200, it saved 2.5-3.5 s of ``bench-kernel run``'s ~12 s, but
-Kineto printed "ERROR: External init callback must run in same thread as registerClient" on every
-run, the first case's ``events`` round that ran while CUPTI started read +/-211%, and a
-memory-bound add's ``graph`` read 21% above its kernels in that process (15% is the test's bound).
-A measurement that is wrong is not worth 3 s.
+What is left of the first session (Kineto's start and CUPTI's attach) is still paid once per process
+before the ``kernel`` method's first samples, on the main thread: :func:`start_profiler` opens and
+closes an empty session and says how long it took; the method records it
+(``env["profiler_start_s"]``) and ``run``'s footer names it. Not in a background thread: tried on
+the H200, Kineto printed "ERROR: External init callback must run in same thread as registerClient"
+(its client init is skipped off the registering thread) and the methods timed meanwhile read wrong
+(an ``events`` round at +/-211%, a memory-bound add's ``graph`` 21% above its kernels).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-import warnings
+from typing import Any
 
-__all__ = ["start_profiler"]
+__all__ = ["kineto_session", "start_profiler"]
 
 _LOCK = threading.Lock()
 _STARTED: list[float] = []
+
+
+def kineto_session(device: bool = True) -> Any:
+    """A profiler session (not yet entered) of CPU ops and, with ``device`` and a GPU, device
+    activity: ``torch.autograd.profiler.profile``; its events are ``session.kineto_results.events()``."""
+    import torch
+    from torch.autograd import profiler as autograd_profiler
+
+    use_device = "cuda" if device and torch.cuda.is_available() else None  # HIP answers as "cuda" too
+    return autograd_profiler.profile(use_cpu=True, use_device=use_device, use_kineto=True)
 
 
 def start_profiler() -> float:
@@ -35,12 +48,8 @@ def start_profiler() -> float:
             return 0.0
         t0 = time.perf_counter()
         try:
-            from torch.profiler import ProfilerActivity, profile
-
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # empty-trace warnings
-                with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]):
-                    pass
+            with kineto_session():
+                pass
         except Exception:  # noqa: BLE001 - the kernel method's own session reports what is wrong
             pass
         _STARTED.append(time.perf_counter() - t0)

@@ -1,9 +1,13 @@
 """The results store: one SQLite file holding every run and every point, committed as it finishes.
 
 Why SQLite: one file, no server, transactions, and readers (``history``, ``report``) that never
-block a sweep that is writing (WAL). Durability: every point is its own transaction with
-``synchronous=FULL``, so a process killed at any moment (Ctrl-C, SIGKILL, a segfaulting
-provider) loses at most the point it was measuring. A point is marked ``running`` before it is
+block a sweep that is writing (WAL). Durability: every point is its own transaction, committed as
+it ends, so a process killed at any moment (Ctrl-C, SIGKILL, a segfaulting provider) loses at most
+the point it was measuring: in WAL mode a commit is in the file once it returns, synced or not.
+What a sync (fsync) adds is surviving a power cut or an OS crash, and it costs milliseconds a
+commit: results are synced at most once every :data:`SYNC_INTERVAL_S` (the first commit after that
+long syncs every one before it), and a run's start and end always are, so a power cut loses at
+most the last second of points, never a finished run. A point is marked ``running`` before it is
 measured: if the process dies, ``--resume`` sees which point killed it (see ``claim_point``).
 
 Never destructive: a path that is a directory, a file that is not SQLite, or a SQLite database
@@ -13,6 +17,7 @@ of another program is refused with one :class:`StoreError` and left as it was.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sqlite3
@@ -49,6 +54,8 @@ SQL_INT_MAX = 2**63 - 1
 #: A crashing point is claimed at most this often (the first try plus one resume) before it is
 #: recorded as an error instead of being run again.
 MAX_ATTEMPTS = 2
+#: Results are synced to disk (fsync) at most this often, seconds (the module docstring).
+SYNC_INTERVAL_S = 1.0
 
 
 def _now() -> str:
@@ -90,6 +97,8 @@ class Store:
         self._conn = conn
         self.path = path
         self.timeout_s = timeout_s
+        self._synced_at = -math.inf  # time.monotonic() of the last synced commit
+        self._mode: str | None = None  # the connection's synchronous setting, once set here
 
     # -- plumbing -------------------------------------------------------------------------------
     def __enter__(self) -> "Store":
@@ -115,19 +124,28 @@ class Store:
         except sqlite3.Error as e:
             raise self._fail(e, doing) from None
 
-    def _write(self, statements: list[tuple[str, Sequence[Any]]], doing: str, durable: bool = True) -> list[int | None]:
+    def _write(self, statements: list[tuple[str, Sequence[Any]]], doing: str, durable: bool = True,
+               sync: bool = False) -> list[int | None]:
         """Run ``statements`` in one transaction; returns each statement's lastrowid.
 
-        durable=False skips the fsync of this commit (``synchronous=NORMAL``): it still survives
-        a killed process, and the next durable commit syncs it too. Claims use it, which halves
-        the fsyncs per point; only results need to survive a power cut on their own.
+        Every commit survives a killed process. durable: sync this commit to disk too
+        (``synchronous=FULL``) if none was synced in the last :data:`SYNC_INTERVAL_S`, or always
+        with ``sync``; durable=False never syncs it (``synchronous=NORMAL``), and the next synced
+        commit syncs it too. Claims are not durable; results are, at most once a second.
         """
+        now = time.monotonic()
+        full = sync or (durable and now - self._synced_at >= SYNC_INTERVAL_S)
         try:
-            self._conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
+            mode = "FULL" if full else "NORMAL"
+            if mode != self._mode:
+                self._conn.execute(f"PRAGMA synchronous = {mode}")
+                self._mode = mode
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 ids = [self._conn.execute(sql, args).lastrowid for sql, args in statements]
                 self._conn.execute("COMMIT")
+                if full:
+                    self._synced_at = now
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
@@ -152,7 +170,7 @@ class Store:
             (kind, name, "running", _now(), src.get("path"), src.get("sha256"), src.get("git_commit"),
              None if dirty is None else int(dirty), json.dumps(list(command)),
              json.dumps(config, default=str), json.dumps(env, default=str), total_points))],
-            "starting a run")
+            "starting a run", sync=True)
         return self.run(int(run_id))
 
     def finish_run(self, run_id: int, *, status: str = "done", wall_s: float | None = None,
@@ -163,14 +181,14 @@ class Store:
             (status, _now(), wall_s, run_id))]
         if env is not None:
             stmts.append(("UPDATE runs SET env = ? WHERE id = ?", (json.dumps(env, default=str), run_id)))
-        self._write(stmts, "finishing a run")
+        self._write(stmts, "finishing a run", sync=True)
         return self.run(run_id)
 
     def reopen_run(self, run_id: int, total_points: int | None = None) -> RunInfo:
         """Mark a run ``running`` again (``--resume``)."""
         self._write([("UPDATE runs SET status = 'running', finished_at = NULL,"
                       " total_points = COALESCE(?, total_points) WHERE id = ?", (total_points, run_id))],
-                    "resuming a run")
+                    "resuming a run", sync=True)
         return self.run(run_id)
 
     _RUN_COLS = ("id, kind, name, status, created_at, finished_at, wall_s, source_path, source_hash,"
