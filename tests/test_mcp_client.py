@@ -162,6 +162,7 @@ def test_prompts_are_the_jobs(server):
     assert "`phases(trace=t.json.gz)`" in text and "`layers(trace=t.json.gz, step=decode)`" in text
 
 
+@pytest.mark.slow  # a server of its own, and a run whose child imports torch: 6-20 s on 2 busy cores
 def test_it_writes_nothing_where_no_argument_says(tmp_path):
     # A server of its own (under xdist this module's tests may share a worker's server or not): a
     # measurement, a trace analysis, the results store read and the peak table, then not one file in

@@ -85,6 +85,8 @@ def test_a_name_that_looks_like_an_option_is_a_name(run_cli):
     assert [k["name"] for k in result.structured_content["kernels"]] == ["--help", "-rf"]
 
 
+# A server of its own and a run whose child imports torch: 6-20 s on 2 busy cores.
+@pytest.mark.slow
 @pytest.mark.multiprocess
 def test_a_target_that_prints_to_stdout_cannot_corrupt_the_protocol(tmp_path):
     # print(), sys.stdout.write and a write to file descriptor 1 at import, in the factory and in fn:
