@@ -125,21 +125,30 @@ def clock() -> float:
 def pytest_configure(config: pytest.Config) -> None:
     install()
     bound_s()  # a bad BENCH_KERNEL_TEST_BOUND_S stops the session before any test
-    _build_font_cache()
+    # Where tests run: each xdist worker, or the one process without xdist (not xdist's controller).
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        _preload()
 
 
-def _build_font_cache() -> None:
-    """Build matplotlib's font cache before any test, outside every test's phases.
+def _preload() -> None:
+    """Import what most tests need, once per test process and outside every test's phases.
 
-    On a fresh machine (CI's clean clone), or after fonts were installed (Chromium brings some), the
-    first ``import matplotlib.pyplot`` lists the fonts with ``fc-list`` and scans them: ~20 s on 2
-    busy cores, charged to whichever plotting test came first, which then failed both guards.
+    - matplotlib's font cache: on a fresh machine (CI's clean clone), or after fonts were installed
+      (Chromium brings some), the first ``import matplotlib`` lists the fonts with ``fc-list`` and
+      scans them: ~20 s on 2 busy cores, charged to whichever plotting test came first, which then
+      failed both guards.
+    - torch: 3 s to import on a quiet 2-core machine and 10-15 s at load 6, charged to the first test
+      of each worker that touched it, which then ran past the time bound while its own work took 1 s.
     """
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.font_manager  # noqa: F401  (builds and saves the cache once)
+    except ImportError:
+        pass
+    try:
+        import torch  # noqa: F401
     except ImportError:
         pass
 
