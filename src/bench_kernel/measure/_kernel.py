@@ -162,9 +162,7 @@ def _collect(prof: object) -> tuple[list[CpuEvent], list[DeviceActivity]]:
     from torch.autograd import DeviceType
 
     cpu, dev = [], []
-    # a bare Kineto session (``kineto_session``) holds its results; a torch.profiler.profile wraps one
-    session = prof if hasattr(prof, "kineto_results") else prof.profiler  # type: ignore[attr-defined]
-    for e in session.kineto_results.events():
+    for e in prof.kineto_results.events():  # type: ignore[attr-defined]  (a ``kineto_session``'s results)
         if e.device_type() == DeviceType.CPU:
             cpu.append(CpuEvent(e.correlation_id(), e.name(), e.start_ns(), e.end_ns()))
         else:
