@@ -254,6 +254,7 @@ def test_full_stdout_is_one_line(fmt):
 
 # --- run --plot ---------------------------------------------------------------------------------------
 
+@pytest.mark.slow  # a whole run with its roofline placement: 3 s quiet, 7-20 s on a fresh or busy machine
 def test_a_plot_that_fails_keeps_the_results(run_cli, tmp_path, monkeypatch):
     target = tmp_path / "t.py"
     target.write_text("import torch\ndef cases():\n    return {'name': 'add', 'fn': torch.add, "
