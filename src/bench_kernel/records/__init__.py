@@ -18,6 +18,24 @@ from bench_kernel.records._base import (
                                              from_builtins,
                                              to_builtins,
 )
+from bench_kernel.records._comparison import (
+                                             COMPARE_SCHEMA_VERSION,
+                                             FAIL_ON,
+                                             VERDICTS,
+                                             Best,
+                                             CompareOutput,
+                                             Comparison,
+                                             Explanation,
+                                             FailOn,
+                                             KernelDelta,
+                                             MatchedPoint,
+                                             Noise,
+                                             NoiseFloors,
+                                             NoiseSource,
+                                             Reason,
+                                             Unmatched,
+                                             Verdict,
+)
 from bench_kernel.records._counters import (
                                              ADDITIVE,
                                              FLOP_KINDS,
@@ -30,6 +48,7 @@ from bench_kernel.records._counters import (
 )
 from bench_kernel.records._documents import (
                                              DOCUMENTS,
+                                             OTHER_SHAPES,
                                              ROOFLINE_SCHEMA_VERSION,
                                              RUN_SCHEMA_VERSION,
                                              CaseError,
@@ -104,6 +123,8 @@ __all__ = [
     "BenchResult", "RESULT_SCHEMA_VERSION", "PRIMARY_ORDER", "upgrade_result",
     "RunInfo", "PointResult", "POINT_STATUSES", "PointStatus", "RunKind", "RunStatus", "params_key", "params_text",
     "point_label", "status_of",
-    "DOCUMENTS", "CaseError", "RunOutput", "RooflineOutput", "RUN_SCHEMA_VERSION", "ROOFLINE_SCHEMA_VERSION",
+    "DOCUMENTS", "OTHER_SHAPES", "CaseError", "RunOutput", "RooflineOutput", "RUN_SCHEMA_VERSION", "ROOFLINE_SCHEMA_VERSION",
     "schema", "markdown_sections", "version",
+    "Verdict", "VERDICTS", "Noise", "NoiseSource", "Comparison", "KernelDelta", "Reason", "Explanation", "MatchedPoint",
+    "Unmatched", "NoiseFloors", "CompareOutput", "Best", "COMPARE_SCHEMA_VERSION", "FailOn", "FAIL_ON",
 ]

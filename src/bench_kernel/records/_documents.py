@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from bench_kernel.records._base import Record, doc
+from bench_kernel.records._comparison import CompareOutput
 from bench_kernel.records._counters import CounterReport
 from bench_kernel.records._result import BenchResult
 from bench_kernel.records._roofline import MeasuredRoofline, RooflineResult
 
-__all__ = ["DOCUMENTS", "CaseError", "RunOutput", "RooflineOutput", "RUN_SCHEMA_VERSION", "ROOFLINE_SCHEMA_VERSION"]
+__all__ = ["DOCUMENTS", "OTHER_SHAPES", "CaseError", "RunOutput", "RooflineOutput", "RUN_SCHEMA_VERSION", "ROOFLINE_SCHEMA_VERSION"]
 
 #: 2: each result is a BenchResult of version 2 (notes are records).
 RUN_SCHEMA_VERSION = 2
@@ -58,4 +59,10 @@ class RooflineOutput(Record, frozen=True, kw_only=True):
 DOCUMENTS: dict[str, type[Record]] = {
     "run": RunOutput,
     "roofline": RooflineOutput,
+    "compare": CompareOutput,
+}
+#: command -> when its ``--json`` is another document than its record in :data:`DOCUMENTS` (a tool
+#: that validates output against that record's schema, as MCP does, must not promise it then).
+OTHER_SHAPES: dict[str, str] = {
+    "compare": "two serving runs compared give a serving comparison (`kind` `serve`, docs/serving.md)",
 }

@@ -27,18 +27,22 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
     roofline (dict)``; ``median_us`` is the primary method's median.
 ``check_threshold(t, option)`` the one range check of a threshold (a fraction in [0, 1), else UsageError).
 ``compare(a, b, threshold=0.04, *, history=None) -> Comparison`` (a, b: Measurements, or samples of one round)
-    ``a_us, b_us, ratio`` (B/A over the rounds' times, >1 = B slower; ``statistic``), ``ci_low,
-    ci_high`` at ``confidence`` (a 99% t-interval of the log round medians: see ``_noise``'s
-    docstring for why), ``noise``/``noise_floor`` (the run-to-run noise it used, and the smallest
-    change it can see), ``verdict`` ("faster"|"slower"|"same"|"unknown": one round a side and no
-    history), ``significant``, ``describe()``; ``compare_samples(a, b, threshold)`` the bootstrap
+    ``a_us, b_us, ratio`` (geometric means of the rounds' times, and B/A = b_us / a_us, >1 = B
+    slower; ``statistic``), ``ci_low, ci_high`` at ``confidence`` (a 99% t-interval of the log
+    round times: see ``_noise``'s docstring for why; None without one), ``noise``/``noise_floor``
+    (the run-to-run noise it used -- rounds, history, or the method's floor -- and the smallest
+    change it can see), ``verdict`` ("faster"|"slower"|"same"|"inconclusive": ``verdict()``, the
+    one rule of ``_verdict``), ``rounds_needed``, ``significant``, ``describe()``; ``compare_samples(a, b, threshold)`` the bootstrap
     of the ratio of medians for sets of independent trials (a serving run's request latencies);
     ``clock_a_mhz, clock_b_mhz`` (median SM clocks, None without readings), ``clock_limited``
     (the slower side's lower clock can explain the verdict) and ``is_regression(strict_clocks)``.
 ``compare_points(a_points, b_points, threshold=, method=, by_provider=, strict_clocks=, history=) -> ResultsComparison``
-    ``rows`` (MatchedPoint: provider, params, method, comparison), ``unmatched`` (with reasons),
-    ``regressions`` (clock-limited ones only with ``strict_clocks``), ``clock_limited``.
-    ``best_per_point(points) -> list[Best]`` (fastest, runner-up, margin, significant).
+    ``rows`` (MatchedPoint: provider, params, method, comparison, explanation), ``unmatched`` (with
+    reasons), ``regressions`` (clock-limited ones only with ``strict_clocks``), ``inconclusive``,
+    ``clock_limited``, ``failed(fail_on)``, ``output(fail_on) -> CompareOutput`` (``compare --json``).
+    ``explain(a_point, b_point, method, comparison) -> Explanation``: what both sides recorded that
+    differs (kernels, kernel set, launch configuration, outside the kernels, methods, machine, code).
+    ``best_per_point(points, threshold) -> list[Best]`` (fastest, runner-up, margin, verdict).
     ``load_results_file(path)`` reads ``run --json`` / ``sweep --json`` output
     (``points_from_output(data, where)`` the same output already parsed);
     ``resolve_ref("12" | "latest" | "file.json" | "12:torch", open_db) -> PointSet`` names a side;
@@ -56,6 +60,7 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
 ``provenance(path) -> Provenance`` (sha256, git commit, dirty flag of the file's repository).
 """
 
+from bench_kernel.records import VERDICTS, Best, Comparison, MatchedPoint, Noise, Unmatched
 from bench_kernel.results._bootstrap import compare_samples
 from bench_kernel.results._clocks import (
                                            CLOCK_SPREAD,
@@ -66,28 +71,22 @@ from bench_kernel.results._clocks import (
 )
 from bench_kernel.results._compare import (
                                            DEFAULT_THRESHOLD,
-                                           UNKNOWN_NOTE,
-                                           VERDICTS,
-                                           Comparison,
                                            check_threshold,
                                            clock_explains,
                                            compare,
                                            samples_problem,
 )
+from bench_kernel.results._explain import MOVED_SHARE, explain, launch_text
 from bench_kernel.results._files import load_results_file, points_from_output
 from bench_kernel.results._match import (
-                                           Best,
                                            History,
-                                           MatchedPoint,
                                            ResultsComparison,
-                                           Unmatched,
                                            best_per_point,
                                            compare_points,
 )
 from bench_kernel.results._noise import (
                                            CONFIDENCE,
                                            MIN_HISTORY,
-                                           Noise,
                                            noise_from_history,
                                            noise_from_rounds,
                                            t_quantile,
@@ -110,10 +109,20 @@ from bench_kernel.results._serve import (
                                            serve_side,
 )
 from bench_kernel.results._store import Store, open_store
+from bench_kernel.results._verdict import (
+                                           DEFAULT_FLOOR,
+                                           MAX_ROUNDS_NEEDED,
+                                           METHOD_FLOORS,
+                                           floor_noise,
+                                           geometric_mean,
+                                           rounds_to_resolve,
+                                           verdict,
+)
 
 __all__ = [
     "CLOCK_SPREAD", "CONFIDENCE", "DB_ENV", "DEFAULT_THRESHOLD", "MIN_HISTORY", "SCHEMA", "SCHEMA_V1",
-    "SCHEMA_VERSION", "UNKNOWN_NOTE", "VERDICTS",
+    "SCHEMA_VERSION", "VERDICTS", "DEFAULT_FLOOR", "MAX_ROUNDS_NEEDED", "METHOD_FLOORS", "MOVED_SHARE",
+    "floor_noise", "geometric_mean", "rounds_to_resolve", "verdict", "explain", "launch_text",
     "Best", "ClockSpread", "Comparison", "History", "MatchedPoint", "Noise", "PointSet", "Provenance",
     "Recorder", "ResultsComparison",
     "Store", "Unmatched", "best_per_point", "check_threshold", "clock_explains", "clock_spread", "compare", "compare_points",

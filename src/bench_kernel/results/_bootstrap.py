@@ -8,29 +8,24 @@ requests of a serving run (``bench_kernel.serve``), each request a separate arri
 
 Method: median(B*) / median(A*) over 2,000 resamples (with replacement, independently) from a fixed
 seed, so the same inputs always give the same interval; the 2.5% and 97.5% quantiles. Verdict as
-``compare``'s: slower/faster only when the ratio is beyond the threshold and the interval excludes
-1. Fewer than :data:`MIN_SAMPLES` on a side claim no interval (``same``, with a note).
+``compare``'s (``_verdict.verdict``). Fewer than :data:`MIN_SAMPLES` on a side claim no interval
+(``inconclusive``, with a note).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any, Sequence
 
 from bench_kernel.errors import InputError
-from bench_kernel.records import Samples
-from bench_kernel.results._compare import (
-    DEFAULT_THRESHOLD,
-    Comparison,
-    check_threshold,
-    samples_problem,
-)
+from bench_kernel.records import Comparison, Samples
+from bench_kernel.results._compare import DEFAULT_THRESHOLD, check_threshold, samples_problem
+from bench_kernel.results._verdict import verdict
 
 __all__ = ["compare_samples", "RESAMPLES", "MIN_SAMPLES"]
 
 RESAMPLES = 2000
 SEED = 0
-#: Fewer samples than this on a side: no interval is claimed, the verdict is "same".
+#: Fewer samples than this on a side: no interval is claimed, the verdict is "inconclusive".
 MIN_SAMPLES = 5
 #: Bootstrap medians are computed in blocks of at most this many values (memory bound).
 _BLOCK_VALUES = 4_000_000
@@ -70,14 +65,13 @@ def compare_samples(a: Samples | Sequence[float], b: Samples | Sequence[float], 
     if not (am > 0 and bm > 0):
         raise ValueError(f"medians must be positive times, got A {am!r} and B {bm!r}")
     ratio = bm / am
-    base = dict(a_n=len(av), b_n=len(bv), confidence=0.95, ci_method="bootstrap-median-ratio")
+    base = dict(a_n=len(av), b_n=len(bv), confidence=0.95, ci_method="bootstrap-median-ratio",
+                statistic="median of the samples")
     if len(av) < MIN_SAMPLES or len(bv) < MIN_SAMPLES:
-        return Comparison(am, bm, ratio, math.nan, math.nan, "same", False, threshold, **base,
+        return Comparison(am, bm, ratio, None, None, "inconclusive", False, threshold, **base,
                           note=f"too few samples for an interval (A {len(av)}, B {len(bv)}; need {MIN_SAMPLES})")
     rng = np.random.default_rng(seed)
     ratios = _bootstrap_medians(bv, resamples, rng) / _bootstrap_medians(av, resamples, rng)
     lo, hi = (float(x) for x in np.quantile(ratios, [0.025, 0.975]))
     significant = lo > 1.0 or hi < 1.0
-    verdict = ("slower" if lo > 1.0 and ratio > 1.0 + threshold else
-               "faster" if hi < 1.0 and ratio < 1.0 / (1.0 + threshold) else "same")
-    return Comparison(am, bm, ratio, lo, hi, verdict, significant, threshold, **base)
+    return Comparison(am, bm, ratio, lo, hi, verdict(ratio, lo, hi, threshold), significant, threshold, **base)

@@ -6,16 +6,19 @@ t-interval on the log round times with their pooled SD, and the ratio is exp(mea
 between runs, which samples within one run cannot: a bootstrap of those (what this module did
 before rounds) called identical CPU runs "faster" with a CI of 0.716-0.735.
 
-Verdict, for the ratio r and threshold t (default 4%):
-  ``slower``  when r > 1 + t and the interval lies wholly above 1 (material and significant),
-  ``faster``  when r < 1 / (1 + t) and the interval lies wholly below 1,
-  ``same``    otherwise: within the threshold, or within the run-to-run noise;
-  ``unknown`` with one round on each side and no noise from the point's stored history: the
-              run-to-run noise is unknown, so no difference can be called (never slower/faster).
+Verdict: ``_verdict``'s one rule (``slower``/``faster`` shown beyond the threshold t, default
+4%; ``same`` only with the whole interval inside [1/(1+t), 1+t]; else ``inconclusive``, with the
+rounds a side that would likely resolve it). With one round on each side and no noise from the
+point's stored history, the interval is bounded by the method's documented worst run-to-run noise
+(``_verdict.METHOD_FLOORS``): a 3x slowdown is ``slower``, a 5% one ``inconclusive``.
 The **noise floor** of a verdict (``noise_floor``) is the interval's relative half-width: a change
 smaller than it cannot be told from noise, whatever the threshold. Tests
 (``tests/test_results_compare.py``) check on synthetic rounds that identical sides are called
 slower/faster at most ~1% of the time over many seeds, and that a real 10% change is found.
+
+What is shown is what is compared: ``a_us`` and ``b_us`` are the geometric means of each side's
+round times, so ``ratio`` is exactly ``b_us / a_us`` (a table of medians beside a ratio of
+geometric means once read A 1.144 ms, B 1.13 ms, B/A 0.42).
 
 Clock-confounded verdicts. A within-run interval is tight (1.125-1.144 on an H200 GEMM, from the
 bootstrap this module used before rounds) even when the two runs ran at different SM clocks, and
@@ -45,116 +48,29 @@ unless ``strict_clocks`` (``compare --strict-clocks``, ``--kernel-bench-strict-c
 
 from __future__ import annotations
 
-import math
-import statistics
-from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
 from bench_kernel.errors import InputError, UsageError
-from bench_kernel.records import Measurement, Samples
+from bench_kernel.records import Comparison, Measurement, Noise, Samples
 from bench_kernel.results._clocks import median_clock_mhz
-from bench_kernel.results._noise import CONFIDENCE, Noise, noise_from_rounds, round_test
-from bench_kernel.units import format_duration_us
+from bench_kernel.results._noise import CONFIDENCE, noise_from_rounds, round_test
+from bench_kernel.results._verdict import (
+    DEFAULT_FLOOR,
+    METHOD_FLOORS,
+    floor_noise,
+    geometric_mean,
+    rounds_to_resolve,
+    verdict,
+)
 
-__all__ = ["Comparison", "check_threshold", "compare", "samples_problem", "clock_explains", "DEFAULT_THRESHOLD",
-           "VERDICTS", "UNKNOWN_NOTE"]
+__all__ = ["check_threshold", "compare", "samples_problem", "clock_explains", "DEFAULT_THRESHOLD"]
 
-#: A ratio within this fraction of 1 is "same" even when significant. 4%: two pairs of identical
-#: --steady GEMM sweeps on the project's H200 differed by up to 3.1% at a point
-#: (benchmarks/results/sweep-gemm-h200.md), and a user wants 5% caught. Run-to-run noise above it
-#: is handled by the interval across rounds (``noise_floor``), not by this number.
+#: A change within this fraction of 1 is no change: ``same`` needs the whole interval within it,
+#: ``slower``/``faster`` a ratio beyond it. 4%: two pairs of identical --steady GEMM sweeps on the
+#: project's H200 differed by up to 3.1% at a point (benchmarks/results/sweep-gemm-h200.md), and a
+#: user wants 5% caught. Run-to-run noise above it is handled by the interval across rounds
+#: (``noise_floor``), not by this number.
 DEFAULT_THRESHOLD = 0.04
-VERDICTS = ("faster", "slower", "same", "unknown")
-#: What an ``unknown`` verdict says.
-UNKNOWN_NOTE = "one round: run-to-run noise unknown"
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """B against A at one point (times in microseconds per call)."""
-
-    #: each side's time: the median over its rounds of each round's ``statistic``
-    a_us: float
-    b_us: float
-    #: B / A: exp(mean log B - mean log A) over the rounds' times (one round a side: their ratio);
-    #: above 1 means B is slower
-    ratio: float
-    #: the ``confidence`` interval of the ratio (NaN when the noise is unknown)
-    ci_low: float
-    ci_high: float
-    verdict: str  # "faster" | "slower" | "same" | "unknown"
-    #: the interval excludes 1
-    significant: bool
-    threshold: float
-    #: samples on each side
-    a_n: int
-    b_n: int
-    #: rounds on each side
-    a_rounds: int = 1
-    b_rounds: int = 1
-    #: what summarises a round: "median" (GPU methods), "min" (host: ``_noise`` says why)
-    statistic: str = "median"
-    confidence: float = CONFIDENCE
-    #: the run-to-run noise the interval used (None: unknown)
-    noise: Noise | None = None
-    #: the interval's relative half-width: the smallest change it can tell from noise (None: unknown)
-    noise_floor: float | None = None
-    #: how the interval was computed (``_noise``'s docstring says why)
-    ci_method: str = "t-interval of log round medians"
-    note: str | None = None
-    #: median SM clock of each side's samples (MHz); None where that side recorded none
-    clock_a_mhz: float | None = None
-    clock_b_mhz: float | None = None
-    #: a slower/faster verdict the slower side's lower clock can explain (module docstring)
-    clock_limited: bool = False
-
-    def is_regression(self, strict_clocks: bool = False) -> bool:
-        """B is significantly slower, and (unless ``strict_clocks``) not by what A's higher clock explains."""
-        return self.verdict == "slower" and (strict_clocks or not self.clock_limited)
-
-    @property
-    def clock_text(self) -> str | None:
-        """Both median clocks as text (``A 1980 MHz, B 1515 MHz``); None unless both sides have one."""
-        if self.clock_a_mhz is None or self.clock_b_mhz is None:
-            return None
-        return f"A {self.clock_a_mhz:.0f} MHz, B {self.clock_b_mhz:.0f} MHz"
-
-    @property
-    def speedup(self) -> float:
-        """A's time over B's: above 1 means B is faster."""
-        return 1.0 / self.ratio if self.ratio else math.nan
-
-    @property
-    def noise_text(self) -> str:
-        """Where the interval's noise came from: ``5+5 rounds, noise floor +/-3.2%``."""
-        if self.noise is None:
-            return f"{self.a_rounds}+{self.b_rounds} round(s), noise unknown"
-        where = (f"{self.a_rounds}+{self.b_rounds} rounds" if self.noise.source == "rounds"
-                 else f"{self.noise.n} stored round medians of this point")
-        return f"{where}, noise floor +/-{self.noise_floor:.1%}"
-
-    def describe(self) -> str:
-        """One line: both medians, the ratio with its interval and noise floor, and the verdict."""
-        clock = f", the slower side at a lower SM clock: {self.clock_text}" if self.clock_limited else ""
-        ci = ("no interval" if self.noise is None else
-              f"{self.confidence:.0%} CI {self.ci_low:.3f}-{self.ci_high:.3f}")
-        return (f"{self.verdict}: B {format_duration_us(self.b_us)} vs A {format_duration_us(self.a_us)}, "
-                f"ratio {self.ratio:.3f} ({ci}; {self.noise_text}; threshold {self.threshold:.0%}){clock}"
-                + (f"; {self.note}" if self.note else ""))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"a_us": self.a_us, "b_us": self.b_us, "statistic": self.statistic, "ratio": self.ratio,
-                "ci": [_num(self.ci_low), _num(self.ci_high)], "confidence": self.confidence,
-                "verdict": self.verdict, "significant": self.significant, "threshold": self.threshold,
-                "a_n": self.a_n, "b_n": self.b_n, "a_rounds": self.a_rounds, "b_rounds": self.b_rounds,
-                "noise_floor": self.noise_floor, "noise": self.noise.to_dict() if self.noise else None,
-                "ci_method": self.ci_method, "note": self.note,
-                "clock_a_mhz": self.clock_a_mhz, "clock_b_mhz": self.clock_b_mhz,
-                "clock_limited": self.clock_limited}
-
-
-def _num(x: float) -> float | None:
-    return None if x != x else x  # NaN -> null in JSON
 
 
 def clock_explains(ratio: float, clock_a_mhz: float | None, clock_b_mhz: float | None, threshold: float) -> bool:
@@ -174,14 +90,6 @@ def _measurement(x: Measurement | Samples | Sequence[float], clocks: Sequence[fl
         return x
     values = x.values_us if isinstance(x, Samples) else tuple(float(v) for v in x)
     return Measurement(method="compare", samples_us=tuple(values), sm_clock_mhz=tuple(clocks))
-
-
-def _verdict(ratio: float, lo: float, hi: float, threshold: float) -> str:
-    if lo > 1.0 and ratio > 1.0 + threshold:
-        return "slower"
-    if hi < 1.0 and ratio < 1.0 / (1.0 + threshold):
-        return "faster"
-    return "same"
 
 
 def samples_problem(samples: Samples | Sequence[float]) -> str | None:
@@ -221,7 +129,7 @@ def compare(a: Measurement | Samples | Sequence[float], b: Measurement | Samples
     threshold: relative difference below which the verdict is ``same`` (0.04 = 4%).
     a_clocks_mhz, b_clocks_mhz: SM clock readings for plain samples (a Measurement brings its own).
     history: the point's run-to-run noise from stored earlier runs (``noise_from_history``), used
-        only when the rounds give none (one round a side).
+        only when the rounds give none (one round a side); without either, the method's floor.
     confidence: the interval's level (default 0.99; ``_noise`` says why).
     See the module docstring for the verdict rules. InputError when a side holds no samples or
     samples that are not times (:func:`samples_problem`).
@@ -235,22 +143,27 @@ def compare(a: Measurement | Samples | Sequence[float], b: Measurement | Samples
                              f"microseconds above 0")
     ra = [v for v in ma.round_times_us if v is not None]
     rb = [v for v in mb.round_times_us if v is not None]
-    am, bm = statistics.median(ra), statistics.median(rb)
-    if not (am > 0 and bm > 0):
-        raise ValueError(f"medians must be positive times, got A {am!r} us and B {bm!r} us")
+    if not ra or not rb:
+        raise InputError(f"cannot compare: {'A' if not ra else 'B'} has no round with a time")
+    am, bm = geometric_mean(ra), geometric_mean(rb)
     clocks = {"clock_a_mhz": median_clock_mhz(ma.sm_clock_mhz), "clock_b_mhz": median_clock_mhz(mb.sm_clock_mhz)}
     sizes = dict(a_n=ma.samples.n, b_n=mb.samples.n, a_rounds=len(ra), b_rounds=len(rb), confidence=confidence,
                  statistic=ma.round_statistic)
-    noise = noise_from_rounds(ra, rb) or history
-    if noise is None:
-        return Comparison(am, bm, bm / am, math.nan, math.nan, "unknown", False, threshold, **sizes,
-                          note=f"{UNKNOWN_NOTE} (time more rounds with --rounds, or store more runs of this point)",
-                          **clocks)
+    noise = noise_from_rounds(ra, rb) or history or floor_noise(ma.method, confidence)
+    if noise.source == "rounds" and min(len(ra), len(rb)) == 1:
+        # One side timed once: the other side's rounds saw only their own run's moment (a 5+1 host
+        # comparison on a machine whose load rose between the runs read 1.34x on identical code),
+        # so the single round is taken to sit anywhere within the method's floor, at the least.
+        floor = floor_noise(ma.method, confidence)
+        noise = floor if floor.sd_log > noise.sd_log else noise
     test = round_test(ra, rb, noise, confidence)
-    verdict = _verdict(test.ratio, test.ci_low, test.ci_high, threshold)
-    limited = verdict != "same" and clock_explains(test.ratio, clocks["clock_a_mhz"], clocks["clock_b_mhz"], threshold)
-    return Comparison(am, bm, test.ratio, test.ci_low, test.ci_high, verdict, test.ci_low > 1.0 or test.ci_high < 1.0,
-                      threshold, **sizes, noise=noise, noise_floor=test.floor,
-                      ci_method=("t-interval of log round medians" if noise.source == "rounds"
-                                 else "t-interval, noise from the point's stored history"),
+    said = verdict(test.ratio, test.ci_low, test.ci_high, threshold)
+    limited = said in ("slower", "faster") and clock_explains(test.ratio, clocks["clock_a_mhz"],
+                                                              clocks["clock_b_mhz"], threshold)
+    method = {"rounds": "t-interval of log round times", "history": "t-interval, noise from the point's stored history",
+              "floor": f"the method's worst run-to-run noise (+/-{METHOD_FLOORS.get(ma.method, DEFAULT_FLOOR):.0%}) as a bound"}
+    needed = rounds_to_resolve(test.ratio, noise, threshold, confidence) if said == "inconclusive" else None
+    return Comparison(am, bm, test.ratio, test.ci_low, test.ci_high, said, test.ci_low > 1.0 or test.ci_high < 1.0,
+                      threshold, **sizes, noise=noise, noise_floor=test.floor, ci_method=method[noise.source],
+                      rounds_needed=needed,
                       **clocks, clock_limited=limited)

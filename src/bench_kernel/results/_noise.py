@@ -19,7 +19,7 @@ at all with 3 rounds a side (its smallest two-sided p is 2/C(6,3) = 0.10) and ne
 the t-interval gives an interval at any K >= 2 on either side and its width says what the noise
 was. Logs, because noise is multiplicative (a slower machine slows every round by a factor). Its
 caveat is the normal model: a single disturbed round widens the interval (the verdict leans to
-"same", never to a false "slower"), and rounds are assumed exchangeable -- a sweep interleaves them
+"inconclusive", never to a false "slower"), and rounds are assumed exchangeable -- a sweep interleaves them
 over its whole duration so that slow phases of the machine spread over every point and provider.
 
 The level is 99%, not 95%: with noise far above the threshold (a loaded machine) the threshold
@@ -27,19 +27,22 @@ no longer filters, and a 95% interval would then call ~5% of identical points sl
 the project's target is at most 1% (``benchmarks/results/verdicts-cpu.md``).
 
 Small K (two-sided 99% quantiles): df 1: t = 63.66, df 2: 9.92, df 4: 4.60, df 8: 3.36, df 18:
-2.88. One round a side gives df 0: no interval, and the verdict is "unknown" -- unless the store
-holds this point's history (same run name, provider, point, device and method), whose round
-medians give ``s`` with df = n - 1 (at least :data:`MIN_HISTORY` values). The **noise floor**
+2.88. One round a side gives df 0: no interval of its own -- the store may hold this point's history (same run name, provider, point, device and method), whose round
+medians give ``s`` with df = n - 1 (at least :data:`MIN_HISTORY` values); else the method's documented worst noise bounds it
+(``_verdict.METHOD_FLOORS``). The **noise floor**
 printed with every verdict is the interval's relative half-width, exp(t * se) - 1: the smallest
 change that this noise lets the test see.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
+
+from bench_kernel.records import Noise
 
 __all__ = ["CONFIDENCE", "MIN_HISTORY", "Noise", "RoundTest", "noise_from_rounds", "noise_from_history",
            "round_test", "t_quantile"]
@@ -69,6 +72,7 @@ def _t_two_sided(t: float, df: int) -> float:
     return s * total
 
 
+@functools.lru_cache(maxsize=4096)  # pure, and asked for the same few (level, df) pairs again and again
 def t_quantile(confidence: float, df: int) -> float:
     """The two-sided ``confidence`` quantile of Student's t with ``df`` >= 1 degrees of freedom
     (``t_quantile(0.95, 8)`` = 2.306)."""
@@ -85,27 +89,6 @@ def t_quantile(confidence: float, df: int) -> float:
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if _t_two_sided(mid, df) < confidence else (lo, mid)
     return (lo + hi) / 2
-
-
-@dataclass(frozen=True)
-class Noise:
-    """How much a point's time moves between rounds: the SD of the natural log of its round
-    medians (0.02 ~ 2%), its degrees of freedom, and where it was measured."""
-
-    sd_log: float
-    df: int
-    #: "rounds" (this comparison's own) or "history" (the point's stored earlier runs)
-    source: str
-    #: round medians it was measured from
-    n: int
-
-    @property
-    def relative(self) -> float:
-        """The SD as a fraction of the time (exp(sd) - 1)."""
-        return math.expm1(self.sd_log)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"sd_log": self.sd_log, "relative": self.relative, "df": self.df, "source": self.source, "n": self.n}
 
 
 def _logs(values_us: Sequence[float]) -> list[float]:
