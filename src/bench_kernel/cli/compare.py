@@ -1,4 +1,5 @@
-"""``bench-kernel compare A B``: B against A per point, with confidence intervals; exit 1 on a regression."""
+"""``bench-kernel compare A B``: B against A per point, with confidence intervals and what changed;
+exit 1 on a regression (and, with ``--fail-on inconclusive``, on a point whose data cannot tell)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from bench_kernel.cli._common import (
 )
 from bench_kernel.errors import UsageError
 from bench_kernel.options import METHODS
+from bench_kernel.records import COMPARE_SCHEMA_VERSION
 from bench_kernel.results import (
     DEFAULT_THRESHOLD,
     check_threshold,
@@ -22,9 +24,8 @@ from bench_kernel.results import (
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
-#: The version of this command's --json document (docs/json.md): raise it when a field changes its
-#: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 2  # 2: verdicts across rounds (a_us/b_us, ci/confidence, noise, noise_floor; 'unknown')
+#: The version of this command's --json document (``records.CompareOutput``, docs/json.md).
+SCHEMA_VERSION = COMPARE_SCHEMA_VERSION
 
 
 @click.command("compare")
@@ -32,24 +33,32 @@ SCHEMA_VERSION = 2  # 2: verdicts across rounds (a_us/b_us, ci/confidence, noise
 @click.argument("b")
 @db_option
 @click.option("--threshold", type=float, default=DEFAULT_THRESHOLD, show_default=True,
-              help="Relative difference below which points are 'same' even when significant.")
+              help="A change within this fraction is no change: 'same' needs the whole CI within it, "
+                   "'slower'/'faster' a ratio beyond it.")
 @click.option("-m", "--method", default=None, type=click.Choice(list(METHODS)),
               help="Compare this method's samples (default: A's primary method at each point).")
+@click.option("--fail-on", type=click.Choice(["slower", "inconclusive"]), default="slower", show_default=True,
+              help="What fails the exit status: 'slower' (a regression shown beyond --threshold), or "
+                   "'inconclusive' (also a point whose data cannot tell: a CI gate that wants every point shown).")
 @click.option("--strict-clocks", is_flag=True,
               help="Count a slowdown that B's lower SM clock can explain ('slower (clock)') as a regression too.")
 @output_options(inputs=lambda kw: [ref_file(kw["a"]), ref_file(kw["b"]), *store_files(kw["db_path"])])
-def command(a: str, b: str, db_path: str | None, threshold: float, method: str | None, strict_clocks: bool,
-            output: Output) -> int:
+def command(a: str, b: str, db_path: str | None, threshold: float, method: str | None, fail_on: str,
+            strict_clocks: bool, output: Output) -> int:
     """Compare B against A: stored runs (12, latest, latest~1), --json result files, or one
     provider of either (12:torch 12:triton).
 
-    Per matched point: both medians, B/A with a 99% confidence interval across the rounds each
-    side was timed in (--rounds), the noise floor that interval implies, and a verdict (faster,
-    slower, same; unknown with one round a side and no stored history of the point: run-to-run
-    noise unknown). Exit status 1 when B is significantly slower than A anywhere (beyond
-    --threshold), so CI jobs can gate on it. Where both sides recorded SM clocks and B's was lower
-    by enough to explain the slowdown, the verdict reads 'slower (clock)' and does not count
-    unless --strict-clocks.
+    Per matched point: each side's time (the geometric mean of its round times, what the ratio is
+    of), B/A with a 99% confidence interval across the rounds each side was timed in (--rounds),
+    the noise floor that interval implies, and a verdict: slower/faster (the CI excludes 1 and the
+    ratio is beyond --threshold), same (the whole CI within the threshold), else inconclusive, with
+    the rounds that would likely resolve it. With one round a side and no stored history, the CI
+    is bounded by the method's worst run-to-run noise. Under the table, one line per changed point
+    says what changed (kernels, kernel set, launch configuration, outside the kernels, machine,
+    code); --json has the detail. Exit status 1 when B is slower than A anywhere (and with
+    --fail-on inconclusive where a point cannot tell), so CI jobs can gate on it. Where both sides
+    recorded SM clocks and B's was lower by enough to explain the slowdown, the verdict reads
+    'slower (clock)' and does not count unless --strict-clocks.
     """
     from bench_kernel.records import params_text
     from bench_kernel.report import comparison_table
@@ -72,25 +81,31 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
     try:
         serve_a, serve_b = serve_side(a, open_db), serve_side(b, open_db)
         if serve_a is not None or serve_b is not None:
-            return _compare_serving(a, b, serve_a, serve_b, threshold, output)
+            return _compare_serving(a, b, serve_a, serve_b, threshold, fail_on, output)
         side_a, side_b = resolve_ref(a, open_db), resolve_ref(b, open_db)
         if (side_a.provider is None) != (side_b.provider is None):
             raise UsageError("give a provider on both sides (12:torch 12:triton) or on neither")
         # one-round points take their run-to-run noise from the store's earlier runs of them
         rc = compare_points(side_a.points, side_b.points, threshold=threshold, method=method,
                             by_provider=side_a.provider is None, a_label=side_a.label, b_label=side_b.label,
-                            strict_clocks=strict_clocks, history=store_history(open_db(), side_a, side_b))
+                            strict_clocks=strict_clocks, history=store_history(open_db(), side_a, side_b),
+                            a_run=side_a.run, b_run=side_b.run)
     finally:
         for s in opened:
             s.close()
-    emit(output, data={"schema_version": SCHEMA_VERSION, **rc.to_dict()}, tables=comparison_table(rc))
+    emit(output, data=rc.output(fail_on).to_dict(), tables=comparison_table(rc))  # type: ignore[arg-type]
     slower, invalid = rc.regressions, rc.invalid
     said = []
     if slower:
         worst = max(slower, key=lambda r: r.comparison.ratio)
         where = params_text(worst.params)
+        why = f"; {worst.explanation.summary}" if worst.explanation else ""
         said.append(f"{len(slower)} significant regression(s) of {side_b.label} against {side_a.label}; worst: "
-                    f"{worst.b_provider} {where}: {worst.comparison.describe()}")
+                    f"{worst.b_provider} {where}: {worst.comparison.describe()}{why}")
+    if fail_on == "inconclusive" and rc.inconclusive:
+        first_i = rc.inconclusive[0]
+        said.append(f"{len(rc.inconclusive)} inconclusive point(s) (--fail-on inconclusive); first: "
+                    f"{first_i.b_provider} {params_text(first_i.params)}: {first_i.comparison.describe()}")
     if invalid:  # a damaged input is never passed over as "same": exit 1, one line with the rest
         first = invalid[0]
         name = " ".join(x for x in (first.provider, params_text(first.params)) if x)
@@ -102,7 +117,7 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
 
 
 def _compare_serving(a: str, b: str, serve_a: tuple | None, serve_b: tuple | None, threshold: float,
-                     output: Output) -> int:
+                     fail_on: str, output: Output) -> int:
     """Two serving runs: per load point and latency metric, B/A with its interval (between runs, or a
     bootstrap over requests) and a verdict."""
     from bench_kernel.report import serve_comparison_table
@@ -112,9 +127,16 @@ def _compare_serving(a: str, b: str, serve_a: tuple | None, serve_b: tuple | Non
         raise UsageError(f"{a if serve_a is None else b} is not a serving run: compare serving runs with serving runs")
     rc = compare_serve(serve_a[1], serve_b[1], threshold=threshold, a_label=serve_a[0], b_label=serve_b[0])
     emit(output, data=rc.to_dict(), tables=serve_comparison_table(rc))
+    said = []
     if rc.regressions:
         worst = max(rc.regressions, key=lambda r: r.ratio)
-        print_error(f"{len(rc.regressions)} significant latency regression(s) of {rc.b_label} against {rc.a_label}; "
+        said.append(f"{len(rc.regressions)} significant latency regression(s) of {rc.b_label} against {rc.a_label}; "
                     f"worst: {worst.metric} at {worst.load}: {worst.describe()}")
+    unsure = [r for r in rc.rows if r.verdict == "inconclusive"]
+    if fail_on == "inconclusive" and unsure:
+        said.append(f"{len(unsure)} inconclusive latency comparison(s) (--fail-on inconclusive); first: "
+                    f"{unsure[0].metric} at {unsure[0].load}: {unsure[0].describe()}")
+    if said:
+        print_error("; and ".join(said))
         return 1
     return 0

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 import click
 
 from bench_kernel.cli import COMMANDS, ERROR_PREFIX, Number
-from bench_kernel.records import DOCUMENTS
+from bench_kernel.records import DOCUMENTS, OTHER_SHAPES
 from bench_kernel.records import schema as document_schema
 
 __all__ = ["TOOLS", "ToolSpec", "ToolInputError", "tool_specs", "tool_spec"]
@@ -206,8 +206,9 @@ def _argument(param: click.Parameter, help_text: str | None = None, usage: str =
 
 def _output_schema(command: str) -> dict[str, Any] | None:
     """The document's JSON Schema with an object at its root (MCP asks for one): the root type's
-    shape is lifted out of ``$defs``, where the others still refer to it."""
-    if command not in DOCUMENTS:
+    shape is lifted out of ``$defs``, where the others still refer to it. None for a command whose
+    output may be another document (``OTHER_SHAPES``): a promised schema would refuse it."""
+    if command not in DOCUMENTS or command in OTHER_SHAPES:
         return None
     full = document_schema(command)
     ref = full.get("$ref")

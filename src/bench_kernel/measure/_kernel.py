@@ -4,15 +4,18 @@ Each call runs inside ``record_function("bk::call")`` (each L2 flush inside ``"b
 A device activity (kernel, memcpy, memset) links to the CPU event that launched it through
 Kineto's correlation (``linked_correlation_id``); the call range that contains that CPU event
 owns it. A call's sample is the SUM of its activities' durations, which is what the device
-spent on it whatever the gaps; the per-kernel breakdown comes from the same events.
+spent on it whatever the gaps; the per-kernel breakdown comes from the same events, with each
+kernel's launch configuration (grid, block, registers per thread, shared memory) from the event's
+Kineto metadata where it has it: ``compare`` names a kernel relaunched with another configuration.
 """
 
 from __future__ import annotations
 
 import bisect
+import json
 import math
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -25,7 +28,7 @@ from bench_kernel.measure._runner import Runner
 from bench_kernel.measure._stopping import StoppingRule, note_step
 from bench_kernel.records import KernelStat, Measurement, warning
 
-__all__ = ["KernelMethod", "DeviceActivity", "CpuEvent", "attribute", "breakdown"]
+__all__ = ["KernelMethod", "DeviceActivity", "CpuEvent", "attribute", "breakdown", "launch_config"]
 
 CALL_MARK, FLUSH_MARK = "bk::call", "bk::flush"
 #: Families whose kernels are classified by their loaded Triton source when it can be found
@@ -58,6 +61,33 @@ class DeviceActivity:
     start_ns: int
     dur_ns: int
     linked_id: int
+    #: (grid, block, registers per thread, shared memory bytes) from Kineto's metadata, where recorded
+    launch: tuple[tuple[int, ...] | None, tuple[int, ...] | None, int | None, int | None] | None = None
+
+
+#: Kineto's names of a kernel's launch arguments, as its traces write them (the trace loader's
+#: table, ``trace/data/kineto_args.tsv``, maps the same keys for trace files).
+_GRID, _BLOCK, _REGS, _SMEM = "grid", "block", "registers per thread", "shared memory"
+
+
+def launch_config(metadata: str) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None, int | None, int | None] | None:
+    """The launch configuration in a device event's Kineto metadata (``"grid": [1, 1, 1], ...``,
+    the fields of a JSON object without its braces), or None where it holds none or is not JSON."""
+    if not metadata or _GRID not in metadata:
+        return None
+    try:
+        args = json.loads("{" + metadata + "}") if not metadata.lstrip().startswith("{") else json.loads(metadata)
+    except ValueError:
+        return None
+
+    def dims(v: object) -> tuple[int, ...] | None:
+        return tuple(int(x) for x in v) if isinstance(v, list) and all(isinstance(x, int) for x in v) else None
+
+    def num(v: object) -> int | None:
+        return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+    found = (dims(args.get(_GRID)), dims(args.get(_BLOCK)), num(args.get(_REGS)), num(args.get(_SMEM)))
+    return found if any(x is not None for x in found) else None
 
 
 def _kind(name: str, activity_type: str) -> str:
@@ -137,10 +167,13 @@ def breakdown(per_call: Sequence[Sequence[DeviceActivity]]) -> list[KernelStat]:
         return []
     count: dict[tuple[str, str], int] = defaultdict(int)
     total_ns: dict[tuple[str, str], int] = defaultdict(int)
+    launches: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for acts in per_call:
         for a in acts:
             count[(a.name, a.kind)] += 1
             total_ns[(a.name, a.kind)] += a.dur_ns
+            if a.launch is not None:
+                launches[(a.name, a.kind)][a.launch] += 1
     grand = sum(total_ns.values())
     shorts = distinct_shorts(name for name, kind in total_ns if kind == "kernel")  # unique within the table
     stats = []
@@ -150,10 +183,13 @@ def breakdown(per_call: Sequence[Sequence[DeviceActivity]]) -> list[KernelStat]:
         category = d.category if d else kind
         if d is not None and d.family in _BY_SOURCE:  # a Triton kernel's source says what it does
             category = triton_category(name, live=True)
+        # the most frequent configuration of the kernel's launches (one, for a kernel of one shape)
+        grid, block, regs, smem = launches[key].most_common(1)[0][0] if launches[key] else (None,) * 4
         stats.append(KernelStat(
             name=name, short=shorts[name] if d else name, category=category, kind=kind,
             count_per_call=count[key] / n, us_per_call=total_ns[key] / n / 1e3,
-            share=total_ns[key] / grand if grand else 0.0))
+            share=total_ns[key] / grand if grand else 0.0, grid=grid, block=block, registers_per_thread=regs,
+            shared_memory_bytes=smem))
     assert math.isclose(sum(s.us_per_call for s in stats), grand / n / 1e3, rel_tol=1e-9, abs_tol=1e-9)
     return stats
 
@@ -170,7 +206,9 @@ def _collect(prof: object) -> tuple[list[CpuEvent], list[DeviceActivity]]:
             # A device-side annotation span carries its host annotation's id as correlation_id.
             link = e.correlation_id() if name in (CALL_MARK, FLUSH_MARK) else e.linked_correlation_id()
             at = e.activity_type() if hasattr(e, "activity_type") else ""
-            dev.append(DeviceActivity(name, _kind(name, str(at)), e.start_ns(), e.duration_ns(), link))
+            kind = _kind(name, str(at))
+            meta = e.metadata_json() if kind == "kernel" and hasattr(e, "metadata_json") else ""
+            dev.append(DeviceActivity(name, kind, e.start_ns(), e.duration_ns(), link, launch_config(meta)))
     return cpu, dev
 
 

@@ -5,10 +5,11 @@
         assert r.median_us < 50          # the primary method's median, microseconds
 
 Options: ``--kernel-bench-baseline RUN|FILE`` compares every measurement with the same point of
-a stored run (an id, ``latest``) or a ``--json`` results file, with ``compare``'s statistics; a
-significant regression fails the test with both medians, the ratio and its CI; one that this
-run's lower SM clock can explain (``compare``'s ``slower (clock)``) passes unless
-``--kernel-bench-strict-clocks``.
+a stored run (an id, ``latest``) or a ``--json`` results file, with ``compare``'s statistics and
+verdict rule; a regression (``slower``) fails the test with both times, the ratio, its CI and
+what changed; one that this run's lower SM clock can explain (``compare``'s ``slower (clock)``)
+passes unless ``--kernel-bench-strict-clocks``; ``--kernel-bench-fail-on inconclusive`` fails a
+point whose data cannot tell too.
 ``--kernel-bench-save`` stores the session's measurements as a new run (``--kernel-bench-db``
 picks the database). A table of every measurement ends the session. How every call measures
 (``--kernel-bench-method``, ``-cache``, ``-precision``, ``-max-time``, ``-timeout``, ``-steady``, ...)
@@ -93,6 +94,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--kernel-bench-threshold", type=float, default=_DEFAULT_THRESHOLD, metavar="FRACTION",
                     help="A slowdown within this fraction is never a regression (default 0.04 = 4%%, "
                          "bench-kernel compare's).")
+    group.addoption("--kernel-bench-fail-on", choices=("slower", "inconclusive"), default="slower",
+                    help="What fails a test against the baseline: 'slower' (the default: a regression shown "
+                         "beyond the threshold), or 'inconclusive' (also a point whose data cannot tell).")
     group.addoption("--kernel-bench-strict-clocks", action="store_true", default=False,
                     help="Fail a slowdown that this run's lower SM clock can explain too (by default it passes, "
                          "marked 'slower (clock)').")
@@ -112,6 +116,7 @@ def pytest_configure(config: pytest.Config) -> None:
                                         save=config.getoption("kernel_bench_save"),
                                         db_path=config.getoption("kernel_bench_db"), threshold=threshold,
                                         strict_clocks=config.getoption("kernel_bench_strict_clocks"),
+                                        fail_on=config.getoption("kernel_bench_fail_on"),
                                         run_name=f"pytest {config.rootpath.name}",
                                         command=("pytest", *config.invocation_params.args),
                                         options=_session_options(config))

@@ -30,6 +30,8 @@ class KernelBenchResult:
     comparison: Any = None
     #: why there is no comparison though a baseline was given ("not in run 12")
     baseline_note: str | None = None
+    #: ``bench_kernel.records.Explanation``: what both sides recorded that differs (None: ``same``)
+    explanation: Any = None
 
     @property
     def method(self) -> str:
@@ -65,6 +67,8 @@ class SessionState:
     threshold: float = 0.04  # bench_kernel.results.DEFAULT_THRESHOLD (see the plugin's __init__)
     #: fail a slowdown that this run's lower SM clock explains too (``--kernel-bench-strict-clocks``)
     strict_clocks: bool = False
+    #: "slower" fails a regression; "inconclusive" fails a point that cannot tell too (--kernel-bench-fail-on)
+    fail_on: str = "slower"
     records: list[tuple[str, KernelBenchResult]] = field(default_factory=list)  # (nodeid, result)
     #: the baseline's points (``bench_kernel.results.PointSet``), resolved when the session starts
     baseline: Any = None
@@ -113,7 +117,7 @@ class SessionState:
                 store.close()
 
     def compare(self, name: str, params: dict[str, Any], result: Any) -> tuple[Any, str | None]:
-        """(Comparison, None) against the baseline's same point, or (None, why there is none).
+        """(MatchedPoint, None) against the baseline's same point, or (None, why there is none).
         The statistics are ``bench-kernel compare``'s: ``compare_points`` on the stored samples."""
         from bench_kernel.records import PointResult, params_key, status_of
         from bench_kernel.results import PointSet, compare_points, store_history
@@ -134,7 +138,7 @@ class SessionState:
             pytest.fail(f"kernel_bench: {name}: cannot compare with the baseline {self.baseline.label}: "
                         f"{rc.invalid[0].reason}", pytrace=False)
         if rc.rows:
-            return rc.rows[0].comparison, None
+            return rc.rows[0], None
         return None, rc.unmatched[0].reason
 
     def measure(self, case: Any, options: Options) -> Any:
@@ -205,8 +209,10 @@ class KernelBench:
             pytest.fail(f"kernel_bench: {name}: {result.notes[-1].text}", pytrace=False)
         if result.time_us is None:
             pytest.fail(f"kernel_bench: {name}: no method measured: {'; '.join(n.text for n in result.notes)}", pytrace=False)
-        comparison, why = self._state.compare(name, params, result) if self._state.baseline else (None, None)
-        record = KernelBenchResult(name, params, result, comparison, why)
+        row, why = self._state.compare(name, params, result) if self._state.baseline else (None, None)
+        comparison = row.comparison if row is not None else None
+        explanation = row.explanation if row is not None else None
+        record = KernelBenchResult(name, params, result, comparison, why, explanation)
         self._state.records.append((self._nodeid, record))  # stored before a regression fails the test
         if comparison is not None and comparison.is_regression(self._state.strict_clocks):
             c = comparison
@@ -215,8 +221,11 @@ class KernelBench:
             pytest.fail(f"kernel_bench: {name}: slower than the baseline {self._state.baseline.label}: "
                         f"{_us(c.b_us)} vs {_us(c.a_us)} ({record.method}, each round's {c.statistic}), ratio {c.ratio:.3f} "
                         f"({c.confidence:.0%} CI {c.ci_low:.3f}-{c.ci_high:.3f}, {c.noise_text}), beyond the "
-                        f"{c.threshold:.0%} threshold{clock}",
+                        f"{c.threshold:.0%} threshold{clock}" + (f"; {explanation.summary}" if explanation else ""),
                         pytrace=False)
+        if comparison is not None and comparison.verdict == "inconclusive" and self._state.fail_on == "inconclusive":
+            pytest.fail(f"kernel_bench: {name}: inconclusive against the baseline {self._state.baseline.label} "
+                        f"(--kernel-bench-fail-on inconclusive): {comparison.describe()}", pytrace=False)
         return record
 
 

@@ -12,7 +12,7 @@ __all__ = ["summary_table", "render_summary"]
 
 def summary_table(records: Sequence[tuple[str, KernelBenchResult]], baseline: str | None) -> Any:
     """A ``report.Table``: test, method, median and its CI's half-width, throughput (without a
-    baseline), and against the baseline its median, the ratio with its 95% CI and the verdict."""
+    baseline), and against the baseline its time, the ratio with its 99% CI and the verdict."""
     from bench_kernel.records import params_text
     from bench_kernel.report import Column, Table
 
@@ -24,7 +24,10 @@ def summary_table(records: Sequence[tuple[str, KernelBenchResult]], baseline: st
         if any(r.achieved_tbps is not None for _, r in records):
             cols.append(Column("tbps", "TB/s", "tbps"))
     else:
-        cols += [Column("base_us", "baseline", "duration_us"), Column("ratio", "ratio (99% CI)", "text", justify="right"),
+        # what the ratio is of, labelled: each side's geometric mean over its rounds (compare's columns)
+        cols += [Column("this_us", "this run (geo mean)", "duration_us"),
+                 Column("base_us", "baseline (geo mean)", "duration_us"),
+                 Column("ratio", "ratio (99% CI)", "text", justify="right"),
                  Column("noise_floor", "noise floor", "text", justify="right"), Column("verdict", "verdict", "verdict")]
     rows = []
     for nodeid, r in records:
@@ -36,18 +39,24 @@ def summary_table(records: Sequence[tuple[str, KernelBenchResult]], baseline: st
                "tbps": r.achieved_tbps}
         c = r.comparison
         if c is not None:
-            ci = "" if c.noise is None else f" ({c.ci_low:.2f}–{c.ci_high:.2f})"
-            row.update(base_us=c.a_us, ratio=f"{c.ratio:.2f}x{ci}",
-                       noise_floor="unknown" if c.noise_floor is None else f"±{c.noise_floor:.1%}",
+            ci = "" if c.ci_low is None or c.ci_high is None else f" ({c.ci_low:.2f}–{c.ci_high:.2f})"
+            row.update(this_us=c.b_us, base_us=c.a_us, ratio=f"{c.ratio:.2f}x{ci}",
+                       noise_floor="-" if c.noise_floor is None else f"±{c.noise_floor:.1%}" + (
+                           " (floor)" if c.noise is not None and c.noise.source == "floor" else ""),
                        verdict=f"{c.verdict} (clock)" if c.clock_limited else c.verdict)
         elif baseline:
             row.update(verdict=r.baseline_note or "-")
         rows.append(row)
     if baseline:
-        notes = [f"baseline {baseline}: its time and the ratio = this run's time / the baseline's over the rounds "
-                 f"each was timed in (each round's median; on the host method its minimum), with the 99% CI and "
-                 f"noise floor of 'bench-kernel compare'; unknown: one round on each side and no stored history: "
-                 f"run-to-run noise unknown (--kernel-bench-rounds)"]
+        notes = [f"baseline {baseline}: its time and the ratio = this run's time / the baseline's: the geometric "
+                 f"means over the rounds each was timed in (each round's median; on the host method its minimum; the "
+                 f"median column is this run's own median of round medians), with the 99% CI and "
+                 f"noise floor of 'bench-kernel compare' and its verdicts (same: the whole CI within the threshold; "
+                 f"inconclusive: the data cannot tell); (floor): one round on each side and no stored history, so "
+                 f"the CI is bounded by the method's worst run-to-run noise (--kernel-bench-rounds measures it)"]
+        notes += [f"{r.name}: {r.comparison.verdict}: {r.explanation.summary}" for _, r in records
+                  if r.comparison is not None and r.explanation is not None
+                  and r.comparison.verdict in ("slower", "faster")]
         notes += [f"{r.name}: {r.comparison.verdict} (clock): SM clock baseline {r.comparison.clock_a_mhz:.0f} MHz, "
                   f"this run {r.comparison.clock_b_mhz:.0f} MHz: the lower clock alone can explain it"
                   for _, r in records if r.comparison is not None and r.comparison.clock_limited]

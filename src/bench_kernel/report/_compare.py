@@ -9,11 +9,11 @@ from bench_kernel.report._table import Column, Table
 if TYPE_CHECKING:  # read only; importing them would load numpy for every command
     from bench_kernel.results import Comparison, MatchedPoint, ResultsComparison
 
-__all__ = ["comparison_table", "noise_notes"]
+__all__ = ["comparison_table", "noise_notes", "explanation_lines"]
 
 
-def _ci(lo: float, hi: float) -> str:
-    return "-" if lo != lo or hi != hi else f"{lo:.3f}-{hi:.3f}"  # NaN: the noise is unknown
+def _ci(lo: float | None, hi: float | None) -> str:
+    return "-" if lo is None or hi is None else f"{lo:.3f}-{hi:.3f}"
 
 
 def _verdict(c: Comparison) -> str:
@@ -22,10 +22,28 @@ def _verdict(c: Comparison) -> str:
 
 
 def _floor(c: Comparison) -> str:
-    """The noise floor cell: ``+/-3.2%``, ``+/-3.2% (history)``, or ``unknown``."""
-    if c.noise_floor is None:
-        return "unknown"
-    return f"±{c.noise_floor:.1%}" + (" (history)" if c.noise is not None and c.noise.source == "history" else "")
+    """The noise floor cell: ``+/-3.2%``, ``+/-3.2% (history)``, ``+/-20.0% (floor)``, or ``-``."""
+    if c.noise_floor is None or c.noise is None:
+        return "-"
+    return f"±{c.noise_floor:.1%}" + {"rounds": "", "history": " (history)", "floor": " (floor)"}[c.noise.source]
+
+
+def _why(c: Comparison) -> str | None:
+    """The verdict cell's detail: the clock, or what would resolve an inconclusive verdict."""
+    if c.clock_limited:
+        return f"SM clock {c.clock_text}: the lower clock alone can explain this"
+    if c.verdict == "inconclusive":
+        more = (f"about {c.rounds_needed} rounds a side would likely resolve it" if c.rounds_needed else
+                "more rounds would not resolve it at this ratio (it sits at the threshold)")
+        return f"the CI {_ci(c.ci_low, c.ci_high)} spans the threshold's band; {more}"
+    return c.note
+
+
+def _statistic(rc: ResultsComparison) -> str:
+    """What A and B are, in the header: ``geo mean of round medians`` (``minima`` on the host)."""
+    stats = sorted({r.comparison.statistic for r in rc.rows}, reverse=True)
+    names = {"median": "medians", "min": "minima"}
+    return "geo mean of round " + "/".join(names.get(s, s) for s in stats) if stats else "geo mean"
 
 
 def noise_notes(rc: ResultsComparison) -> list[str]:
@@ -35,20 +53,26 @@ def noise_notes(rc: ResultsComparison) -> list[str]:
     stats = {r.comparison.statistic for r in rc.rows}
     each = " and ".join(("each round's minimum (host: other processes only ever slow a sample down)" if s == "min"
                          else "each round's median") for s in sorted(stats, reverse=True)) or "each round's median"
-    notes = [f"A, B: the median over the rounds of {each}; B / A = ratio of the geometric means of those round "
-             f"times (one round a side: of the times); CI: {level:.0%} t-interval of their logs; slower/faster only "
-             f"when the ratio is beyond {rc.threshold:.0%} and the CI excludes 1"]
-    if floors["min"] is not None:
-        span = (f"±{floors['min']:.1%}" if floors["min"] == floors["max"] else
-                f"±{floors['min']:.1%} to ±{floors['max']:.1%}")
-        where = [f"{floors['rounds']} from their rounds"] if floors["rounds"] else []
-        where += [f"{floors['history']} from the store's earlier runs of the point"] if floors["history"] else []
+    t = rc.threshold
+    notes = [f"A, B: the geometric mean over the rounds of {each}, and B / A their ratio (one round a side: of "
+             f"the times); CI: {level:.0%} t-interval of their logs; slower/faster: the CI excludes 1 and the "
+             f"ratio is beyond {t:.0%}; same: the whole CI within {1 / (1 + t):.3f}-{1 + t:.3f}; else "
+             f"inconclusive (the data cannot tell)"]
+    if floors.min is not None and floors.max is not None:
+        span = f"±{floors.min:.1%}" if floors.min == floors.max else f"±{floors.min:.1%} to ±{floors.max:.1%}"
+        where = [f"{floors.rounds} from their rounds"] if floors.rounds else []
+        where += [f"{floors.history} from the store's earlier runs of the point"] if floors.history else []
+        where += [f"{floors.floor} from the method's floor"] if floors.floor else []
         notes.append(f"noise floor (the CI's half-width: the smallest change the run-to-run noise lets it see): "
                      f"{span}; {', '.join(where)}")
-    if floors["unknown"]:
-        notes.append(f"unknown: {floors['unknown']} point(s) with one round on each side and no stored history: "
-                     f"run-to-run noise unknown, so no difference is called; time them with --rounds K "
-                     f"(K >= 2 on either side) or store 3+ earlier runs of the point")
+    if floors.floor:
+        from bench_kernel.results import METHOD_FLOORS
+
+        shown = ", ".join(f"{m} ±{f:.0%}" for m, f in METHOD_FLOORS.items())
+        notes.append(f"(floor): {floors.floor} point(s) with one round on each side and no stored history: the CI "
+                     f"is bounded by the method's worst run-to-run noise measured on identical code ({shown}; "
+                     f"docs/store-and-compare.md); only a change beyond it is called; --rounds K or 3+ stored runs "
+                     f"of the point measure the noise instead")
     return notes
 
 
@@ -74,6 +98,19 @@ def _clock_notes(rc: ResultsComparison, where: Callable[[MatchedPoint], str]) ->
     return notes
 
 
+def explanation_lines(rc: ResultsComparison) -> list[str]:
+    """Per point with an explanation, ``where: verdict: reason`` (every reason, for the report)."""
+    from bench_kernel.records import params_text
+
+    out = []
+    for r in rc.rows:
+        if r.explanation is None:
+            continue
+        reasons = [x.text for x in r.explanation.reasons] or [r.explanation.summary]
+        out.append(f"{r.provider} {params_text(r.params)}: {r.comparison.verdict}: " + " | ".join(reasons))
+    return out
+
+
 def comparison_table(rc: ResultsComparison) -> Table:
     """A row per matched point; unmatched points and the rule behind the verdicts as notes."""
     from bench_kernel.records import params_text
@@ -84,8 +121,9 @@ def comparison_table(rc: ResultsComparison) -> Table:
     cols = [Column("provider", "A provider -> B provider" if cross else "provider"),
             Column("params", "params", only="display")]
     cols += [Column(f"param_{a}", a, "text", justify="right", only="raw") for a in axes]
-    cols += [Column("method", "method"), Column("a_us", "A", "duration_us"),
-             Column("b_us", "B", "duration_us"), Column("ratio", "B / A", "ratio"),
+    stat = _statistic(rc)
+    cols += [Column("method", "method"), Column("a_us", f"A ({stat})", "duration_us"),
+             Column("b_us", f"B ({stat})", "duration_us"), Column("ratio", "B / A", "ratio"),
              Column("ci", f"{level:.0%} CI", only="display"), Column("ci_low", "CI low", "ratio", only="raw"),
              Column("ci_high", "CI high", "ratio", only="raw"), Column("rounds", "rounds"),
              Column("noise_floor", "noise floor", only="display"),
@@ -98,22 +136,33 @@ def comparison_table(rc: ResultsComparison) -> Table:
                      "params": params_text(r.params), **{f"param_{a}": r.params.get(a) for a in axes},
                      "method": r.method, "a_us": c.a_us, "b_us": c.b_us,
                      "ratio": c.ratio, "ci": _ci(c.ci_low, c.ci_high),
-                     "ci_low": None if c.ci_low != c.ci_low else c.ci_low,
-                     "ci_high": None if c.ci_high != c.ci_high else c.ci_high,
+                     "ci_low": c.ci_low, "ci_high": c.ci_high,
                      "rounds": f"{c.a_rounds}+{c.b_rounds}", "noise_floor": _floor(c),
                      "noise_floor_pct": None if c.noise_floor is None else 100 * c.noise_floor, "verdict": _verdict(c),
-                     "why": (f"SM clock {c.clock_text}: the lower clock alone can explain this"
-                             if c.clock_limited else c.note if c.verdict == "unknown" else None)})
+                     "why": _why(c)})
     n = rc.counts()
     limited = f" ({len(rc.clock_limited)} of them marked (clock))" if rc.clock_limited else ""
     notes = []
     empty = None
     if rows:
         notes.append(f"A = {rc.a_label}, B = {rc.b_label}: {n['faster']} faster, {n['slower']} slower, "
-                     f"{n['same']} same, {n['unknown']} unknown, {n['unmatched']} unmatched{limited}")
+                     f"{n['same']} same, {n['inconclusive']} inconclusive, {n['unmatched']} unmatched{limited}")
+
+        def where(r: MatchedPoint) -> str:
+            return " ".join(x for x in (f"{r.provider} -> {r.b_provider}" if cross else r.provider,
+                                        params_text(r.params)) if x)
+
+        # what changed, one line per changed point, from what both sides recorded (detail in --json)
+        notes += [f"why {where(r)} is {r.comparison.verdict}: {r.explanation.summary}"
+                  for r in rc.rows if r.explanation is not None and r.comparison.verdict != "inconclusive"]
+        unsure = rc.inconclusive
+        if unsure:
+            said = "; ".join(f"{where(r)}: {r.comparison.rounds_needed or 'over 100'}" for r in unsure[:5])
+            more = f" (+{len(unsure) - 5} more)" if len(unsure) > 5 else ""
+            notes.append(f"inconclusive: the CI spans the threshold's band; rounds a side that would likely resolve "
+                         f"it, from the measured noise: {said}{more}")
         notes += noise_notes(rc)  # how the rows were judged: nothing to say without rows
-        notes += _clock_notes(rc, lambda r: " ".join(x for x in (r.provider if not cross else f"{r.provider} -> "
-                                                                    f"{r.b_provider}", params_text(r.params)) if x))
+        notes += _clock_notes(rc, where)
     else:
         empty = (f"nothing compared: no point of A ({rc.a_label}) matches one of B ({rc.b_label}) by name and "
                  f"params ({n['unmatched']} unmatched, each below)")
@@ -121,8 +170,8 @@ def comparison_table(rc: ResultsComparison) -> Table:
     grouped: dict[tuple[str, str], list[str]] = {}
     for u in rc.unmatched:
         grouped.setdefault((u.provider, u.reason), []).append(params_text(u.params))
-    for (provider, reason), where in grouped.items():
-        at = f" at {'; '.join(where)}" if any(where) else ""
+    for (provider, reason), at_points in grouped.items():
+        at = f" at {'; '.join(at_points)}" if any(at_points) else ""
         notes.append(f"not compared: {provider}{at}: {reason}")
     return Table(cols, rows, title=f"compare {rc.a_label} (A) -> {rc.b_label} (B)", notes=notes, sheet="comparison",
                  empty=empty)

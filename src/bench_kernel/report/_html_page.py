@@ -96,7 +96,7 @@ th[title], td.num[title] { text-decoration: none; }
 .verdict-slower { color: var(--slower); background: var(--slower-bg); }
 .verdict-faster { color: var(--faster); background: var(--faster-bg); }
 .verdict-same { color: var(--same); background: var(--same-bg); }
-.verdict-unknown { color: var(--muted); background: transparent; box-shadow: inset 0 0 0 1px var(--line); }
+.verdict-inconclusive { color: var(--muted); background: transparent; box-shadow: inset 0 0 0 1px var(--line); }
 .verdict-clock { color: var(--fg); background: var(--warn-bg); box-shadow: inset 0 0 0 1px var(--warn-line); }
 .share { display: inline-block; height: 0.6rem; background: var(--bar); border-radius: 2px; vertical-align: middle; margin-left: 0.4rem; }
 figure.plot { margin: 0.75rem 0 1.25rem; padding: 0.5rem; background: #ffffff; border: 1px solid var(--line); border-radius: 6px; }

@@ -16,7 +16,7 @@ from bench_kernel.report._table import Table, format_value
 __all__ = ["html_table", "verdict_badge"]
 
 #: verdict word -> its badge's colour class; yes/no: is the fastest provider's margin significant
-VERDICTS = {"faster": "faster", "slower": "slower", "same": "same", "unknown": "unknown", "yes": "faster", "no": "same"}
+VERDICTS = {"faster": "faster", "slower": "slower", "same": "same", "inconclusive": "inconclusive", "yes": "faster", "no": "same"}
 
 
 def _raw(value: object) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from bench_kernel.report._compare import comparison_table
+from bench_kernel.report._compare import comparison_table, explanation_lines
 from bench_kernel.report._html import Markup, el, join
 from bench_kernel.report._html_table import html_table
 from bench_kernel.report._svg import NO_MATPLOTLIB, figure_svg, have_matplotlib
@@ -80,11 +80,16 @@ def comparison_section(model: ReportModel) -> Markup | None:
     a = model.comparisons[0].a
     parts: list[Any] = [el("p", None, f"A = {a.label}; each later input is B. A verdict is slower or faster only "
                                       f"when B / A is beyond {model.threshold:.0%} and its CI across rounds excludes 1 "
-                                      f"(unknown with one round a side: run-to-run noise unknown); marked (clock) "
+                                      f"(same only with the whole CI within the threshold, else inconclusive; with one round a side the CI "
+                                      f"is bounded by the method's worst run-to-run noise); marked (clock) "
                                       f"where the slower side's lower SM clock alone can explain it.")]
     for c in model.comparisons:
         if c.comparison.rows:
             parts.append(html_table(comparison_table(c.comparison)))
+            lines = explanation_lines(c.comparison)  # every reason of every changed point, as recorded
+            if lines:
+                parts.append(el("p", None, "What changed, from what both sides recorded:"))
+                parts += [el("p", {"class": "muted"}, line) for line in lines]
         else:
             parts.append(el("p", {"class": "muted"}, f"{c.b.label} against {c.a.label}: no point is in both "
                                                      f"({len(c.comparison.unmatched)} unmatched), nothing to compare"))

@@ -207,6 +207,10 @@ def sweep_table(run: RunInfo, points: Sequence[PointResult], best: Sequence[Best
     return Table(cols, rows, title=_title("sweep", run, fixed), notes=notes, sheet="sweep")
 
 
+#: The runner-up's verdict against the fastest, said of the fastest.
+_FASTEST = {"slower": "faster", "faster": "slower"}
+
+
 def best_table(run: RunInfo, best: Sequence[Best], points: Sequence[PointResult] = ()) -> Table:
     """Per point: the fastest provider, its time, the runner-up and whether the margin is significant;
     with the sweep's ``points``, a note when they ran at very different SM clocks."""
@@ -214,19 +218,20 @@ def best_table(run: RunInfo, best: Sequence[Best], points: Sequence[PointResult]
     cols = [Column(f"axis:{a}", a, "text", justify="right") for a in varying]
     cols += [Column("provider", "fastest"), Column("median_us", "time", "duration_us"),
              Column("runner_up", "runner-up"), Column("runner_up_us", "its time", "duration_us"),
-             Column("margin_pct", "margin", "pct"), Column("significant", "significant", "verdict")]
+             Column("margin_pct", "margin", "pct"), Column("verdict", "fastest is", "verdict")]
     rows = []
     for b in best:
         row: dict[str, Any] = {f"axis:{a}": b.params.get(a) for a in varying}
         row.update(provider=b.provider, median_us=b.median_us, runner_up=b.runner_up or "-",
                    runner_up_us=b.runner_up_us, margin_pct=None if b.margin is None else 100 * b.margin,
-                   significant="-" if b.runner_up is None else "unknown" if b.ci is None else (
-                       "yes" if b.significant else "no"))
+                   verdict=_FASTEST.get(b.verdict or "", b.verdict or "-"))
         rows.append(row)
-    notes = ["margin = runner-up time / fastest time - 1; significant: the 99% CI of that ratio across the "
-             "points' rounds lies above 1 (see 'bench-kernel compare')"]
-    if any(b.runner_up is not None and b.ci is None for b in best):
-        notes.append("unknown: one round per provider, so the run-to-run noise is unknown (sweep --rounds K)")
+    notes = ["margin = runner-up time / fastest time - 1; fastest is: the fastest against the runner-up by "
+             "'bench-kernel compare''s rule: faster (shown, beyond the threshold), same (shown within it), or "
+             "inconclusive (the data cannot tell)"]
+    floor = [b for b in best if b.verdict == "inconclusive"]
+    if floor:
+        notes.append(f"inconclusive at {len(floor)} point(s): more rounds (sweep --rounds K) narrow the CI")
     clocks = clock_note(points, "a provider that ran at a higher clock can look fastest for that alone",
                         steady=_steady(run))
     notes += [clocks] if clocks else []

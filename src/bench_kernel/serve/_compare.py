@@ -9,7 +9,8 @@ With one run a side it falls back to a bootstrap of the ratio of medians over th
 (``results.compare_samples``, 95%): requests of one run share its moment, so that interval is blind
 to what moves between runs, and the row says so.
 
-The verdict, for the ratio r, its interval [lo, hi] and threshold t (the one rule of DESIGN.md):
+The verdict, for the ratio r, its interval [lo, hi] and threshold t: ``results.verdict``, the one
+rule of every comparison (``results/_verdict.py``):
   ``slower``        lo > 1 and r > 1 + t;   ``faster``  hi < 1 and r < 1 / (1 + t);
   ``same``          the whole interval within [1 / (1 + t), 1 + t]: no change beyond t is possible;
   ``inconclusive``  anything else (too few samples, an interval wider than the threshold).
@@ -29,27 +30,14 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from bench_kernel.results import CONFIDENCE, compare_samples, noise_from_rounds, t_quantile
+from bench_kernel.records import Verdict
+from bench_kernel.results import CONFIDENCE, compare_samples, noise_from_rounds, t_quantile, verdict
 from bench_kernel.serve._records import RequestRecord
 from bench_kernel.serve._repeats import load_key
 
 __all__ = ["COMPARED", "ServeComparisonRow", "ServeComparison", "compare_serve", "metric_samples", "verdict"]
 
 COMPARED = ("ttft_ms", "ttfvo_ms", "tpot_ms", "itl_ms", "icl_ms", "e2el_ms")
-Verdict = Literal["faster", "slower", "same", "inconclusive"]
-
-
-def verdict(ratio: float, lo: float | None, hi: float | None, threshold: float) -> Verdict:
-    """The verdict of B/A = ``ratio`` with interval [lo, hi] (module docstring); no interval: inconclusive."""
-    if lo is None or hi is None or math.isnan(lo) or math.isnan(hi):
-        return "inconclusive"
-    if lo > 1.0 and ratio > 1.0 + threshold:
-        return "slower"
-    if hi < 1.0 and ratio < 1.0 / (1.0 + threshold):
-        return "faster"
-    if lo >= 1.0 / (1.0 + threshold) and hi <= 1.0 + threshold:
-        return "same"
-    return "inconclusive"
 
 
 def metric_samples(point: dict[str, Any]) -> dict[str, list[float]]:
@@ -152,8 +140,7 @@ def _row(load: dict[str, Any], metric: str, pa: list[dict[str, Any]], pb: list[d
     if not sa or not sb:
         return "A" if not sa else "B"  # the side without samples
     c = compare_samples(sa, sb, threshold)
-    interval: tuple[float | None, float | None] = (None, None) if math.isnan(c.ci_low) else (c.ci_low, c.ci_high)
-    lo, hi = interval
+    lo, hi = c.ci_low, c.ci_high
     note = ("one run a side: the interval is over the requests of one run, blind to run-to-run noise "
             "(--num-runs K on both sides gives the spread between runs)")
     if c.note:
