@@ -50,7 +50,7 @@ def test_sweep_table_shows_times_speedups_statuses_and_best(spec, tmp_path, run_
     assert "WRONG" in rows["2"] and "unsupported" in rows["3"] and "WRONG" not in rows["1"]
     assert "note: wrong: mismatch at M=2: wrong result, not timed: out[0]: 2 != reference 1" in out
     assert "note: picky: unsupported at M=3: M > 2 is not supported" in out
-    assert "fastest per point:" in out and "runner-up" in out and "significant" in out
+    assert "fastest per point:" in out and "fastest is" in out and "inconclusive (the data cannot tell)" in out
     assert r.stderr == ("bench-kernel: error: 1 point(s) failed or gave a wrong result (wrong M=2 kind=a: mismatch); "
                         "the reasons are in the table notes and in run 1\n")
     ok = run_cli("sweep", str(spec), "--db", str(db), *FAST, "--provider", "add")
@@ -118,28 +118,36 @@ def test_compare_two_runs_and_their_exit_status(tmp_path, run_cli):
         for i, factor in enumerate((1.0, 1.0, 1.10)):
             run = store.start_run(kind="sweep", name="s", config={"providers": ["k"]}, env={})
             for m in (1, 2):
-                meas = rounds_measurement(10 * i + m, 3, median_us=100.0 * (factor if m == 2 else 1), between=0.01,
+                meas = rounds_measurement(10 * i + m, 3, median_us=100.0 * (factor if m == 2 else 1), between=0.003,
                                           method="host")
                 store.save_result(run.id, rounds_point("k", {"M": m}, meas).result)
             store.finish_run(run.id)
     same = run_cli("compare", "1", "2", "--db", str(db))
     assert same.exit_code == 0 and same.stderr == ""
-    assert "A = run 1, B = run 2: 0 faster, 0 slower, 2 same, 0 unknown, 0 unmatched" in same.stdout
+    assert "A = run 1, B = run 2: 0 faster, 0 slower, 2 same, 0 inconclusive, 0 unmatched" in same.stdout
+    assert "A (geo mean of round minima)" in " ".join(same.stdout.split())  # the statistic the ratio is of
     assert "noise floor (the CI's half-width" in same.stdout and "2 from their rounds" in same.stdout
     slow = run_cli("compare", "latest~1", "latest", "--db", str(db), "--json")
     assert slow.exit_code == 1
     data = json.loads(slow.stdout)
-    assert [p["verdict"] for p in data["points"]] == ["same", "slower"] and data["counts"]["slower"] == 1
-    assert data["points"][1]["ratio"] == pytest.approx(1.10, abs=0.03)
-    assert data["points"][1]["a_rounds"] == data["points"][1]["b_rounds"] == 3
-    assert 0 < data["points"][1]["noise_floor"] < 0.1 and data["noise_floors"]["rounds"] == 2
+    cs = [p["comparison"] for p in data["points"]]
+    assert [c["verdict"] for c in cs] == ["same", "slower"] and data["counts"]["slower"] == 1
+    assert cs[1]["ratio"] == pytest.approx(1.10, abs=0.03) and cs[1]["ratio"] == pytest.approx(cs[1]["b_us"] / cs[1]["a_us"])
+    assert cs[1]["a_rounds"] == cs[1]["b_rounds"] == 3
+    assert 0 < cs[1]["noise_floor"] < 0.1 and data["noise_floors"]["rounds"] == 2
+    assert data["points"][1]["explanation"]["summary"].startswith("nothing both sides recorded differs but the time")
+    assert data["points"][0]["explanation"] is None and (data["failed"], data["fail_on"]) == (True, "slower")
     assert slow.stderr.startswith("bench-kernel: error: 1 significant regression(s) of run 3 against run 2; worst: "
                                   "k M=2: slower: B ")
     back = run_cli("compare", "3", "2", "--db", str(db), "--json")
-    assert back.exit_code == 0 and [p["verdict"] for p in json.loads(back.stdout)["points"]] == ["same", "faster"]
+    assert back.exit_code == 0
+    assert [p["comparison"]["verdict"] for p in json.loads(back.stdout)["points"]] == ["same", "faster"]
+    # why a changed point changed, one line under the table
+    assert "note: why k M=2 is slower: nothing both sides recorded differs but the time" in " ".join(
+        run_cli("compare", "2", "3", "--db", str(db)).stdout.split())
 
 
-def test_one_round_runs_are_unknown_unless_the_store_has_the_points_history(tmp_path, run_cli):
+def test_one_round_runs_are_bounded_by_the_floor_unless_the_store_has_the_points_history(tmp_path, run_cli):
     db = tmp_path / "r.db"
     with open_store(db) as store:
         for i, us in enumerate((100.0, 101.0, 99.0, 100.5, 100.0, 130.0)):  # runs 1-5 alike, run 6 30% slower
@@ -152,14 +160,20 @@ def test_one_round_runs_are_unknown_unless_the_store_has_the_points_history(tmp_
         for rid in (5, 6):
             run = dst.start_run(kind="sweep", name="s.py:sweep", config={"providers": ["k"]}, env={"device": "cpu"})
             dst.save_result(run.id, src.points(rid)[0].result)
-    unknown = run_cli("compare", "1", "2", "--db", str(alone))
-    assert unknown.exit_code == 0 and "unknown" in unknown.stdout
-    assert "0 faster, 0 slower, 0 same, 1 unknown" in unknown.stdout
-    assert "unknown: 1 point(s) with one round on each side and no stored history" in unknown.stdout
+    floor = run_cli("compare", "1", "2", "--db", str(alone))  # 30% is within the host's floor of x2
+    assert floor.exit_code == 0 and "±100.0% (floor)" in floor.stdout
+    assert "0 faster, 0 slower, 0 same, 1 inconclusive" in floor.stdout
+    assert re.search(r"inconclusive: the CI spans the threshold's band; rounds a side that would likely resolve it, "
+                     r"from the measured noise: k M=1: \d+", " ".join(floor.stdout.split()))
+    assert "(floor): 1 point(s) with one round on each side and no stored history" in " ".join(floor.stdout.split())
+    gate = run_cli("compare", "1", "2", "--db", str(alone), "--fail-on", "inconclusive")
+    assert gate.exit_code == 1 and gate.stderr.startswith(
+        "bench-kernel: error: 1 inconclusive point(s) (--fail-on inconclusive); first: k M=1: inconclusive: ")
     hist = run_cli("compare", "5", "6", "--db", str(db), "--json")
     assert hist.exit_code == 1, hist.stderr
     (p,) = json.loads(hist.stdout)["points"]
-    assert (p["verdict"], p["noise"]["source"], p["noise"]["n"]) == ("slower", "history", 4)  # runs 1-4
+    c = p["comparison"]
+    assert (c["verdict"], c["noise"]["source"], c["noise"]["n"]) == ("slower", "history", 4)  # runs 1-4
 
 
 def test_compare_two_providers_of_one_run_and_a_json_file(swept, tmp_path, run_cli):
@@ -177,8 +191,11 @@ def test_compare_two_providers_of_one_run_and_a_json_file(swept, tmp_path, run_c
     r = run_cli("compare", str(f), "1", "--db", str(db), "--json")
     rc = json.loads(r.stdout)
     assert rc["a"] == "sweep.json" and rc["b"] == "run 1"
-    # one round on each side, and no other run of this spec in the store: the noise is unknown
-    assert {p["verdict"] for p in rc["points"]} == {"unknown"} and all(p["ratio"] == 1.0 for p in rc["points"])
+    # one round on each side, and no other run of this spec in the store: the floor bounds the CI, so
+    # a file against the run it came from is inconclusive (no "same" without shown noise)
+    cs = [p["comparison"] for p in rc["points"]]
+    assert {c["verdict"] for c in cs} == {"inconclusive"} and all(c["ratio"] == 1.0 for c in cs)
+    assert {c["noise"]["source"] for c in cs} == {"floor"}
     assert len(rc["points"]) == 7 and {p["method"] for p in rc["points"]} == {"host"}
     assert [u["reason"] for u in rc["unmatched"]] == [
         "mismatch in A and B: wrong result, not timed: out[0]: 2 != reference 1",

@@ -108,3 +108,23 @@ def test_the_first_session_imports_neither_inductor_nor_dynamo():
     assert out.returncode == 0, out.stderr[-2000:]
     _, first_took, again, inductor, dynamo = out.stdout.split()[-5:]
     assert (first_took, again, inductor, dynamo) == ("True", "0.0", "False", "False")
+
+
+def test_the_launch_configuration_is_read_from_kinetos_metadata_and_kept_per_kernel():
+    from bench_kernel.measure._kernel import launch_config
+
+    # as torch's _KinetoEvent.metadata_json() writes a kernel's args: a JSON object's fields without braces
+    meta = ('"queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": 91, "registers per thread": 32, '
+            '"shared memory": 1024, "blocks per SM": 0.5, "warps per SM": 4, "grid": [128, 1, 1], '
+            '"block": [256, 1, 1], "est. achieved occupancy %": 25')
+    cfg = launch_config(meta)
+    assert cfg == ((128, 1, 1), (256, 1, 1), 32, 1024)
+    assert launch_config("") is None and launch_config('"stream": 7') is None and launch_config('"grid": [1,') is None
+    assert launch_config("{" + meta + "}") == cfg  # a whole object reads the same
+    other = ((64, 1, 1), (256, 1, 1), 40, 0)
+    calls = [[DeviceActivity("k", "kernel", 0, 1000, 1, cfg), DeviceActivity("m", "memcpy", 2000, 10, 1)],
+             [DeviceActivity("k", "kernel", 0, 1000, 2, cfg)], [DeviceActivity("k", "kernel", 0, 1000, 3, other)]]
+    k, m = breakdown(calls)
+    # the most frequent configuration of the kernel's launches; none recorded for the memcpy
+    assert (k.grid, k.block, k.registers_per_thread, k.shared_memory_bytes) == ((128, 1, 1), (256, 1, 1), 32, 1024)
+    assert (m.grid, m.block, m.registers_per_thread, m.shared_memory_bytes) == (None, None, None, None)

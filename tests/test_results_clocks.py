@@ -9,7 +9,6 @@ slower side at the higher clock, a slowdown beyond the clock ratio, and no clock
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import pytest
 
@@ -94,7 +93,7 @@ def test_without_clocks_on_both_sides_verdicts_are_exactly_as_before(a_clock, b_
     c = compare_points(pa, pb).rows[0].comparison
     ma, mb = pa[0].result.measurements["graph"], pb[0].result.measurements["graph"]
     before = compare(ma.replace(sm_clock_mhz=()), mb.replace(sm_clock_mhz=()))  # the comparison without any clock
-    assert replace(c, clock_a_mhz=None, clock_b_mhz=None) == before
+    assert c.replace(clock_a_mhz=None, clock_b_mhz=None) == before
     assert (c.clock_a_mhz, c.clock_b_mhz) == (a_clock, b_clock)
     assert before.verdict == "slower" and not c.clock_limited
     assert len(compare_points(pa, pb).regressions) == 1
@@ -127,16 +126,17 @@ def test_a_sides_clock_is_the_median_of_its_readings():
 def test_the_record_says_it_in_to_dict_and_describe():
     pa, pb = _pair((51.8, 1980), (58.8, 1515))
     rc = compare_points(pa, pb, a_label="run 1", b_label="run 2")
-    d = rc.to_dict()
+    d = rc.output().to_dict()
     assert (d["strict_clocks"], d["clock_limited"], d["regressions"], d["counts"]["slower"]) == (False, 1, 0, 1)
-    point = d["points"][0]
+    point = d["points"][0]["comparison"]
     assert (point["verdict"], point["clock_limited"], point["clock_a_mhz"], point["clock_b_mhz"]) == (
         "slower", True, 1980, 1515)
     c = rc.rows[0].comparison
     assert c.describe().endswith(
         f"(99% CI {c.ci_low:.3f}-{c.ci_high:.3f}; 3+3 rounds, noise floor +/-{c.noise_floor:.1%}; threshold 4%), "
         f"the slower side at a lower SM clock: A 1980 MHz, B 1515 MHz")
-    assert compare_points(pa, pb, strict_clocks=True).to_dict()["regressions"] == 1
+    assert compare_points(pa, pb, strict_clocks=True).output().regressions == 1
+    assert rc.rows[0].explanation.summary == "the machine differs: median SM clock 1980 -> 1515 MHz"
 
 
 def test_clocks_survive_the_store_and_results_files(tmp_path):
@@ -242,17 +242,19 @@ def test_cli_exit_status_counts_clock_limited_slowdowns_only_with_strict_clocks(
     assert "triton M=1024 N=4096 K=4096: slower (clock): SM clock A 1980 MHz, B 1515 MHz (clock ratio 1.307" in r.stdout
     assert "torch M=8192 N=4096 K=4096: slower (clock): SM clock A 1845 MHz, B 1560 MHz (clock ratio 1.183" in r.stdout
     assert "slower (clock) is not counted as a regression (--strict-clocks counts it)" in r.stdout
-    assert "0 faster, 2 slower, 0 same, 0 unknown, 0 unmatched (2 of them marked (clock))" in r.stdout
+    assert "0 faster, 2 slower, 0 same, 0 inconclusive, 0 unmatched (2 of them marked (clock))" in r.stdout
     strict = run_cli("compare", "1", "2", "--db", db, "--strict-clocks", "--json")
     assert strict.exit_code == 1
     data = json.loads(strict.stdout)
     assert (data["strict_clocks"], data["clock_limited"], data["regressions"]) == (True, 2, 2)
     assert strict.stderr.startswith("bench-kernel: error: 2 significant regression(s) of run 2 against run 1; worst: "
                                     "triton M=1024 N=4096 K=4096: slower: B ")
-    assert strict.stderr.endswith(", the slower side at a lower SM clock: A 1980 MHz, B 1515 MHz\n")
+    assert strict.stderr.endswith(", the slower side at a lower SM clock: A 1980 MHz, B 1515 MHz; the machine differs: "
+                                  "median SM clock 1980 -> 1515 MHz\n")
     real = run_cli("compare", "1", "3", "--db", db, "--json")
     assert real.exit_code == 1
-    verdicts = {p["provider"]: (p["verdict"], p["clock_limited"]) for p in json.loads(real.stdout)["points"]}
+    verdicts = {p["provider"]: (p["comparison"]["verdict"], p["comparison"]["clock_limited"])
+                for p in json.loads(real.stdout)["points"]}
     assert verdicts == {"triton": ("slower", False), "torch": ("same", False)}
 
 
@@ -263,7 +265,8 @@ def test_cli_without_clocks_behaves_as_before(tmp_path, run_cli):
         r = run_cli("compare", "1", "2", "--db", db, *extra)
         assert r.exit_code == 1 and "(clock)" not in r.stdout and "SM clock" not in r.stdout
     data = json.loads(run_cli("compare", "1", "2", "--db", db, "--json").stdout)
-    assert [(p["verdict"], p["clock_a_mhz"], p["clock_b_mhz"], p["clock_limited"]) for p in data["points"]] == [
+    assert [(c["verdict"], c["clock_a_mhz"], c["clock_b_mhz"], c["clock_limited"])
+            for c in (p["comparison"] for p in data["points"])] == [
         ("slower", None, None, False)]
 
 

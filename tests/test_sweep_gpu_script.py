@@ -46,7 +46,7 @@ def test_report_script(tmp_path):
                     "--multi", "4", "--exit", "same=0", "strict=0", "slow=1", "reverse=0", "multi=0", "--out", str(out)],
                    check=True, capture_output=True)
     data = json.loads((out / "sweep-gemm.json").read_text())
-    verdicts = {k: [(p["provider"], p["verdict"]) for p in v["points"]] for k, v in data["compare"].items()}
+    verdicts = {k: [(p["provider"], p["comparison"]["verdict"]) for p in v["points"]] for k, v in data["compare"].items()}
     assert {v for _, v in verdicts["same"]} == {"same"} and {v for _, v in verdicts["multi"]} == {"same"}
     assert verdicts["slow"] == [("torch", "slower"), ("triton", "same"), ("torch", "slower"), ("triton", "same")]
     assert [v for p, v in verdicts["reverse"] if p == "torch"] == ["faster", "faster"]

@@ -61,12 +61,41 @@ def test_the_gpu_scripts_report_counts_what_it_was_given(monkeypatch):
                                                                                  "held_s": 1.2},
                             "smi": {"lookup": "pci 00000000:06:00.0"}}],
                   "pairs": [{"a": 1, "b": 2, "rows": [row, {**row, "verdict": "faster", "provider": "compiled"}]}]},
-         "steady": {"base": {"run": 7, "wall_s": 50}, "slowed": {"run": 8, "wall_s": 52},
-                    "rows": [{**row, "verdict": "slower", "ratio": 1.1}, {**row, "provider": "torch"}]},
+         "steady": {"base": {"run": 7, "wall_s": 50}, "slowed": {"run": 8, "wall_s": 52}, "rounds": 5,
+                    "rows": [{**row, "verdict": "slower", "ratio": 1.1,
+                              "why": "nothing both sides recorded differs but the time"}]},
          "one_round": {"skipped": "out of budget (20 s left)"}, "methods": {"failed": "RuntimeError: no GPU"}}
     text = gpu.render(d)
     assert "**False verdicts: 1 of 2 point comparisons** over 1 pairs" in text
     assert "| 1 | 3 | 40 | 345 -> 1980 MHz, 1.2 s | pci 00000000:06:00.0 |" in text
     assert "| manual | 16 | slower | 1.1000 | ±2.0% |" in text and "out of budget" in text
-    assert gpu.summary(d).splitlines()[:2] == ["cold pairs: 1, false verdicts 1/2 points (0 marked (clock))",
-                                                "steady +10%: manual slower at 1/1, torch same at 1/1"]
+    assert "- B manual tokens=16: slower: nothing both sides recorded differs but the time" in text
+    assert "manual `slower` at 1 of 1 points" in text
+    assert gpu.summary(d).splitlines()[:2] == [
+        "cold pairs: 1, false verdicts 1/2 points (0 marked (clock)), inconclusive 0",
+        "steady +10% (5 rounds): manual slower at 1/1"]
+
+
+def test_the_gpu_scripts_store_readers_on_a_stored_run(tmp_path, monkeypatch):
+    # what the script reads back after its sweeps, on a store made here: launch configs and pair rows
+    monkeypatch.setenv("PYTHONPATH", str(BENCH.parent / "src"))
+    gpu = _load("verdicts_gpu", BENCH / "gpu" / "verdicts.py")
+    from _results_helpers import rounds_measurement, rounds_point
+    from bench_kernel.records import KernelStat
+    from bench_kernel.results import open_store
+
+    k = KernelStat(name="triton_red_fused_0", short="triton_red_fused_0", category="norm", kind="kernel",
+                   count_per_call=1.0, us_per_call=2.0, share=1.0, grid=(64, 1, 1), block=(256, 1, 1),
+                   registers_per_thread=32, shared_memory_bytes=0)
+    db = tmp_path / "results.db"
+    with open_store(db) as store:
+        for i, factor in enumerate((1.0, 2.0)):
+            run = store.start_run(kind="sweep", name="rms", config={"providers": ["compiled"]}, env={})
+            p = rounds_point("compiled", {"tokens": 1}, rounds_measurement(i, 3, median_us=2.0 * factor, between=0.003))
+            store.save_result(run.id, p.result.replace(kernels=(k,)))
+            store.finish_run(run.id)
+    assert gpu._launch_configs(str(db), 1) == {"kernels": 1, "with_launch_config": 1,
+                                              "example": "triton_red_fused_0: grid 64x1x1 block 256x1x1 regs 32 smem 0"}
+    (row,) = gpu._rows(str(db), 1, 2)
+    assert (row["provider"], row["tokens"], row["verdict"], row["noise_source"]) == ("compiled", 1, "slower", "rounds")
+    assert row["why"].startswith("nothing both sides recorded differs but the time")

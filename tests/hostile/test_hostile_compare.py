@@ -61,7 +61,7 @@ def test_samples_that_are_not_times_are_flagged_never_same(run_cli, tmp_path, ca
     assert r.exit_code == 1
     assert r.stderr == _line("B", what)  # one line: no numpy warning, no internal error
     data = json.loads(r.stdout)
-    assert data["points"] == [] and data["counts"] == {"faster": 0, "slower": 0, "same": 0, "unknown": 0, "unmatched": 1}
+    assert data["points"] == [] and data["counts"] == {"faster": 0, "slower": 0, "same": 0, "inconclusive": 0, "unmatched": 1}
     assert data["unmatched"][0]["invalid"] is True and what in data["unmatched"][0]["reason"]
     # the other way round: A is the damaged side
     r = run_cli("compare", str(b), str(a))
@@ -74,8 +74,9 @@ def test_good_points_are_still_compared_beside_a_damaged_one(run_cli, tmp_path):
     r = run_cli("compare", str(a), str(b), "--json")
     assert r.exit_code == 1 and r.stderr == _line("B", "5 inf of 50 samples")
     data = json.loads(r.stdout)
-    assert [(p["provider"], p["verdict"]) for p in data["points"]] == [("ok", "same")]
-    assert math.isfinite(data["points"][0]["ci"][0]) and math.isfinite(data["points"][0]["ci"][1])
+    assert [(p["provider"], p["comparison"]["verdict"]) for p in data["points"]] == [("ok", "same")]
+    c = data["points"][0]["comparison"]
+    assert math.isfinite(c["ci_low"]) and math.isfinite(c["ci_high"])
 
 
 def test_a_regression_and_a_damaged_point_share_one_line(run_cli, tmp_path):

@@ -59,3 +59,55 @@ def test_pytest_rounds_option_refuses_zero(pytester):
     r = pytester.runpytest("--kernel-bench-rounds", "0", "-p", "no:cacheprovider")
     assert r.ret == pytest.ExitCode.USAGE_ERROR
     r.stderr.fnmatch_lines(["*kernel_bench: rounds must be a whole number from 1 to 100*got 0*"])
+
+
+def _results_file(path, samples: list[float]):
+    """A ``run --json`` file of one real host result, one round."""
+    import json
+
+    from _results_helpers import result
+
+    path.write_text(json.dumps({"results": [result("k", {"n": 65536}, samples).to_dict()]}))
+    return str(path)
+
+
+def test_cmpf_slow3x_one_round_a_side_is_slower_and_fails(run_cli, tmp_path):
+    # One round per side gave 'unknown' and exit 0 for a 3.00x slowdown: a CI gate passed it. The
+    # host's floor (x2) bounds the interval now, and 3x is beyond it.
+    from _results_helpers import gpu_like_samples
+
+    a = _results_file(tmp_path / "a.json", gpu_like_samples(1))
+    b = _results_file(tmp_path / "b.json", [3.0 * x for x in gpu_like_samples(1)])
+    r = run_cli("compare", a, b)
+    assert r.exit_code == 1 and r.stderr.count("\n") == 1
+    assert r.stderr.startswith("bench-kernel: error: 1 significant regression(s) of b.json against a.json; worst: k "
+                               "n=65536: slower: ")
+    assert "ratio 3.000 (99% CI 1.500-6.000; 1+1 rounds, the method's documented worst run-to-run noise" in r.stderr
+
+
+def test_a_change_within_the_floor_is_inconclusive_and_fails_only_when_asked(run_cli, tmp_path):
+    from _results_helpers import gpu_like_samples
+
+    a = _results_file(tmp_path / "a.json", gpu_like_samples(1))
+    b = _results_file(tmp_path / "b.json", [1.3 * x for x in gpu_like_samples(1)])
+    r = run_cli("compare", a, b)
+    assert (r.exit_code, r.stderr) == (0, "") and "0 same, 1 inconclusive" in r.stdout
+    gate = run_cli("compare", a, b, "--fail-on", "inconclusive")
+    assert gate.exit_code == 1 and gate.stderr.count("\n") == 1
+    assert gate.stderr.startswith("bench-kernel: error: 1 inconclusive point(s) (--fail-on inconclusive); first: k "
+                                  "n=65536: inconclusive: ")
+
+
+@pytest.mark.parametrize("value", ["never", "unknown", ""])
+def test_a_bad_fail_on_is_one_usage_line(run_cli, value):
+    r = run_cli("compare", "a.json", "b.json", "--fail-on", value)
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (f"bench-kernel: error: Invalid value for '--fail-on': '{value}' is not one of 'slower', "
+                        f"'inconclusive'. (see 'bench-kernel compare --help')\n")
+
+
+def test_pytest_fail_on_refuses_a_bad_choice(pytester):
+    pytester.makepyfile("def test_x(kernel_bench):\n    pass\n")
+    r = pytester.runpytest("--kernel-bench-fail-on", "never", "-p", "no:cacheprovider")
+    assert r.ret == pytest.ExitCode.USAGE_ERROR
+    r.stderr.fnmatch_lines(["*--kernel-bench-fail-on: invalid choice: 'never'*"])
