@@ -17,7 +17,8 @@ outside bench-kernel too (benchmarks/results/verdicts-cpu.md): the machine's mem
 with other jobs, not the statistics, decides those points.
 
 ``VERDICTS_SLOW=<provider>:<k>`` makes that provider slower by exactly 1/k: every k-th call runs
-the kernel twice (k = 1: 2x, k = 10: +10%). Work, not a sleep: inside a CUDA graph a sleep kernel
+the kernel twice (k = 1: 2x, k = 10: +10%); ``<provider>:<k>:<n>`` runs it n times instead
+(``manual:1:3``: 3x). Work, not a sleep: inside a CUDA graph a sleep kernel
 is a node of its own (~1.1 us on an H200, more than 10% of a 2 us kernel), while a repeated
 kernel costs what the kernel costs, at every size.
 """
@@ -34,9 +35,11 @@ if not GPU:
     torch.set_num_threads(1)
 
 
-def _slow() -> tuple[str, int]:
-    name, _, k = os.environ.get("VERDICTS_SLOW", "").partition(":")
-    return name, int(k or 0)
+def _slow() -> tuple[str, int, int]:
+    """(provider, k, n): every k-th call of the provider runs its kernel n times (n default 2)."""
+    name, _, rest = os.environ.get("VERDICTS_SLOW", "").partition(":")
+    k, _, n = rest.partition(":")
+    return name, int(k or 0), int(n or 2)
 
 
 def _manual(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
@@ -57,8 +60,8 @@ def _compiled(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
 
 
 def _slowed(fn, name: str):
-    """``fn``, or ``fn`` run twice on every k-th call when VERDICTS_SLOW names this provider."""
-    slow, k = _slow()
+    """``fn``, or ``fn`` run n times on every k-th call when VERDICTS_SLOW names this provider."""
+    slow, k, times = _slow()
     if slow != name or k < 1:
         return fn
     calls = [0]
@@ -66,7 +69,8 @@ def _slowed(fn, name: str):
     def slowed(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
         calls[0] += 1
         if calls[0] % k == 0:
-            fn(x, w)
+            for _ in range(times - 1):
+                fn(x, w)
         return fn(x, w)
 
     return slowed

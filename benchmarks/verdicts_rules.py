@@ -96,6 +96,9 @@ def pair_verdicts(db: str, a: int, b: int, history: bool = False) -> list[dict[s
                 if history else None)
         rc = compare_points(pa, pb, history=hist)
     return [{"provider": r.provider, "params": r.params, "verdict": r.comparison.verdict,
+             "ci": [r.comparison.ci_low, r.comparison.ci_high], "rounds_needed": r.comparison.rounds_needed,
+             "noise_source": r.comparison.noise.source if r.comparison.noise else None,
+             "why": r.explanation.summary if r.explanation else None,
              "clock_limited": r.comparison.clock_limited, "ratio": round(r.comparison.ratio, 4),
              "noise_floor": r.comparison.noise_floor, "rounds": f"{r.comparison.a_rounds}+{r.comparison.b_rounds}",
              "a_us": r.comparison.a_us, "b_us": r.comparison.b_us, "clocks": r.comparison.clock_text}

@@ -75,7 +75,7 @@ def build(db: str, first: int, second: int, slow: int, multi: int | None, exits:
               f"{overhead['run_wall_beyond_points_per_point_s']:.3f} s per point beyond the points "
               f"(store commits, scheduling).", ""]
     data = {"runs": {i: r.to_dict() for i, r in runs.items()}, "overhead": overhead, "exit_status": exits,
-            "compare": {k: rc.to_dict() for k, rc in comparisons.items()},
+            "compare": {k: rc.output().to_dict() for k, rc in comparisons.items()},
             "best": [b.to_dict() for b in best_per_point(points[first])]}
     if multi is not None:
         rm = runs[multi]
