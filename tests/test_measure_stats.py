@@ -171,6 +171,26 @@ def test_a_ticking_timer_stops_the_rule_at_one_step_not_at_the_time_bound():
     assert wide.is_finished() and wide.reason == "resolution"
 
 
+def test_a_batch_on_two_values_only_takes_their_gap_as_the_step():
+    # The H100's profiler read a one-element add as 1.344 or 1.376 us only: no third value shows the
+    # tick, and the interval spanned both (+/-1.2%) until 520 samples had it collapse onto one.
+    from bench_kernel.measure._stopping import TWO_VALUE_SAMPLES, note_step
+
+    two = [1.344] * 42 + [1.376] * 38
+    rule = StoppingRule(precision=0.01, min_samples=10, clock=FakeClock())
+    rule.add(two)
+    assert rule.ci95_us == (1.344, 1.376) and not rule.is_finished()
+    note_step(rule, two)
+    assert rule.resolution_us == pytest.approx(0.032)
+    assert rule.is_finished() and rule.reason == "resolution"
+    few = StoppingRule(precision=0.01, min_samples=2, clock=FakeClock())
+    note_step(few, [1.0, 1.5] * ((TWO_VALUE_SAMPLES - 1) // 2))  # too few samples to call it a timer's tick
+    assert few.resolution_us == 0.0
+    continuous = StoppingRule(precision=0.01, min_samples=10, clock=FakeClock())
+    note_step(continuous, list(np.random.default_rng(2).normal(10, 0.1, 40)))
+    assert continuous.resolution_us == 0.0
+
+
 def test_checks_come_early_and_batches_double_up_to_the_method_s_own():
     rule = StoppingRule(precision=1e-9, min_samples=10, max_samples=1000, clock=FakeClock())
     sizes = []

@@ -59,6 +59,7 @@ def fake_device(monkeypatch):
 
     monkeypatch.setattr(_warmup, "_hold", hold)
     monkeypatch.setattr(_warmup, "_SEEN", {})
+    monkeypatch.setattr(_warmup, "_max_clock_mhz", lambda i: None)  # no NVML here: the maximum is unknown
     return clock, holds
 
 
@@ -74,6 +75,20 @@ def test_a_loop_of_measurements_holds_once(fake_device):
     again = ensure_warm(0, read_clock=read)
     assert again["action"] == "held" and "fell to 600 MHz" in again["why"] and len(holds) == 2
     assert ensure_warm(1, read_clock=read)["action"] == "held"  # another device is its own
+
+
+def test_a_first_measurement_at_the_maximum_clock_does_not_hold(fake_device):
+    clock, holds = fake_device
+    clock["mhz"] = 1980.0  # a run right after another: the device is at its top clock already
+    read = lambda: clock["mhz"]  # noqa: E731
+    first = ensure_warm(0, read_clock=read, read_max_clock=lambda i: 1980.0)
+    assert first["action"] == "skipped" and "its maximum" in first["why"] and holds == []
+    clock["mhz"] = 600.0  # it falls back later: the maximum seen is the working clock to return to
+    assert ensure_warm(0, read_clock=read)["action"] == "held" and len(holds) == 1
+    clock["mhz"] = 1900.0  # below the maximum on a fresh device: the hold decides
+    assert ensure_warm(1, read_clock=read, read_max_clock=lambda i: 1980.0)["action"] == "held"
+    hold, _ = warmup_decision(None, 1980.0, True, 0.0, None)  # no maximum known: held as before
+    assert hold
 
 
 def test_warm_up_device_always_holds(fake_device):

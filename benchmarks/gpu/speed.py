@@ -251,7 +251,7 @@ def part_micro() -> dict:
         t0 = time.perf_counter()
         us = timer.time(lambda: torch.add(x, y), 200, before)
         walls.append(time.perf_counter() - t0)
-        spreads.append(bench_kernel.measure.Samples.of(us).rel_ci95)
+        spreads.append(bench_kernel.records.Samples.of(us).rel_ci95)
     out["events_200_cold_samples_s"], out["events_200_cold_rel_ci95"] = walls, spreads
     runner = Runner(lambda: torch.add(x, y), [None], "add", gpu=True)
     out["runner_warmup_add_s"] = _t(runner.warmup, 3)

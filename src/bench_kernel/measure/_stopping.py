@@ -51,7 +51,7 @@ LEFT_OUT_GRACE = 2.0
 #: ... and at least this long (s): a few of the scheduler's time slices (~3 ms each).
 LEFT_OUT_GRACE_S = 0.05
 
-__all__ = ["StoppingRule", "RankTracker", "timer_step_us", "note_step"]
+__all__ = ["StoppingRule", "RankTracker", "timer_step_us", "note_step", "TWO_VALUE_SAMPLES"]
 
 
 def timer_step_us(values_us: Sequence[float]) -> float:
@@ -70,10 +70,24 @@ def timer_step_us(values_us: Sequence[float]) -> float:
     return step
 
 
+#: A batch of at least this many samples on only two distinct values comes from a ticking timer.
+TWO_VALUE_SAMPLES = 10
+
+
 def note_step(rule: "StoppingRule", batch_us: Sequence[float]) -> None:
     """Narrow ``rule.resolution_us`` to the smallest step seen in one more batch of samples (a batch
-    with few distinct values can show a multiple of the step; the smallest over batches is kept)."""
+    with few distinct values can show a multiple of the step; the smallest over batches is kept).
+
+    A batch of :data:`TWO_VALUE_SAMPLES` or more that reads only two distinct values shows no step
+    (:func:`timer_step_us` needs three), yet only a ticking timer reads that few: their gap is taken
+    as the step. It may be two ticks, never less than one, so the rule stops with the median known
+    to that gap: the H100's profiler read a one-element add as 1.344 or 1.376 us, and without this
+    its kernel rounds sampled on to 520 calls until the interval collapsed onto one value."""
     step = timer_step_us(batch_us)
+    if not step and len(batch_us) >= TWO_VALUE_SAMPLES:
+        distinct = sorted(set(batch_us))
+        if len(distinct) == 2:
+            step = distinct[1] - distinct[0]
     if step > 0 and (not rule.resolution_us or step < rule.resolution_us):
         rule.resolution_us = step
 

@@ -10,7 +10,10 @@ When. The first measurement of a process holds a light load (back-to-back 1024^3
 the device busy without reaching a power cap, whose swings never settle) until the SM clock
 settles. After that, each measurement reads the clock once (NVML: ~2 us) and holds again only
 when it reads more than :data:`FALLEN_FRACTION` below the working clock the last hold ended at:
-the device idled back down, or the previous case left it power-capped. Measured on the H200
+the device idled back down, or the previous case left it power-capped. A first measurement that
+reads the clock already within :data:`CLOCK_TOLERANCE` of the device's maximum has nothing to wait
+for and skips the hold (a run right after another found the H100 at 1980 MHz and held 0.5 s for
+nothing). Measured on the H200
 (benchmarks/results/speed-h200.md): with a CUDA context alive the clock stayed at 1980 MHz
 through 5 s of idling, and it rose from a capped 1515 MHz back to 1980 MHz within 0.4 s of the
 load lifting, so a ``bench()`` in a loop holds once, not per call.
@@ -37,6 +40,7 @@ from typing import Any, Callable, Sequence
 from bench_kernel.measure._budget import calls_to_fill
 from bench_kernel.measure._env import sm_clock_reader
 from bench_kernel.measure._runner import Runner
+from bench_kernel.measure._smi import monitor
 
 __all__ = ["warm_up_device", "ensure_warm", "mark_busy", "warmup_decision", "clock_settled", "DEVICE_WARMUP_MAX_S"]
 
@@ -81,10 +85,14 @@ def clock_settled(readings: Sequence[float | None], n: int = SETTLE_WINDOWS,
     return max(last) / min(last) - 1 <= tolerance
 
 
-def warmup_decision(seen: _Seen | None, clock_mhz: float | None, has_reader: bool, now_s: float
-                    ) -> tuple[bool, str]:
-    """(hold?, why): the rule of the module docstring, as a pure function of what is known."""
+def warmup_decision(seen: _Seen | None, clock_mhz: float | None, has_reader: bool, now_s: float,
+                    max_mhz: float | None = None) -> tuple[bool, str]:
+    """(hold?, why): the rule of the module docstring, as a pure function of what is known;
+    ``max_mhz`` is the device's maximum SM clock (None: unknown)."""
     if seen is None:
+        if clock_mhz and max_mhz and clock_mhz >= max_mhz * (1 - CLOCK_TOLERANCE):
+            return False, (f"first measurement on this device in this process, and the SM clock already reads "
+                           f"{clock_mhz:.0f} MHz, its maximum")
         return True, "first measurement on this device in this process"
     working = seen.working_mhz
     if not has_reader or working is None or clock_mhz is None:  # nothing to judge by: the idle time decides
@@ -116,9 +124,15 @@ def _hold(device_index: int, read: Callable[[], float | None] | None, max_s: flo
 
         def hold() -> bool:
             while True:
-                for _ in range(calls):
-                    runner.call()
-                runner.sync()
+                # A window lasts WINDOW_S by the clock on the wall, not by the load's estimated call
+                # time: an estimate too high made three windows 88 ms on the H100.
+                w0 = time.perf_counter()
+                while True:
+                    for _ in range(calls):
+                        runner.call()
+                    runner.sync()
+                    if time.perf_counter() - w0 >= WINDOW_S:
+                        break
                 if read is not None:
                     readings.append(read())
                     if clock_settled(readings):
@@ -132,19 +146,31 @@ def _hold(device_index: int, read: Callable[[], float | None] | None, max_s: flo
             "windows": len(readings), "sm_clock_after_mhz": readings[-1] if readings else None}
 
 
+def _max_clock_mhz(device_index: int) -> float | None:
+    """The device's maximum SM clock (MHz) from NVML/amdsmi; None where neither reads it."""
+    mon = monitor(device_index)
+    value = mon.state(["max_sm_clock_mhz"]).get("max_sm_clock_mhz") if mon is not None else None
+    return float(value) if value else None
+
+
 def ensure_warm(device_index: int = 0, max_s: float = DEVICE_WARMUP_MAX_S,
-                read_clock: Callable[[], float | None] | None = None) -> dict[str, Any]:
+                read_clock: Callable[[], float | None] | None = None,
+                read_max_clock: Callable[[int], float | None] | None = None) -> dict[str, Any]:
     """Hold the load on GPU ``device_index`` if the module docstring's rule says so; the record of
     what was done: ``action`` ("held" | "skipped"), ``why``, ``held_s``, ``settled`` (True/False, None
     without a clock reader or when skipped), ``sm_clock_before_mhz``, ``sm_clock_after_mhz``.
-    read_clock: the SM clock reader (default: NVML/amdsmi's, None where neither is installed)."""
+    read_clock: the SM clock reader (default: NVML/amdsmi's, None where neither is installed).
+    read_max_clock: the device's maximum SM clock (MHz) by device index (default: NVML/amdsmi's)."""
     read = read_clock if read_clock is not None else sm_clock_reader(device_index)
     with _LOCK:
         seen = _SEEN.get(device_index)
         before = read() if read else None
         now = time.perf_counter()
-        hold, why = warmup_decision(seen, before, read is not None, now)
+        top = (read_max_clock or _max_clock_mhz)(device_index) if seen is None and before else None
+        hold, why = warmup_decision(seen, before, read is not None, now, top)
         if not hold:
+            if seen is None:  # at its maximum already: that is the working clock
+                _SEEN[device_index] = seen = _Seen(working_mhz=before)
             seen.busy_at = now
             return {"action": "skipped", "why": why, "held_s": 0.0, "settled": None,
                     "sm_clock_before_mhz": before, "sm_clock_after_mhz": before}
