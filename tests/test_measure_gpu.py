@@ -77,6 +77,10 @@ def test_triton_kernel_is_seen_by_the_kernel_method():
     assert r.correct is True
     assert [s.short for s in r.kernels if s.kind == "kernel"] == ["add_kernel"]
     assert r.median_us("kernel") <= r.median_us("graph") * 1.05
+    # each kernel keeps its launch configuration, as the example launches it: BLOCK_SIZE threads' worth
+    [k] = [s for s in r.kernels if s.kind == "kernel"]
+    assert k.grid is not None and k.grid[0] >= 1 and k.block is not None and k.block[0] % 32 == 0, k
+    assert k.registers_per_thread is not None and k.registers_per_thread > 0
 
 
 def test_capture_unsafe_callable_falls_back_with_a_reason():

@@ -128,3 +128,42 @@ def test_the_launch_configuration_is_read_from_kinetos_metadata_and_kept_per_ker
     # the most frequent configuration of the kernel's launches; none recorded for the memcpy
     assert (k.grid, k.block, k.registers_per_thread, k.shared_memory_bytes) == ((128, 1, 1), (256, 1, 1), 32, 1024)
     assert (m.grid, m.block, m.registers_per_thread, m.shared_memory_bytes) == (None, None, None, None)
+
+
+def test_launch_configurations_come_from_the_sessions_trace_file_where_the_events_lack_them(tmp_path):
+    # Some torch builds leave a device event's metadata_json() without grid/block (torch 2.11 on an
+    # H100): the kernel method then saves its session once and reads Kineto's own JSON export, as
+    # here the real H200 trace shipped with bench-kernel, written by that export.
+    import gzip
+    import json
+    from collections import Counter
+
+    from bench_kernel.measure._kernel import launches_from_trace
+    from bench_kernel.trace import sample_trace
+
+    real = gzip.decompress(sample_trace().read_bytes())
+
+    class Session:  # what the kernel method holds: the session, whose results can save themselves
+        class kineto_results:  # noqa: N801 - torch's attribute name
+            @staticmethod
+            def save(path):
+                with open(path, "wb") as fh:
+                    fh.write(real)
+
+    found = launches_from_trace(Session)
+    expected = {}
+    for e in json.loads(real)["traceEvents"]:
+        if e.get("cat") == "kernel" and "grid" in e.get("args", {}):
+            a = e["args"]
+            cfg = (tuple(a["grid"]), tuple(a["block"]), a.get("registers per thread"), a.get("shared memory"))
+            expected.setdefault(e["name"], Counter())[cfg] += 1
+    assert len(expected) > 10  # the sample's decode steps: GEMMs, norms, attention, ...
+    assert found == {name: c.most_common(1)[0][0] for name, c in expected.items()}
+
+    class Broken:
+        class kineto_results:  # noqa: N801
+            @staticmethod
+            def save(path):
+                raise RuntimeError("no trace")
+
+    assert launches_from_trace(Broken) == {}  # extra detail: never a failed measurement

@@ -12,12 +12,15 @@ Kineto metadata where it has it: ``compare`` names a kernel relaunched with anot
 from __future__ import annotations
 
 import bisect
+import contextlib
 import json
 import math
+import os
+import tempfile
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass
-from typing import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Sequence
 
 from bench_kernel.errors import MeasurementError
 from bench_kernel.measure._budget import calls_to_fill
@@ -28,7 +31,8 @@ from bench_kernel.measure._runner import Runner
 from bench_kernel.measure._stopping import StoppingRule, note_step
 from bench_kernel.records import KernelStat, Measurement, warning
 
-__all__ = ["KernelMethod", "DeviceActivity", "CpuEvent", "attribute", "breakdown", "launch_config"]
+__all__ = ["KernelMethod", "DeviceActivity", "CpuEvent", "attribute", "breakdown", "launch_config", "launch_from_args",
+           "launches_from_trace"]
 
 CALL_MARK, FLUSH_MARK = "bk::call", "bk::flush"
 #: Families whose kernels are classified by their loaded Triton source when it can be found
@@ -79,6 +83,15 @@ def launch_config(metadata: str) -> tuple[tuple[int, ...] | None, tuple[int, ...
         args = json.loads("{" + metadata + "}") if not metadata.lstrip().startswith("{") else json.loads(metadata)
     except ValueError:
         return None
+    return launch_from_args(args) if isinstance(args, dict) else None
+
+
+Launch = tuple[tuple[int, ...] | None, tuple[int, ...] | None, int | None, int | None]
+
+
+def launch_from_args(args: dict[str, object]) -> Launch | None:
+    """The launch configuration in a kernel event's ``args`` (a trace file's, or its metadata read
+    as JSON): (grid, block, registers per thread, shared memory bytes), None where it has none."""
 
     def dims(v: object) -> tuple[int, ...] | None:
         return tuple(int(x) for x in v) if isinstance(v, list) and all(isinstance(x, int) for x in v) else None
@@ -88,6 +101,33 @@ def launch_config(metadata: str) -> tuple[tuple[int, ...] | None, tuple[int, ...
 
     found = (dims(args.get(_GRID)), dims(args.get(_BLOCK)), num(args.get(_REGS)), num(args.get(_SMEM)))
     return found if any(x is not None for x in found) else None
+
+
+def launches_from_trace(prof: Any) -> dict[str, Launch]:
+    """Kernel name -> its most frequent launch configuration, read from the session's own trace file.
+
+    Kineto's JSON export writes grid, block, registers and shared memory into every kernel's args,
+    but a device event's ``metadata_json()`` holds none of them in some torch builds (torch 2.11
+    on the H100: 29 kernels of a sweep, none with a configuration), so a session whose events
+    carry none is saved once and read back. Empty where the session cannot be saved or read."""
+    fd, path = tempfile.mkstemp(suffix=".json", prefix="bk-kernel-")
+    os.close(fd)
+    try:
+        prof.kineto_results.save(path)
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            data = json.load(fh)
+    except Exception:  # noqa: BLE001 - a configuration is extra detail; the times do not depend on it
+        return {}
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    seen: dict[str, Counter[Launch]] = defaultdict(Counter)
+    for ev in data.get("traceEvents", []) if isinstance(data, dict) else []:
+        if isinstance(ev, dict) and ev.get("cat") == "kernel" and isinstance(ev.get("args"), dict):
+            found = launch_from_args(ev["args"])
+            if found is not None:
+                seen[str(ev.get("name"))][found] += 1
+    return {name: c.most_common(1)[0][0] for name, c in seen.items()}
 
 
 def _kind(name: str, activity_type: str) -> str:
@@ -234,11 +274,12 @@ class KernelMethod:
         cold = self.flusher is not None
         per_session = calls_to_fill(SESSION_TARGET_US, runner.est_us, lo=MIN_CALLS, hi=MAX_CALLS)
         all_calls: list[list[DeviceActivity]] = []
+        from_trace: dict[str, Launch] | None = None  # read once, where the events carry no configuration
         unlinked_total = 0
         overlapped = False
         t0 = time.perf_counter()
         def loop() -> None:
-            nonlocal unlinked_total, overlapped
+            nonlocal unlinked_total, overlapped, from_trace
             while not rule.is_finished():
                 n = rule.next_batch(per_session, first=min(per_session, FIRST_SESSION_CALLS))
                 prof = kineto_session()
@@ -254,6 +295,12 @@ class KernelMethod:
                 finally:
                     prof.__exit__(None, None, None)
                 cpu, dev = _collect(prof)
+                bare = [a for a in dev if a.kind == "kernel" and a.launch is None]
+                if bare and from_trace is None:
+                    from_trace = launches_from_trace(prof)
+                if bare and from_trace:
+                    dev = [replace(a, launch=from_trace.get(a.name)) if a.kind == "kernel" and a.launch is None
+                           else a for a in dev]
                 per_call, unlinked = attribute(cpu, dev)
                 unlinked_total += unlinked
                 if not any(per_call):
