@@ -191,6 +191,23 @@ def test_a_batch_on_two_values_only_takes_their_gap_as_the_step():
     assert continuous.resolution_us == 0.0
 
 
+def test_a_tick_read_in_whole_nanoseconds_is_still_a_tick():
+    # A 31.25 ns tick rounded to whole ns: 42, 43 and 44 ticks read 1312 or 1313, 1344, 1375 ns.
+    from bench_kernel.measure._stopping import note_step, timer_step_us
+
+    ns = [1313] * 7 + [1312] * 7 + [1344] * 12 + [1375] * 14
+    us = [v / 1000 for v in ns]
+    assert timer_step_us(us) == pytest.approx(0.03125, abs=0.001)
+    rule = StoppingRule(precision=0.01, min_samples=10, clock=FakeClock())
+    rule.add(us)
+    assert not rule.is_finished()  # the interval spans 1.312-1.375: 2.4%
+    note_step(rule, us)
+    assert rule.is_finished() and rule.reason == "resolution"
+    # continuous values are no tick, however close two of them fall
+    wide = list(np.random.default_rng(3).normal(10, 0.5, 60))
+    assert timer_step_us(wide) == 0.0
+
+
 def test_checks_come_early_and_batches_double_up_to_the_method_s_own():
     rule = StoppingRule(precision=1e-9, min_samples=10, max_samples=1000, clock=FakeClock())
     sizes = []

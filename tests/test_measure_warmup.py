@@ -91,8 +91,12 @@ def test_a_first_measurement_at_the_maximum_clock_does_not_hold(fake_device):
     assert hold
 
 
-def test_warm_up_device_always_holds(fake_device):
+def test_warm_up_device_always_holds(fake_device, monkeypatch):
     clock, holds = fake_device
     read = lambda: clock["mhz"]  # noqa: E731
     ensure_warm(0, read_clock=read)
     assert _warmup.warm_up_device(0)["action"] == "held" and len(holds) == 2
+    # even where the device reads its maximum clock (a first measurement would skip there)
+    monkeypatch.setattr(_warmup, "_max_clock_mhz", lambda i: clock["mhz"])
+    monkeypatch.setattr(_warmup, "sm_clock_reader", lambda i: read)
+    assert _warmup.warm_up_device(0)["action"] == "held" and len(holds) == 3

@@ -54,18 +54,36 @@ LEFT_OUT_GRACE_S = 0.05
 __all__ = ["StoppingRule", "RankTracker", "timer_step_us", "note_step", "TWO_VALUE_SAMPLES"]
 
 
+#: Values closer than this (us) are one tick of the timer read twice: device timestamps converted
+#: to whole nanoseconds put one tick's duration at, e.g., 1312 or 1313 ns (a 31.25 ns tick).
+JITTER_US = 0.004
+#: A gap counts as a whole number of steps within this fraction of a step.
+STEP_SLACK = 0.1
+
+
+def _ticks(values_us: Sequence[float]) -> list[float]:
+    """The distinct values, those within :data:`JITTER_US` of their neighbour merged (their mean)."""
+    groups: list[list[float]] = []
+    for v in sorted(set(values_us)):
+        if groups and v - groups[-1][-1] <= JITTER_US:
+            groups[-1].append(v)
+        else:
+            groups.append([v])
+    return [sum(g) / len(g) for g in groups]
+
+
 def timer_step_us(values_us: Sequence[float]) -> float:
-    """The step of a ticking timer (us): the smallest positive gap between two distinct values,
-    when every gap between neighbouring distinct values is a whole number of it; 0.0 otherwise
-    (continuous values, or fewer than three distinct ones)."""
-    distinct = sorted(set(values_us))
-    gaps = [b - a for a, b in zip(distinct, distinct[1:]) if b > a]
+    """The step of a ticking timer (us): the smallest gap between two distinct values, when every
+    gap between neighbouring distinct values is a whole number of it; 0.0 otherwise (continuous
+    values, or fewer than three distinct ones). Values within :data:`JITTER_US` count as one, and a
+    gap may miss a whole number of steps by :data:`STEP_SLACK` of one (a 31.25 ns tick rounded to
+    whole nanoseconds reads 31 or 32 ns apart; float32 event times carry their own rounding)."""
+    ticks = _ticks(values_us)
+    gaps = [b - a for a, b in zip(ticks, ticks[1:])]
     if len(gaps) < 2:  # two values are any gap's multiples: a tick shows in three or more
         return 0.0
     step = min(gaps)
-    # A tick: every gap a whole number of steps (1% slack for float32 event times). Continuous
-    # values have no such step, and get none.
-    if any(abs(g / step - round(g / step)) > 0.01 for g in gaps):
+    if any(abs(g / step - round(g / step)) > STEP_SLACK for g in gaps):
         return 0.0
     return step
 
@@ -85,9 +103,9 @@ def note_step(rule: "StoppingRule", batch_us: Sequence[float]) -> None:
     its kernel rounds sampled on to 520 calls until the interval collapsed onto one value."""
     step = timer_step_us(batch_us)
     if not step and len(batch_us) >= TWO_VALUE_SAMPLES:
-        distinct = sorted(set(batch_us))
-        if len(distinct) == 2:
-            step = distinct[1] - distinct[0]
+        ticks = _ticks(batch_us)
+        if len(ticks) == 2:
+            step = ticks[1] - ticks[0]
     if step > 0 and (not rule.resolution_us or step < rule.resolution_us):
         rule.resolution_us = step
 

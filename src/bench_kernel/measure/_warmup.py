@@ -195,4 +195,4 @@ def warm_up_device(device_index: int = 0, max_s: float = DEVICE_WARMUP_MAX_S) ->
     record with ``action`` "held" (a fresh start, e.g. a benchmark that idles the GPU on purpose)."""
     with _LOCK:
         _SEEN.pop(device_index, None)
-    return ensure_warm(device_index, max_s)
+    return ensure_warm(device_index, max_s, read_max_clock=lambda _index: None)  # no maximum: never skipped
