@@ -47,8 +47,8 @@ def test_source_trace_of_the_recorded_step(recorded):
     from bench_kernel.source_trace import document_trace
 
     doc = document_trace(recorded, step=0, root=ROOT)
-    assert [s.category for s in doc.sites] == ["gemm", "activation"]
-    assert doc.subject == "linear_silu" and doc.sites[0].launches_per_call == 1
+    assert [s.category for s in doc.kernels] == ["gemm", "activation"]
+    assert doc.subject == "linear_silu" and doc.kernels[0].launches_per_call == 1
 
 
 def test_the_memory_probe_records_no_kernel_into_the_trace(tmp_path):

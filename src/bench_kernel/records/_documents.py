@@ -8,15 +8,22 @@ name, type or meaning; a new field is added without one (a reader ignores fields
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from bench_kernel.records._base import Record, doc
-from bench_kernel.records._comparison import CompareOutput
+from msgspec import UNSET, UnsetType
+
+from bench_kernel.records._base import Record, derive, doc
+from bench_kernel.records._calibration import Calibration
+from bench_kernel.records._comparison import Best, CompareOutput
 from bench_kernel.records._counters import CounterReport
+from bench_kernel.records._points import PointResult, RunInfo
 from bench_kernel.records._result import BenchResult
 from bench_kernel.records._roofline import MeasuredRoofline, RooflineResult
+from bench_kernel.records._source_trace import KernelSite, ModuleNode, Overview, PathGroup, SourceFrame
 
-__all__ = ["DOCUMENTS", "OTHER_SHAPES", "CaseError", "RunOutput", "RooflineOutput", "RUN_SCHEMA_VERSION", "ROOFLINE_SCHEMA_VERSION"]
+__all__ = ["DOCUMENTS", "OTHER_SHAPES", "CaseError", "RunOutput", "RooflineOutput", "RUN_SCHEMA_VERSION", "ROOFLINE_SCHEMA_VERSION",
+           "SweepOutput", "HistoryOutput", "HistoryPoint", "SWEEP_SCHEMA_VERSION", "HISTORY_SCHEMA_VERSION",
+           "ReportInput", "ReportOutput", "REPORT_SCHEMA_VERSION", "SourceTraceOutput", "SOURCE_TRACE_SCHEMA_VERSION"]
 
 #: 2: each result is a BenchResult of version 2 (notes are records).
 RUN_SCHEMA_VERSION = 2
@@ -54,12 +61,103 @@ class RooflineOutput(Record, frozen=True, kw_only=True):
     plot: Annotated[str | None, doc("the plot written (`--plot`); null without")] = None
 
 
+# -- sweep, history, calibrate, profile, source-trace, report, serve ------------------------------
+
+#: 2: results of BenchResult schema 2 (notes are records).
+SWEEP_SCHEMA_VERSION = 2
+HISTORY_SCHEMA_VERSION = 1
+SOURCE_TRACE_SCHEMA_VERSION = 1
+#: 2: a serving run among the inputs is of `kind` `serve` (version 1 called it `results`).
+REPORT_SCHEMA_VERSION = 2
+
+
+class SweepOutput(Record, frozen=True, kw_only=True):
+    """A finished (or interrupted) sweep: its run record, every point in sweep order, and the fastest
+    provider per point."""
+
+    schema_version: Annotated[int, doc("this document's version")] = SWEEP_SCHEMA_VERSION
+    run: Annotated[RunInfo, doc("the stored run (`id` null when no store was given)")]
+    points: Annotated[tuple[PointResult, ...], doc("one per provider and point, in sweep order")] = ()
+    best: Annotated[tuple[Best, ...], doc("the fastest provider per point that has a measured one (what `--best` shows)")] = ()
+
+
+class HistoryPoint(Record, frozen=True):
+    """One stored point and the run it belongs to."""
+
+    run: Annotated[RunInfo, doc("the run the point belongs to")]
+    point: Annotated[PointResult, doc("the point")]
+
+
+class HistoryOutput(Record, frozen=True, kw_only=True):
+    """Without `--name`: the stored runs (`db`, `runs`). With `--name PATTERN`: every stored point of
+    the matching cases or providers, with its run (`pattern`, `where`, `points`)."""
+
+    schema_version: Annotated[int, doc("this document's version")] = HISTORY_SCHEMA_VERSION
+    db: Annotated[str | UnsetType, doc("the results database (without `--name`)")] = UNSET
+    runs: Annotated[tuple[RunInfo, ...] | UnsetType, doc("the stored runs, newest first (without `--name`)")] = UNSET
+    pattern: Annotated[str | UnsetType, doc("`--name`: a glob of case or provider names")] = UNSET
+    where: Annotated[dict[str, str] | UnsetType, doc("`--where` filters, axis -> value (with `--name`)")] = UNSET
+    points: Annotated[tuple[HistoryPoint, ...] | UnsetType, doc("the matching points, oldest run first (with `--name`)")] = UNSET
+
+
+class ReportInput(Record, frozen=True):
+    """One input of a report, in the order given."""
+
+    label: Annotated[str, doc("the name the report gives it")]
+    source: Annotated[str, doc("where it came from (a run in a database, a file)")]
+    kind: Annotated[Literal["results", "trace", "serve"], doc("`results` (a stored run or a results file), `trace` or `serve` (a serving run)")]
+
+
+class ReportOutput(Record, frozen=True, kw_only=True):
+    """What was written; the report itself is the HTML file."""
+
+    schema_version: Annotated[int, doc("this document's version")] = REPORT_SCHEMA_VERSION
+    output: Annotated[str, doc("the HTML file")]
+    bytes: Annotated[int, doc("its size, bytes")]
+    inputs: Annotated[tuple[ReportInput, ...], doc("its inputs, in order")] = ()
+
+
+class SourceTraceOutput(Record, frozen=True, kw_only=True):
+    """How one Python call reaches each of its GPU kernels: the data of the Markdown document
+    (`--json` instead of the document). `kernels` are every distinct (kernel, call site) of the
+    documented selection; `paths` and the kernel sections cover the `detailed` ones (all at op scale,
+    the costliest at model scale)."""
+
+    schema_version: Annotated[int, doc("this document's version")] = SOURCE_TRACE_SCHEMA_VERSION
+    subject: Annotated[str, doc("the call or module documented")]
+    device: Annotated[str | None, doc("the device")] = None
+    backend: Annotated[Literal["cuda", "hip"], doc("`cuda` or `hip`")] = "cuda"
+    scale: Annotated[Literal["op", "model"], doc("`op` (every kernel in detail, a kernel flow) or `model` (structure, top sites, module flow)")] = "op"
+    flow: Annotated[Literal["kernels", "modules"], doc("the granularity of the flow diagram: `kernels` or `modules`")] = "kernels"
+    total_us: Annotated[float | None, doc("derived: device time per call, summed over the kernels; null when none has a time")] = None
+    inputs: Annotated[tuple[tuple[str, str], ...], doc("the call's inputs: [name, shape and dtype], when known")] = ()
+    output: Annotated[str | None, doc("its output")] = None
+    selection: Annotated[str | None, doc("what `--kernel`, `--module`, `--top` selected, in words")] = None
+    overview: Annotated[Overview, doc("the Overview table")]
+    structure: Annotated[tuple[ModuleNode, ...], doc("the module tree (model scale, with module markers)")] = ()
+    detailed: Annotated[tuple[int, ...], doc("the sites documented in detail (their `order`)")] = ()
+    paths: Annotated[tuple[PathGroup, ...], doc("the call paths and the sites on each")] = ()
+    kernels: Annotated[tuple[KernelSite, ...], doc("every kernel call site, in launch order")] = ()
+    notes: Annotated[tuple[str, ...], doc("what to know")] = ()
+    shared_chain: Annotated[tuple[SourceFrame, ...], doc("at model scale, the frames every detailed path starts with, written once")] = ()
+    link_style: Annotated[Literal["path", "github"], doc("how links are written: `path` (`file:line`) or `github` (`#L<line>`)")] = "path"
+
+    def __post_init__(self) -> None:
+        times = [k.us_per_call for k in self.kernels if k.us_per_call is not None]
+        derive(self, total_us=sum(times) if times else None)
+
+
 #: command -> the type of its ``--json`` document. A command not yet here is documented by hand
 #: in docs/json.md.
 DOCUMENTS: dict[str, type[Record]] = {
     "run": RunOutput,
     "roofline": RooflineOutput,
     "compare": CompareOutput,
+    "sweep": SweepOutput,
+    "history": HistoryOutput,
+    "calibrate": Calibration,
+    "report": ReportOutput,
+    "source-trace": SourceTraceOutput,
 }
 #: command -> when its ``--json`` is another document than its record in :data:`DOCUMENTS` (a tool
 #: that validates output against that record's schema, as MCP does, must not promise it then).
