@@ -51,6 +51,7 @@ from bench_kernel.records._documents import (
                                              DOCUMENTS,
                                              HISTORY_SCHEMA_VERSION,
                                              OTHER_SHAPES,
+                                             PROFILE_SCHEMA_VERSION,
                                              REPORT_SCHEMA_VERSION,
                                              ROOFLINE_SCHEMA_VERSION,
                                              RUN_SCHEMA_VERSION,
@@ -59,6 +60,7 @@ from bench_kernel.records._documents import (
                                              CaseError,
                                              HistoryOutput,
                                              HistoryPoint,
+                                             ProfileOutput,
                                              ReportInput,
                                              ReportOutput,
                                              RooflineOutput,
@@ -152,6 +154,6 @@ __all__ = [
     # sweep, history, calibrate, profile, source-trace, report, serve
     "SweepOutput", "SWEEP_SCHEMA_VERSION", "HistoryOutput", "HistoryPoint", "HISTORY_SCHEMA_VERSION",
     "Calibration", "CALIBRATION_SCHEMA_VERSION", "ReportOutput", "ReportInput", "REPORT_SCHEMA_VERSION",
-    "SourceTraceOutput", "SOURCE_TRACE_SCHEMA_VERSION", "SourceFrame", "SourceLink", "KernelSource", "KernelSite",
+    "SourceTraceOutput", "SOURCE_TRACE_SCHEMA_VERSION", "ProfileOutput", "PROFILE_SCHEMA_VERSION", "SourceFrame", "SourceLink", "KernelSource", "KernelSite",
     "PathGroup", "ModuleNode", "Overview", "LinkRole", "SourceKind",
 ]

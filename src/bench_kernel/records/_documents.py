@@ -23,7 +23,8 @@ from bench_kernel.records._source_trace import KernelSite, ModuleNode, Overview,
 
 __all__ = ["DOCUMENTS", "OTHER_SHAPES", "CaseError", "RunOutput", "RooflineOutput", "RUN_SCHEMA_VERSION", "ROOFLINE_SCHEMA_VERSION",
            "SweepOutput", "HistoryOutput", "HistoryPoint", "SWEEP_SCHEMA_VERSION", "HISTORY_SCHEMA_VERSION",
-           "ReportInput", "ReportOutput", "REPORT_SCHEMA_VERSION", "SourceTraceOutput", "SOURCE_TRACE_SCHEMA_VERSION"]
+           "ReportInput", "ReportOutput", "REPORT_SCHEMA_VERSION", "SourceTraceOutput", "SOURCE_TRACE_SCHEMA_VERSION",
+           "ProfileOutput", "PROFILE_SCHEMA_VERSION"]
 
 #: 2: each result is a BenchResult of version 2 (notes are records).
 RUN_SCHEMA_VERSION = 2
@@ -67,6 +68,7 @@ class RooflineOutput(Record, frozen=True, kw_only=True):
 SWEEP_SCHEMA_VERSION = 2
 HISTORY_SCHEMA_VERSION = 1
 SOURCE_TRACE_SCHEMA_VERSION = 1
+PROFILE_SCHEMA_VERSION = 1
 #: 2: a serving run among the inputs is of `kind` `serve` (version 1 called it `results`).
 REPORT_SCHEMA_VERSION = 2
 
@@ -147,6 +149,22 @@ class SourceTraceOutput(Record, frozen=True, kw_only=True):
         derive(self, total_us=sum(times) if times else None)
 
 
+class ProfileOutput(Record, frozen=True, kw_only=True):
+    """What a recorded trace holds, per step: the summary `bench-kernel profile` prints (the trace
+    itself is the file at `path`)."""
+
+    schema_version: Annotated[int, doc("this document's version")] = PROFILE_SCHEMA_VERSION
+    path: Annotated[str, doc("the trace written")]
+    steps: Annotated[int, doc("steps recorded (one ProfilerStep per call)")]
+    events: Annotated[int, doc("events in the trace")]
+    kernels_per_step: Annotated[float, doc("kernel launches per step (0 without a GPU: CPU ops only)")]
+    device_us_per_step: Annotated[float, doc("summed kernel durations per step")]
+    # A plain map until the inventory's record and this one meet: the same object `inventory --per-step
+    # --json` prints, so its fields are documented there.
+    top: Annotated[dict[str, Any] | None, doc("the per-step inventory of the costliest kernels (`--top`), as `inventory --per-step --top N --json` holds it: `by`, `kernel_count`, `total_kernel_us`, `per_step`, `steps`, `kernels` (per kernel `name`, `short`, `family`, `category`, `count`, `total_us`, `avg_us`, `min_us`, `max_us`, `pct`), `rest`, `outside_steps`, `memory_ops`; null when no kernel was recorded")]
+    diagnosis: Annotated[str | None, doc("the timeline's one line on the whole recording (is the GPU busy, and if not, why); null without kernels")]
+
+
 #: command -> the type of its ``--json`` document. A command not yet here is documented by hand
 #: in docs/json.md.
 DOCUMENTS: dict[str, type[Record]] = {
@@ -158,6 +176,7 @@ DOCUMENTS: dict[str, type[Record]] = {
     "calibrate": Calibration,
     "report": ReportOutput,
     "source-trace": SourceTraceOutput,
+    "profile": ProfileOutput,
 }
 #: command -> when its ``--json`` is another document than its record in :data:`DOCUMENTS` (a tool
 #: that validates output against that record's schema, as MCP does, must not promise it then).
