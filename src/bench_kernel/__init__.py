@@ -71,7 +71,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "timeline": ("bench_kernel.trace", "timeline"),
     "serve_benchmark": ("bench_kernel.serve", "benchmark"),
     "ServeOptions": ("bench_kernel.serve", "ServeOptions"),
-    "ServeRun": ("bench_kernel.serve", "ServeRun"),
+    "ServeOutput": ("bench_kernel.records", "ServeOutput"),
     "TimelineReport": ("bench_kernel.trace", "TimelineReport"),
     "ops": ("bench_kernel.trace", "ops"),
     "OpsReport": ("bench_kernel.trace", "OpsReport"),

@@ -55,6 +55,7 @@ from bench_kernel.records._documents import (
                                              REPORT_SCHEMA_VERSION,
                                              ROOFLINE_SCHEMA_VERSION,
                                              RUN_SCHEMA_VERSION,
+                                             SERVE_SCHEMA_VERSION,
                                              SOURCE_TRACE_SCHEMA_VERSION,
                                              SWEEP_SCHEMA_VERSION,
                                              CaseError,
@@ -65,6 +66,7 @@ from bench_kernel.records._documents import (
                                              ReportOutput,
                                              RooflineOutput,
                                              RunOutput,
+                                             ServeOutput,
                                              SourceTraceOutput,
                                              SweepOutput,
 )
@@ -122,6 +124,35 @@ from bench_kernel.records._roofline import (
 )
 from bench_kernel.records._samples import MIN_SAMPLES_FOR_CI, Samples, median_ci95_ranks
 from bench_kernel.records._schema import markdown_sections, schema, version
+from bench_kernel.records._serve import (
+                                             N_OUT_SOURCES,
+                                             STATUSES,
+                                             ClientHealth,
+                                             Goodput,
+                                             LatencyStats,
+                                             Load,
+                                             NOutSource,
+                                             RampStrategy,
+                                             RequestCounts,
+                                             RequestRecord,
+                                             RequestStatus,
+                                             ServePoint,
+                                             ServerInfo,
+                                             Tail,
+                                             Throughput,
+                                             WarmupCounts,
+                                             upgrade_point,
+)
+from bench_kernel.records._serve_extra import (
+                                             GpuTelemetry,
+                                             GroupSplit,
+                                             ServerMetrics,
+                                             Slice,
+                                             Slices,
+                                             TurnRow,
+                                             ViewRow,
+)
+from bench_kernel.records._serve_run import KernelView, ProfileWindow, Repeats, RepeatStat
 from bench_kernel.records._source_trace import (
                                              KernelSite,
                                              KernelSource,
@@ -156,4 +187,8 @@ __all__ = [
     "Calibration", "CALIBRATION_SCHEMA_VERSION", "ReportOutput", "ReportInput", "REPORT_SCHEMA_VERSION",
     "SourceTraceOutput", "SOURCE_TRACE_SCHEMA_VERSION", "ProfileOutput", "PROFILE_SCHEMA_VERSION", "SourceFrame", "SourceLink", "KernelSource", "KernelSite",
     "PathGroup", "ModuleNode", "Overview", "LinkRole", "SourceKind",
+    "ServeOutput", "SERVE_SCHEMA_VERSION", "ServePoint", "ServerInfo", "RequestRecord", "Load", "LatencyStats",
+    "Tail", "Throughput", "Goodput", "WarmupCounts", "RequestCounts", "ClientHealth", "STATUSES", "N_OUT_SOURCES",
+    "RequestStatus", "NOutSource", "RampStrategy", "upgrade_point", "ServerMetrics", "ViewRow", "GpuTelemetry",
+    "Slice", "Slices", "TurnRow", "GroupSplit", "RepeatStat", "Repeats", "KernelView", "ProfileWindow",
 ]

@@ -87,7 +87,9 @@ def _shape(name: str, comp: dict[str, Any]) -> list[str]:
     for field, s in comp.get("properties", {}).items():
         meaning = s.get("description", "")
         choices = _choices(s)
-        if choices and all(isinstance(c, str) for c in choices):
+        if not meaning and len(choices) == 1:  # a tag (``tag_field``): msgspec gives it no description
+            meaning = f"always `{choices[0]}`: what kind of document this is"
+        elif choices and all(isinstance(c, str) for c in choices):
             meaning += f" (one of {', '.join(f'`{c}`' for c in choices)})"
         # msgspec leaves a field that may be absent (``msgspec.UNSET``) out of ``required`` and gives it
         # no default: the page writes it ``name?``, as tests/_json_docs.py reads it.

@@ -55,7 +55,7 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
     than 10% below the run's highest (``median_clock_mhz``, ``point_clock_mhz`` read them).
 ``Recorder(store, name=, config=, env=, source=)`` records results that are not a sweep (``run
     --save``, a pytest session) as one run: ``save(BenchResult)``, ``save_error(...)``, ``finish()``.
-``save_serve_run(store, ServeRun.to_dict(), command=) -> run id`` and ``serve_points(store, run)``:
+``save_serve_run(store, ServeOutput.to_dict(), command=) -> run id`` and ``serve_points(store, run)``:
     serving runs (kind ``serve``) and their load points with every request, in ``serve_points``.
 ``history(db_path, pattern=, where=, limit=) -> HistoryOutput``: the stored runs, or the stored
     points of some cases with their runs (``bench-kernel history --json``).

@@ -114,6 +114,14 @@ class ServeOptions(msgspec.Struct, frozen=True, kw_only=True):
         _check_types(self)
         _check_values(self)
 
+    def ramp(self) -> dict[str, Any]:
+        """The ramp-up fields of a ``records.Load`` (none without ``ramp_up_strategy``): Any, as a
+        start or end left out is None here, which the load refuses with the flag to give."""
+        if self.ramp_up_strategy is None:
+            return {}
+        return {"ramp_up_strategy": self.ramp_up_strategy, "ramp_up_start_rps": self.ramp_up_start_rps,
+                "ramp_up_end_rps": self.ramp_up_end_rps}
+
     def config(self) -> dict[str, Any]:
         """What the run was asked, as stored with it (no secrets: headers are not kept)."""
         d = msgspec.to_builtins(self, enc_hook=str)  # paths as text
@@ -198,10 +206,9 @@ def _check_values(o: ServeOptions) -> None:
     if o.ramp_up_strategy is None and (o.ramp_up_start_rps is not None or o.ramp_up_end_rps is not None):
         raise UsageError("--ramp-up-start-rps and --ramp-up-end-rps need --ramp-up-strategy linear|exponential")
     if o.ramp_up_strategy is not None:
-        from bench_kernel.serve._load import Load
+        from bench_kernel.records import Load
 
-        Load(burstiness=o.burstiness, duration_s=o.duration_s, ramp_up_strategy=o.ramp_up_strategy,
-             ramp_up_start_rps=o.ramp_up_start_rps, ramp_up_end_rps=o.ramp_up_end_rps)  # its checks, once
+        Load(burstiness=o.burstiness, duration_s=o.duration_s, **o.ramp())  # its checks, once
     if o.slo and not o.goodput_ms:
         raise UsageError("--slo needs targets: --goodput ttft:MS tpot:MS e2el:MS")
     if o.profile and o.profile_dir is None:
