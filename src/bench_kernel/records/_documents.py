@@ -127,7 +127,8 @@ class ReportInput(Record, frozen=True):
 
 
 class ReportOutput(Record, frozen=True, kw_only=True):
-    """What was written; the report itself is the HTML file."""
+    """What was written; the report itself is the HTML file. Version 2: a serving run among the inputs
+    is of `kind` `serve` (version 1 called it `results`)."""
 
     schema_version: Annotated[int, doc("this document's version")] = REPORT_SCHEMA_VERSION
     output: Annotated[str, doc("the HTML file")]
