@@ -68,17 +68,18 @@ def measure(url: str, streams: int, requests: int) -> dict:
     for pairs in _SEEN.values():
         delay += [(c - s) * 1e3 for c, s in pairs]
         err += [abs((c1 - c0) - (s1 - s0)) * 1e3 for (c0, s0), (c1, s1) in zip(pairs, pairs[1:])]
-    m = p.metrics
+    m = p.requests
     return {"streams": streams, "requests": requests, "completed": m.completed, "chunks": m.chunks,
             "late": [r.lateness_ms for r in p.records], "lag": list(_lag(p)), "delay": delay, "err": err,
-            "tok_s": m.output_tokens_per_s, "duration_s": m.duration_s, "client_bound": m.client_bound,
+            "tok_s": p.throughput.output_tokens_per_s, "duration_s": p.duration_s,
+            "client_bound": p.client.client_bound,
             # the client's own CPU: independent of how loaded the machine is, it says where the limit is
             "cpu_us_per_chunk": cpu / max(1, m.chunks) * 1e6, "cpu_share": cpu / wall}
 
 
 def _lag(p):  # the loop-lag samples are summarised in the metrics; recompute the tail from them
-    lag = p.metrics.loop_lag_ms
-    return [lag["p50"], lag["p99"], lag["max"]] if lag["n"] else []
+    lag = p.client.loop_lag_ms
+    return [lag.p50, lag.p99, lag.max] if lag.n else []
 
 
 def run(itl_ms: float, plan: list[tuple[int, int]]) -> list[dict]:

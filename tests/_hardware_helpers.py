@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bench_kernel.gpu import has_gpu, has_torch
-from bench_kernel.hardware import Calibration
+from bench_kernel.records import Calibration
 
 #: For tests of what happens without a GPU (they cannot run on a GPU machine). Without torch the
 #: no-GPU paths are not the ones under test either: skip them then too.

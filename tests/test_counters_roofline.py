@@ -9,8 +9,7 @@ import pytest
 
 from bench_kernel.counters import read_counters
 from bench_kernel.errors import UsageError
-from bench_kernel.hardware import Calibration
-from bench_kernel.records import CounterReport, MeasuredRoofline
+from bench_kernel.records import Calibration, CounterReport, MeasuredRoofline
 from bench_kernel.roofline import check_model, place_measured
 
 DATA = Path(__file__).parent / "data" / "counters"

@@ -113,7 +113,7 @@ def test_the_source_trace_files_a_found_triton_kernel_by_its_source():
     rec = KernelRecord(index=0, name="add_kernel", short="add_kernel", family="other", category="other",
                        start_us=0.0, dur_us=1.0, stream=7, device=0, correlation=1, grid=(4, 1, 1), block=(128, 1, 1),
                        regs=32, smem_bytes=0, graph_launched=False, launch=None, op=None, stack=stack)
-    [site] = build("add", [Launch(rec, 0)], 1, root=ROOT, doc_dir=ROOT / "examples").sites
+    [site] = build("add", [Launch(rec, 0)], 1, root=ROOT, doc_dir=ROOT / "examples").kernels
     assert (site.family, site.category) == ("triton", "elementwise")
     assert site.source.kind == "triton" and site.source.links[0].symbol == "add_kernel"
 

@@ -25,8 +25,8 @@ def test_summary_counts_the_kernels_of_each_step(recorded):
 
     s = summarize_profile(recorded)
     assert s.steps == 4 and s.kernels_per_step == 2  # the GEMM and the SiLU
-    assert {r.category for r in s.top.rows} == {"gemm", "activation"}
-    assert s.device_us_per_step == pytest.approx(sum(r.total_us for r in s.top.rows))
+    assert {r["category"] for r in s.top["kernels"]} == {"gemm", "activation"}
+    assert s.device_us_per_step == pytest.approx(sum(r["total_us"] for r in s.top["kernels"]))
     # the timeline's verdict on the recording: eager single-op steps are launch/host-bound or busy
     assert s.diagnosis and "GPU busy" in s.diagnosis
 
@@ -47,8 +47,8 @@ def test_source_trace_of_the_recorded_step(recorded):
     from bench_kernel.source_trace import document_trace
 
     doc = document_trace(recorded, step=0, root=ROOT)
-    assert [s.category for s in doc.sites] == ["gemm", "activation"]
-    assert doc.subject == "linear_silu" and doc.sites[0].launches_per_call == 1
+    assert [s.category for s in doc.kernels] == ["gemm", "activation"]
+    assert doc.subject == "linear_silu" and doc.kernels[0].launches_per_call == 1
 
 
 def test_the_memory_probe_records_no_kernel_into_the_trace(tmp_path):

@@ -109,10 +109,10 @@ def test_source_trace_documents_each_target(target):
 
     for case in _cases(target):
         doc = document_call(case.fn, make_inputs=case.make_inputs, name=case.label, root=ROOT, calls=2)
-        assert doc.sites and doc.total_us > 0
+        assert doc.kernels and doc.total_us > 0
         assert "## Overview" in doc.to_markdown("en")
         if case.label == "triton_matmul_autotuned":
-            assert [s.category for s in doc.sites] == ["gemm"]
+            assert [s.category for s in doc.kernels] == ["gemm"]
 
 
 @pytest.mark.parametrize("target", TARGETS)

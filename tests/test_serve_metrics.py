@@ -140,22 +140,22 @@ def test_metrics_by_definition_on_hand_made_records():
     r1 = _rec(1, 0.05, [0.25, 0.30], [1, 1], 2)
     fail = RequestRecord(2, "failed", "HTTP 500: boom", 0.1, 0.1, 0.1, 0.2)
     m = serve_metrics([r0, r1, fail], duration_s=2.0, goodput_ms={"ttft_ms": 150.0, "tpot_ms": 25.0})
-    assert m.completed == 2 and m.failed == 1 and m.failures == {"HTTP 500": 1}
-    assert m.metrics["ttft_ms"]["mean"] == pytest.approx((100 + 200) / 2)
+    assert m.requests.completed == 2 and m.requests.failed == 1 and m.requests.failures == {"HTTP 500": 1}
+    assert m.metrics["ttft_ms"].mean == pytest.approx((100 + 200) / 2)
     # TPOT = (E2E - TTFT) / (N_out - 1): r0 (160 - 100) / 3 = 20, r1 (250 - 200) / 1 = 50
     assert r0.tpot_ms == pytest.approx(20.0) and r1.tpot_ms == pytest.approx(50.0)
     # ITL splits each gap over its chunk's tokens: r0 [15, 15, 30], r1 [50]; the mean per request is TPOT
     assert r0.itl_ms == pytest.approx((15.0, 15.0, 30.0)) and np.mean(r0.itl_ms) == pytest.approx(r0.tpot_ms)
-    assert m.metrics["itl_ms"]["n"] == 4 and m.metrics["itl_ms"]["p50"] == pytest.approx(22.5)
-    assert m.metrics["icl_ms"]["n"] == 3 and sorted(r0.icl_ms) == pytest.approx([30.0, 30.0])
-    assert m.metrics["e2el_ms"]["p50"] == pytest.approx((160 + 250) / 2)
-    assert m.requests_per_s == pytest.approx(1.0) and m.output_tokens_per_s == pytest.approx(3.0)
-    assert m.total_tokens_per_s == pytest.approx((20 + 6) / 2)
-    assert m.mean_concurrency == pytest.approx((0.16 + 0.25) / 2.0)
-    assert m.peak_output_tokens_per_s == 6.0  # every token arrived in the first second
+    assert m.metrics["itl_ms"].n == 4 and m.metrics["itl_ms"].p50 == pytest.approx(22.5)
+    assert m.metrics["icl_ms"].n == 3 and sorted(r0.icl_ms) == pytest.approx([30.0, 30.0])
+    assert m.metrics["e2el_ms"].p50 == pytest.approx((160 + 250) / 2)
+    assert m.throughput.requests_per_s == pytest.approx(1.0) and m.throughput.output_tokens_per_s == pytest.approx(3.0)
+    assert m.throughput.total_tokens_per_s == pytest.approx((20 + 6) / 2)
+    assert m.throughput.mean_concurrency == pytest.approx((0.16 + 0.25) / 2.0)
+    assert m.throughput.peak_output_tokens_per_s == 6.0  # every token arrived in the first second
     # goodput: r0 meets ttft 100 <= 150 and tpot 20 <= 25; r1 misses both
-    assert m.good_requests == 1 and m.goodput_per_s == pytest.approx(0.5)
-    assert m.chunks == 5 and m.fewer_chunks_than_tokens == 1
+    assert m.goodput.good_requests == 1 and m.goodput.requests_per_s == pytest.approx(0.5)
+    assert m.requests.chunks == 5 and m.requests.fewer_chunks_than_tokens == 1
 
 
 def test_first_chunk_with_several_tokens_gives_zero_itl_for_the_extra_ones():
@@ -166,24 +166,24 @@ def test_first_chunk_with_several_tokens_gives_zero_itl_for_the_extra_ones():
 def test_unknown_chunk_counts_are_left_out_of_itl_and_said():
     r = RequestRecord(0, "ok", None, 0, 0, 0, 0.3, (0.1, 0.3), (None, None), 0.1, 4, "usage", 1, "usage")
     m = serve_metrics([r], 1.0)
-    assert r.itl_ms is None and m.metrics["itl_ms"]["n"] == 0 and m.metrics["icl_ms"]["n"] == 1
+    assert r.itl_ms is None and m.metrics["itl_ms"].n == 0 and m.metrics["icl_ms"].n == 1
     assert any("fewer chunks than tokens" in str(n) for n in m.notes)
 
 
 def test_statistics_are_numpys_linear_percentiles_and_population_std():
     xs = [1.0, 2.0, 3.0, 4.0, 10.0]
     s = stats(xs)
-    assert s["p50"] == 3.0 and s["p90"] == pytest.approx(4 + 0.6 * 6) and s["p99"] == pytest.approx(4 + 0.96 * 6)
-    assert s["std"] == pytest.approx(float(np.std(xs))) and s["n"] == 5
-    assert stats([])["mean"] is None
+    assert s.p50 == 3.0 and s.p90 == pytest.approx(4 + 0.6 * 6) and s.p99 == pytest.approx(4 + 0.96 * 6)
+    assert s.std == pytest.approx(float(np.std(xs))) and s.n == 5
+    assert stats([]).mean is None and stats([]).n == 0
 
 
 def test_client_lateness_and_loop_lag_flag_a_client_bound_run():
     r = RequestRecord(0, "ok", None, 0.0, 0.0, 0.020, 0.1, (0.05, 0.1), (1, 1), 0.05, 2, "usage", 1, "usage")
     m = serve_metrics([r], 1.0, loop_lag_ms=[0.5, 0.6, 0.7])
-    assert m.lateness_ms["p99"] == pytest.approx(20.0) and m.client_bound
+    assert m.client.lateness_ms.p99 == pytest.approx(20.0) and m.client.client_bound
     ok = RequestRecord(0, "ok", None, 0.0, 0.0, 0.0001, 0.1, (0.05, 0.1), (1, 1), 0.05, 2, "usage", 1, "usage")
-    assert not serve_metrics([ok], 1.0, loop_lag_ms=[0.5]).client_bound
+    assert not serve_metrics([ok], 1.0, loop_lag_ms=[0.5]).client.client_bound
 
 
 def test_goodput_parsing_names_and_errors():

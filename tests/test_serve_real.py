@@ -53,7 +53,7 @@ def test_real_server_metrics_and_accounting(tf_server):
     ds = load_dataset("random", 6, input_len=8, output_len=12, seed=1)
     ep = Endpoint(info.url, "chat", info.model, ignore_eos=True, request_timeout_s=120)
     p = run_point(info, ep, ds.prompts, Load(max_concurrency=2), num_prompts=6)
-    assert (p.metrics.completed, p.metrics.failed) == (6, 0), [r.error for r in p.records]
+    assert (p.requests.completed, p.requests.failed) == (6, 0), [r.error for r in p.records]
     # transformers refuses ignore_eos with 422: resent once without it, and the run says so
     assert any("refused ignore_eos" in str(n) for n in p.notes)
     for r in p.records:
@@ -67,11 +67,11 @@ def test_real_server_metrics_and_accounting(tf_server):
             assert r.chunk_tokens == (1,) * r.n_out and len(r.itl_ms) == r.n_out - 1
         else:
             assert r.itl_ms is None  # no per-chunk counts from transformers: ITL is not guessed
-    m = p.metrics
+    m = p.requests
     assert m.output_tokens == sum(r.n_out for r in p.records)
     assert m.chunks == sum(len(r.chunk_s) for r in p.records)
-    assert m.metrics["icl_ms"]["n"] == m.chunks - 6
-    assert (m.fewer_chunks_than_tokens > 0) == any("fewer chunks than tokens" in str(n) for n in m.notes)
+    assert p.metrics["icl_ms"].n == m.chunks - 6
+    assert (m.fewer_chunks_than_tokens > 0) == any("fewer chunks than tokens" in str(n) for n in p.notes)
 
 
 def test_real_server_through_the_cli_with_completions(tf_server, capsys):

@@ -60,9 +60,9 @@ def test_quirks_are_read_exactly(server):
     assert nodone.ok and nodone.n_out == 4 and nodone.chunk_tokens == (1, 1, 1, 1)
     # no usage anywhere and no tokenizer: N_out is the chunk count (a lower bound) and the run says so
     assert nousage.n_out_source == "chunks" and nousage.n_out == 3
-    assert p.metrics.fewer_chunks_than_tokens == 2 and p.metrics.n_out_sources == {"usage": 3, "chunks": 1}
-    assert any("lower bound" in str(n) for n in p.metrics.notes)
-    assert p.metrics.chunks == 5 + 5 + 4 + 3
+    assert p.requests.fewer_chunks_than_tokens == 2 and p.requests.n_out_sources == {"usage": 3, "chunks": 1}
+    assert any("lower bound" in str(n) for n in p.notes)
+    assert p.requests.chunks == 5 + 5 + 4 + 3
 
 
 def test_times_agree_with_the_servers_stamps_and_the_script(server):
@@ -80,8 +80,8 @@ def test_times_agree_with_the_servers_stamps_and_the_script(server):
 
 def test_goodput_counts_requests_that_meet_every_target(server):
     p = _run(server, ["fast", "slow", "fast", "slow", "fast"], goodput={"ttft_ms": 800.0})
-    assert p.metrics.good_requests == 3
-    assert p.metrics.goodput_per_s == pytest.approx(3 / p.metrics.duration_s)
+    assert p.goodput.good_requests == 3
+    assert p.goodput.requests_per_s == pytest.approx(3 / p.duration_s)
 
 
 def test_every_failure_is_counted_with_its_reason(server):
@@ -92,8 +92,8 @@ def test_every_failure_is_counted_with_its_reason(server):
     assert hang.error == "timeout after 1.5 s (1 token chunks received)"
     assert five.error.startswith("HTTP 503: ")
     assert fast.ok
-    assert (p.metrics.completed, p.metrics.failed) == (1, 4)
-    assert p.metrics.failures == {"error in stream": 1, "malformed SSE data (not JSON)": 1, "timeout": 1,
+    assert (p.requests.completed, p.requests.failed) == (1, 4)
+    assert p.requests.failures == {"error in stream": 1, "malformed SSE data (not JSON)": 1, "timeout": 1,
                                   "HTTP 503": 1}
 
 
@@ -107,12 +107,12 @@ def test_ignore_eos_refused_with_422_is_resent_without_it_once(server):
 
 def test_completions_endpoint_and_max_concurrency(server):
     p = _run(server, ["fast"] * 6, endpoint="completions", load=Load(max_concurrency=2))
-    assert p.metrics.completed == 6 and all(r.n_out == 6 for r in p.records)
+    assert p.requests.completed == 6 and all(r.n_out == 6 for r in p.records)
     # never more than 2 in flight: at any send, fewer than 2 earlier requests were still open
     for r in p.records:
         open_ = [q for q in p.records if q.sent_s < r.sent_s and q.end_s > r.sent_s]
         assert len(open_) <= 1
-    assert p.metrics.lateness_ms["n"] == 6
+    assert p.client.lateness_ms.n == 6
 
 
 def test_request_rate_spaces_the_sends(server):
@@ -162,9 +162,9 @@ def test_auto_sweep_runs_synchronous_then_throughput_then_rates_between(server):
     ep = Endpoint(server.url, "chat", "m1")
     notes: list[str] = []
     pts = auto_sweep(Load(), lambda ld: run_point(info, ep, prompts, ld, num_prompts=6), points=2, notes=notes)
-    assert pts[0].load.max_concurrency == 1 and math.isinf(pts[0].load.request_rate)
-    assert pts[1].load.max_concurrency is None and math.isinf(pts[1].load.request_rate)
-    lo, hi = pts[0].metrics.requests_per_s, pts[1].metrics.requests_per_s
+    assert pts[0].load.max_concurrency == 1 and math.isinf(pts[0].load.rate_rps)
+    assert pts[1].load.max_concurrency is None and math.isinf(pts[1].load.rate_rps)
+    lo, hi = pts[0].throughput.requests_per_s, pts[1].throughput.requests_per_s
     assert hi > lo  # the scripted server serves requests concurrently
     rates = [p.load.request_rate for p in pts[2:]]
     assert rates and rates[0] == pytest.approx(lo + (hi - lo) / 3)
@@ -175,7 +175,7 @@ def test_random_dataset_prompts_reach_the_server(server):
     ds = load_dataset("random", 3, input_len=12, output_len=4, seed=5)
     info = connect(server.url, None)
     p = run_point(info, Endpoint(server.url, "chat", info.model), ds.prompts, Load(), num_prompts=3)
-    assert p.metrics.completed == 3 and all(r.n_out == 4 for r in p.records)
+    assert p.requests.completed == 3 and all(r.n_out == 4 for r in p.records)
 
 
 def test_tokenizer_counts_n_out_when_the_server_gives_no_usage(server):
@@ -185,7 +185,7 @@ def test_tokenizer_counts_n_out_when_the_server_gives_no_usage(server):
                   count_tokens=lambda text: len(text.split()))
     r = p.records[0]
     assert r.n_out == 5 and r.n_out_source == "tokenizer" and len(r.chunk_s) == 3
-    assert any("client tokenizer" in str(n) for n in p.metrics.notes)
+    assert any("client tokenizer" in str(n) for n in p.notes)
 
 
 def test_duration_sends_for_that_long_and_accounts_for_every_request(server):
@@ -195,7 +195,7 @@ def test_duration_sends_for_that_long_and_accounts_for_every_request(server):
                   num_prompts=None)
     n = len(p.records)
     assert 5 <= n <= 40 and all(r.scheduled_s < 1.0 for r in p.records)
-    assert p.metrics.completed + p.metrics.failed == n and [r.index for r in p.records] == list(range(n))
+    assert p.requests.completed + p.requests.failed == n and [r.index for r in p.records] == list(range(n))
 
 
 def test_warmup_requests_are_sent_first_and_left_out(server, capsys, tmp_path):
@@ -219,4 +219,4 @@ def test_sharegpt_dataset_takes_the_first_two_turns(server, tmp_path):
     assert any("characters / 4" in str(n) for n in ds.notes)
     info = connect(server.url, "m1")
     p = run_point(info, Endpoint(server.url, "chat", "m1"), ds.prompts, Load(), num_prompts=3)
-    assert p.metrics.completed == 3 and all(r.n_out == 6 for r in p.records)
+    assert p.requests.completed == 3 and all(r.n_out == 6 for r in p.records)

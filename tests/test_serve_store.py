@@ -10,7 +10,7 @@ import pytest
 
 from bench_kernel.cli import main
 from bench_kernel.results import open_store, save_serve_run, serve_points
-from bench_kernel.serve import Load, RequestRecord, ServePoint, metric_samples, serve_metrics
+from bench_kernel.serve import Load, RequestRecord, build_point, metric_samples, serve_metrics
 
 
 def _point(ttft_ms: float, itl_ms: float, n: int = 40, seed: int = 0, load: Load = Load(max_concurrency=4)) -> dict:
@@ -24,8 +24,7 @@ def _point(ttft_ms: float, itl_ms: float, n: int = 40, seed: int = 0, load: Load
         recs.append(RequestRecord(i, "ok", None, sent, sent, sent, chunks[-1], tuple(chunks), (1,) * 8, chunks[0], 8,
                                   "usage", 16, "usage"))
     recs.append(RequestRecord(n, "failed", "HTTP 500: x", 0.0, 0.0, 0.0, 0.1))
-    p = ServePoint(load, serve_metrics(recs, 2.0), tuple(recs))
-    return p.to_dict()
+    return build_point(load, serve_metrics(recs, 2.0), recs).to_dict()
 
 
 def _run(points: list[dict], status: str = "complete") -> dict:

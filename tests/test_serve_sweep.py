@@ -9,7 +9,16 @@ import math
 import pytest
 
 from bench_kernel.errors import UsageError
-from bench_kernel.serve import Load, RequestRecord, ServePoint, auto_sweep, serve_metrics, slo_search, sweep_loads
+from bench_kernel.serve import (
+    Load,
+    RequestRecord,
+    ServePoint,
+    auto_sweep,
+    build_point,
+    serve_metrics,
+    slo_search,
+    sweep_loads,
+)
 
 
 def _point(load: Load, ttft_ms: float, served_rps: float, n: int = 20, targets=None,
@@ -28,7 +37,7 @@ def _point(load: Load, ttft_ms: float, served_rps: float, n: int = 20, targets=N
     # the run lasts n / served_rps (requests_per_s = served_rps); with a send rate of its own, until
     # the last request ends if that is later
     duration = n / served_rps if given is None else max(last_done, n / served_rps)
-    return ServePoint(load, serve_metrics(recs, duration, goodput_ms=targets), tuple(recs))
+    return build_point(load, serve_metrics(recs, duration, goodput_ms=targets), recs)
 
 
 def test_auto_sweep_order_spacing_and_stop_past_saturation():
@@ -39,12 +48,12 @@ def test_auto_sweep_order_spacing_and_stop_past_saturation():
         asked.append(load)
         if load.max_concurrency == 1:
             return _point(load, 50, 2.0)
-        served = 10.0 if math.isinf(load.request_rate) else min(load.request_rate, 10.0 * 0.95)
-        return _point(load, 50, served, sent_rps=None if math.isinf(load.request_rate) else load.request_rate)
+        served = 10.0 if math.isinf(load.rate_rps) else min(load.request_rate, 10.0 * 0.95)
+        return _point(load, 50, served, sent_rps=None if math.isinf(load.rate_rps) else load.request_rate)
 
     notes: list[str] = []
     pts = auto_sweep(Load(), run, points=4, notes=notes)
-    assert asked[0].max_concurrency == 1 and math.isinf(asked[1].request_rate)
+    assert asked[0].max_concurrency == 1 and math.isinf(asked[1].rate_rps)
     rates = [a.request_rate for a in asked[2:]]
     # evenly spaced between 2 and 10 req/s: 3.6, 5.2, 6.8, 8.4 -- and 8.4 is served in full (9.5 cap),
     # so no stop; lower the cap to see the stop
@@ -53,7 +62,7 @@ def test_auto_sweep_order_spacing_and_stop_past_saturation():
     def run_cap(load: Load) -> ServePoint:
         if load.max_concurrency == 1:
             return _point(load, 50, 2.0)
-        if math.isinf(load.request_rate):
+        if math.isinf(load.rate_rps):
             return _point(load, 50, 10.0)
         return _point(load, 50, min(load.request_rate, 5.5), sent_rps=load.request_rate)
 
@@ -71,7 +80,7 @@ def test_a_short_poisson_run_that_keeps_up_is_not_saturated():
     p = _point(Load(request_rate=2.62), 120, served_rps=5.0, n=12, sent_rps=1.65)
     behind, evidence = saturation(p)
     assert not behind and evidence.startswith("sent at 1.65 req/s")
-    assert p.metrics.requests_per_s < 0.9 * 2.62  # what the old rule compared, and wrongly stopped on
+    assert p.throughput.requests_per_s < 0.9 * 2.62  # what the old rule compared, and wrongly stopped on
     assert saturation(_point(Load(request_rate=8.0), 100, served_rps=4.8, n=48, sent_rps=7.3))[0]
 
 
@@ -81,7 +90,7 @@ def test_slo_search_bisects_to_the_highest_rate_that_meets_the_targets():
     def run(load: Load) -> ServePoint:
         if load.max_concurrency == 1:
             return _point(load, 50, 1.0, targets=targets)
-        rate = 9.0 if math.isinf(load.request_rate) else load.request_rate
+        rate = 9.0 if math.isinf(load.rate_rps) else load.request_rate
         # TTFT grows with the rate: 39 ms per req/s, so the 200 ms target holds up to 5.13 req/s
         return _point(load, 39 * rate, min(rate, 9.0), targets=targets)
 

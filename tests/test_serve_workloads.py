@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from msgspec import UNSET
 
 pytest.importorskip("aiohttp")
 
@@ -35,13 +36,13 @@ def _run(server, **kw):
 @pytest.mark.multiprocess
 def test_server_metrics_are_scraped_and_agree_with_what_the_client_counted(server):
     run = _run(server, num_prompts=12, max_concurrencies=(3,), warmup=0)
-    p = run.points[0]
+    p = run.all_points[0]
     assert p.server_metrics is not None and p.server_metrics.scrapes >= 2
-    rows = {r.row: r for r in p.server_view}
+    rows = {r.row: r for r in p.server_metrics.view}
     # the scripted server counts exactly what it streamed: the deltas over the point are the client's counts
-    assert rows["output_tokens"].server["delta"] == p.metrics.output_tokens == 12 * 6
+    assert rows["output_tokens"].server["delta"] == p.requests.output_tokens == 12 * 6
     assert rows["requests"].server["delta"] == 12 == rows["requests"].client["delta"]
-    assert rows["input_tokens"].server["delta"] == p.metrics.input_tokens
+    assert rows["input_tokens"].server["delta"] == p.requests.input_tokens
     fam = p.server_metrics.families["vllm:num_requests_running"]
     assert fam["type"] == "gauge" and fam["series"][0]["max"] <= 3
     d = p.to_dict()
@@ -52,14 +53,14 @@ def test_server_metrics_are_scraped_and_agree_with_what_the_client_counted(serve
 @pytest.mark.multiprocess
 def test_no_server_metrics_turns_the_scrape_off_and_a_server_without_them_says_so(server):
     off = _run(server, num_prompts=2, warmup=0, server_metrics=False)
-    assert off.points[0].server_metrics is None and not any(n.code == "no-server-metrics" for n in off.notes)
+    assert off.all_points[0].server_metrics is UNSET and not any(n.code == "no-server-metrics" for n in off.notes)
     bare = start({"models": ["m"]})
     try:
         run = benchmark(ServeOptions(url=bare.url, num_prompts=2, random_input_len=4, warmup=0))
     finally:
         bare.stop()
     note = next(n for n in run.notes if n.code == "no-server-metrics")
-    assert note.kind == "info" and "answered HTTP 404" in note.text and run.points[0].server_metrics is None
+    assert note.kind == "info" and "answered HTTP 404" in note.text and run.all_points[0].server_metrics is UNSET
 
 
 @pytest.mark.multiprocess
@@ -73,7 +74,7 @@ def test_prefix_repetition_deals_prefixes_evenly_and_the_point_splits_first_from
     assert len({p.text for p in ds.prompts}) == 10  # each suffix its own
     run = _run(server, dataset_name="prefix_repetition", num_prompts=10, prefix_repetition_prefix_len=6,
                prefix_repetition_suffix_len=3, prefix_repetition_num_prefixes=3, warmup=0)
-    g = run.points[0].groups
+    g = run.all_points[0].prefix_groups
     assert (g.groups, g.first_n, g.rest_n) == (3, 3, 7)
     with pytest.raises(UsageError, match="more than --num-prompts"):
         load_dataset("prefix_repetition", 2, num_prefixes=3)
@@ -88,7 +89,7 @@ def test_multi_turn_sends_each_turn_with_the_servers_answers(server, tmp_path):
     path.write_text(json.dumps(conv))
     run = _run(server, dataset_name="sharegpt", dataset_path=path, multi_turn=True, num_prompts=2,
                sharegpt_output_len=3, warmup=0)
-    p = run.points[0]
+    p = run.all_points[0]
     assert len(p.records) == 6 and all(r.ok for r in p.records)
     assert sorted((r.group, r.turn) for r in p.records) == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]
     turns = {t.turn: t for t in p.turns}
@@ -111,7 +112,7 @@ def test_a_mooncake_trace_is_sent_at_its_recorded_times_with_its_shared_blocks(s
     assert a.text.split()[:512] == b.text.split()[:512] and len(a.text.split()) == 600 and len(b.text.split()) == 520
     assert len(c.text.split()) == 100
     run = _run(server, dataset_name="mooncake", dataset_path=path, warmup=0)
-    recs = sorted(run.points[0].records, key=lambda r: r.index)
+    recs = sorted(run.all_points[0].records, key=lambda r: r.index)
     assert len(recs) == 3 and [r.scheduled_s for r in recs] == [0.0, 0.4, 0.9]
     assert all(r.sent_s >= r.scheduled_s for r in recs)
     with pytest.raises(UsageError, match="leave --request-rate out"):
@@ -141,10 +142,11 @@ def test_textless_requests_are_completed_with_their_tokens_and_left_out_of_ttft(
     path = tmp_path / "p.jsonl"
     path.write_text("\n".join(json.dumps({"prompt": f"{w} x", "max_tokens": 4}) for w in ("notext", "ok", "ok")))
     run = _run(server, dataset_name="jsonl", dataset_path=path, num_prompts=3, warmup=0)
-    m = run.points[0].metrics
-    assert (m.completed, m.failed, m.textless) == (3, 0, 1) and m.output_tokens == 4 + 4 + 4
-    assert m.metrics["ttft_ms"]["n"] == 2 and m.metrics["e2el_ms"]["n"] == 3
-    note = next(n for n in m.notes if n.code == "textless-requests")
+    p0 = run.all_points[0]
+    r = p0.requests
+    assert (r.completed, r.failed, r.textless) == (3, 0, 1) and r.output_tokens == 4 + 4 + 4
+    assert p0.metrics["ttft_ms"].n == 2 and p0.metrics["e2el_ms"].n == 3
+    note = next(n for n in p0.notes if n.code == "textless-requests")
     assert note.data == {"requests": 1, "tokens": 4}
 
 
@@ -155,7 +157,7 @@ def test_num_runs_repeats_each_point_and_compare_uses_the_spread_between_runs(se
     rep = run.repeats[0]
     ttft = next(s for s in rep.stats if s.metric == "ttft_ms.p50")
     assert rep.runs == 3 and len(ttft.values) == 3 and ttft.ci_low <= ttft.mean <= ttft.ci_high
-    assert ttft.unit == "ms" and run.points[0].slices[0] == 0.05 and sum(s.sent for s in run.points[0].slices[1]) == 6
+    assert ttft.unit == "ms" and run.points[0].slices.slice_s == 0.05 and sum(s.sent for s in run.points[0].slices.slices) == 6
     d = run.to_dict()
     rc = compare_serve(d["points"], d["points"], threshold=0.5)
     row = next(r for r in rc.rows if r.metric == "ttft_ms")
@@ -197,8 +199,8 @@ def _json(capsys, args):
 @pytest.mark.multiprocess
 def test_warmup_defaults_to_one_request_per_slot_with_prompts_of_its_own(server):
     run = _run(server, num_prompts=4, max_concurrencies=(3,))
-    p = run.points[0]
-    assert p.warmup_completed == 3 and any(n.code == "warmup" for n in run.notes)
+    p = run.all_points[0]
+    assert p.requests.warmup.completed == 3 and any(n.code == "warmup" for n in run.notes)
     assert all(not r.output_text.startswith("warmup") for r in p.records)
 
 

@@ -32,7 +32,7 @@ def test_document_from_the_h200_trace(traces_dir, h200, pattern, tmp_path):
         assert heading in text
     # every link is a frame of the trace's own stack for one of the documented kernels
     frames = set()
-    for site in doc.sites:
+    for site in doc.kernels:
         rec = h200.kernel(_first_in_step(h200, re.escape(site.name), 1), stack=True)
         frames |= {(f.file, f.line, f.function) for f in rec.stack if f.file}
         # launch parameters are the trace's
@@ -45,14 +45,15 @@ def test_document_from_the_h200_trace(traces_dir, h200, pattern, tmp_path):
         assert (path, int(line), name) in frames
     # the flow diagram names every kernel of every path
     flow = text.split("## End-to-end flow")[1]
+    by_order = {s.order: s for s in doc.kernels}
     for path in doc.paths:
-        for site in path.sites:
-            assert site.short in flow
+        for order in path.kernels:
+            assert by_order[order].short in flow
 
 
 def test_attention_path_and_counts(traces_dir):
     doc = document_trace(traces_dir / H200, kernel="sdpa", step=1)
-    [site] = doc.sites
+    [site] = doc.kernels
     assert site.category == "attention" and site.op == "aten::_cudnn_attention_forward"
     assert site.launches_per_call == 8  # one per decoder layer, 8 layers
     assert [f.function for f in site.stack][-1] == "sdpa_attention_forward"
@@ -66,7 +67,7 @@ def test_gemm_paths_split_attention_from_mlp(traces_dir):
     assert titles[0] == "`LlamaDecoderLayer.forward` (gemm)"
     tree = doc.to_markdown().split("## Path 2")[0]
     assert "# LlamaAttention" in tree and "# LlamaMLP" in tree
-    assert sum(s.share for s in doc.sites) == pytest.approx(1.0)
+    assert sum(s.share for s in doc.kernels) == pytest.approx(1.0)
 
 
 def test_chinese_document_has_the_seed_headings(traces_dir):

@@ -87,9 +87,9 @@ def test_the_model_document_folds_layers_and_experts(tmp_path):
     assert experts.per_parent == (4, 5) and experts.instances_per_call == 4 * 4 + 4 * 5
     assert head.cls == "Linear" and head.module_type == "other"
     # one site per (kernel, call site): the expert GEMMs of all layers are 3 sites (gate/up share a stack)
-    assert doc.overview.kernels_per_call == sum(s.launches_per_call for s in doc.sites)
-    assert len(doc.sites) == doc.overview.distinct_sites == 20
-    assert sum(s.share for s in doc.sites) == pytest.approx(1.0)
+    assert doc.overview.kernels_per_call == sum(s.launches_per_call for s in doc.kernels)
+    assert len(doc.kernels) == doc.overview.distinct_sites == 20
+    assert sum(s.share for s in doc.kernels) == pytest.approx(1.0)
     types = dict(doc.overview.by_module_type)
     assert set(types) == {"moe", "attention", "norm", "other", "embedding", "position"}
     assert sum(types.values()) == pytest.approx(1.0)

@@ -15,8 +15,8 @@ _LINK = re.compile(r"\[([^\]]+)\]\(([^)]+?):(\d+)\)")
 
 def _check_links(doc, text: str, doc_dir: Path) -> int:
     """Open every linked file:line; its text must contain the linked function's name."""
-    by_link = {(f.link, f.line): (f.abs_path, f.function) for s in doc.sites for f in s.stack}
-    for s in doc.sites:
+    by_link = {(f.link, f.line): (f.abs_path, f.function) for s in doc.kernels for f in s.stack}
+    for s in doc.kernels:
         for x in (s.source.links if s.source else ()):
             if x.line:
                 by_link[(x.link, x.line)] = (x.abs_path, x.symbol)
@@ -42,7 +42,7 @@ def test_triton_kernel_document(tmp_path):
     [case] = _load("examples/triton_add.py:cases")
     doc = document_call(case.fn, make_inputs=case.make_inputs, name=case.label, root=ROOT,
                         doc_path=ROOT / "examples" / "x.md")
-    [site] = doc.sites
+    [site] = doc.kernels
     assert site.short == "add_kernel" and site.family == "triton"
     assert site.source.kind == "triton" and site.source.links[0].display == "examples/triton_add.py"
     assert any("load `x`" in s for s in site.source.steps) and any(s.startswith("store") for s in site.source.steps)
@@ -65,15 +65,15 @@ def test_torch_op_document():
     case = cases["linear_silu"]
     doc = document_call(case.fn, make_inputs=case.make_inputs, name=case.label, root=ROOT,
                         doc_path=ROOT / "examples" / "x.md")
-    cats = [s.category for s in doc.sites]
+    cats = [s.category for s in doc.kernels]
     assert cats[0] == "gemm" and "activation" in cats
-    assert all(s.op for s in doc.sites)
-    silu = next(s for s in doc.sites if s.category == "activation")
+    assert all(s.op for s in doc.kernels)
+    silu = next(s for s in doc.kernels if s.category == "activation")
     assert [x.display for x in silu.source.links][-1] == "aten/src/ATen/native/cuda/ActivationSiluKernel.cu"
     text = doc.to_markdown("en")
     assert _check_links(doc, text, ROOT / "examples") >= 2
     flow = text.split("## End-to-end flow")[1]
-    assert all(s.short in flow for s in doc.sites)
+    assert all(s.short in flow for s in doc.kernels)
 
 
 def test_compiled_function_links_inductors_generated_kernel():
@@ -87,7 +87,7 @@ def test_compiled_function_links_inductors_generated_kernel():
 
     x = torch.randn(1 << 20, device="cuda")
     doc = document_call(fused, make_inputs=lambda: (x,), name="fused", root=ROOT)
-    [site] = [s for s in doc.sites if s.family == "inductor"]
+    [site] = [s for s in doc.kernels if s.family == "inductor"]
     assert site.source.kind == "inductor", site.source
     kernel = site.source.links[0]
     assert f"def {site.name}(" in Path(kernel.abs_path).read_text().splitlines()[kernel.line - 1]
@@ -119,11 +119,11 @@ def test_repeated_blocks_are_counted_not_repeated():
         [seq] = doc.structure
         [block] = seq.children
         assert block.cls == "Block" and block.per_parent == (n, n)
-        assert sum(s.launches_per_call for s in doc.sites) == n * block.kernels_per_instance
-    assert len(docs[2].sites) == len(docs[6].sites)
+        assert sum(s.launches_per_call for s in doc.kernels) == n * block.kernels_per_instance
+    assert len(docs[2].kernels) == len(docs[6].kernels)
     assert len(docs[2].to_markdown().splitlines()) == len(docs[6].to_markdown().splitlines())
     only = document_call(model_of(2), make_inputs=lambda: (x,), name="blocks", root=ROOT, module="LayerNorm")
-    assert {s.module_type for s in only.sites} == {"norm"}
+    assert {s.module_type for s in only.kernels} == {"norm"}
 
 
 def test_callable_without_kernels_is_an_error():

@@ -28,12 +28,12 @@ def _doc(path, tmp_path, **kw):
 def test_module_filter_keeps_what_runs_under_the_module(tmp_path):
     doc = _doc(MOE, tmp_path, module="Qwen2MoeAttention")
     assert doc.subject == "Qwen2MoeAttention"
-    assert {s.module_type for s in doc.sites} == {"attention"}
-    assert all("Qwen2MoeAttention" in s.module_path for s in doc.sites)
+    assert {s.module_type for s in doc.kernels} == {"attention"}
+    assert all("Qwen2MoeAttention" in s.module_path for s in doc.kernels)
     # one instance only: the second layer's attention. Counts are per call of the module asked for:
     # step 0 calls the class twice (two layers) and the instance once, each call the same launches
     one = _doc(MOE, tmp_path, module="Qwen2MoeAttention_1")
-    assert sum(s.launches_per_call for s in one.sites) == sum(s.launches_per_call for s in doc.sites) == 6
+    assert sum(s.launches_per_call for s in one.kernels) == sum(s.launches_per_call for s in doc.kernels) == 6
     assert "Selected: --module `Qwen2MoeAttention`." in doc.to_markdown()
     with pytest.raises(TraceError, match="--module 'NoSuchBlock': no selected kernel ran under"):
         _doc(MOE, tmp_path, module="NoSuchBlock")
@@ -41,7 +41,7 @@ def test_module_filter_keeps_what_runs_under_the_module(tmp_path):
 
 def test_top_details_only_the_costliest_sites(tmp_path):
     doc = _doc(MOE, tmp_path, top=3)
-    ranked = sorted(doc.sites, key=lambda s: -s.us_per_call)
+    ranked = sorted(doc.kernels, key=lambda s: -s.us_per_call)
     assert sorted(doc.detailed) == sorted(s.order for s in ranked[:3])
     text = doc.to_markdown()
     assert text.count("\n### CUDA Kernel: ") == 3

@@ -80,9 +80,9 @@ def test_paths_split_where_stacks_diverge_and_render():
                 Launch(_record("gemm_b", b, dur=1.0, index=2), 0), Launch(_record("gemm_b", b, dur=1.0, index=3), 0)]
     doc = build("demo", launches, 1, root=ROOT, doc_dir=ROOT / "examples", device="GPU X")
     assert [p.title for p in doc.paths] == ["`triton_add` (other)", "`forward` (gemm)"]
-    assert [len(p.sites) for p in doc.paths] == [1, 2]
+    assert [p.kernels for p in doc.paths] == [(0,), (1, 2)]
     assert doc.total_us == pytest.approx(11.0)
-    assert [round(s.share, 4) for s in doc.sites] == [round(3 / 11, 4), round(6 / 11, 4), round(2 / 11, 4)]
+    assert [round(s.share, 4) for s in doc.kernels] == [round(3 / 11, 4), round(6 / 11, 4), round(2 / 11, 4)]
     md = doc.to_markdown()
     tree = md.split("## Path 2")[1].split("###")[0]
     # the shared frame is printed once, both kernels hang under the frame that launched them

@@ -50,7 +50,7 @@ def test_a_small_sweep_end_to_end(spec, tmp_path):
     with open_store(db) as store:
         stored = sorted((p.to_dict() for p in store.points(run.id)), key=str)
     assert stored == sorted((p.to_dict() for p in res.points), key=str)
-    best = {b.params["M"]: b for b in res.best()}
+    best = {b.params["M"]: b for b in res.best}
     assert best[3].candidates == 2 and best[2].candidates == 2  # wrong@2 and picky@3 are not candidates
 
 

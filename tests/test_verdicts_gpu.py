@@ -81,5 +81,5 @@ def test_a_gpu_sweep_keeps_its_rounds_in_one_process_and_compares_them():
                              methods=("graph",), rounds=3, max_time_s=0.2)
     assert res.run.config["sharding"]["round_processes"] == "kept" and res.run.config["rounds"] == 3
     assert all(p.status == "ok" and p.result.measurements["graph"].rounds == 3 for p in res.points)
-    (b,) = res.best()[:1]
+    (b,) = res.best[:1]
     assert b.ci is not None and b.noise_floor is not None  # rounds give the margin an interval

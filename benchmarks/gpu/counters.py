@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
 import bench_kernel  # noqa: E402
-from bench_kernel.hardware import Calibration, save_calibration  # noqa: E402
+from bench_kernel.hardware import read_calibration, save_calibration  # noqa: E402
 
 METHODS = ("graph", "events", "kernel")
 #: The target for one collection of a case of <= 10 kernels on the H200.
@@ -44,7 +44,7 @@ def _use_committed_calibration() -> str:
     runs = json.loads((ROOT / "benchmarks" / "results" / "calibrate-h200.json").read_text())
     cache = tempfile.mkdtemp(prefix="bk-counters-cal-")
     os.environ["BENCH_KERNEL_CACHE_DIR"] = cache
-    cal = Calibration.from_json(json.dumps(runs[0]), origin="calibrate-h200.json")
+    cal = read_calibration(json.dumps(runs[0]), origin="calibrate-h200.json")
     save_calibration(cal, Path(cache))
     return f"{cal.measured_at} (L2 {cal.l2_tbps:.2f} TB/s, DRAM {cal.dram_tbps:.2f} TB/s)"
 

@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         for lang in ("en", "zh"):
             (ROOT / "examples" / f"source_trace_{name}.{lang}.md").write_text(doc.to_markdown(lang), encoding="utf-8")
-        print(f"{name}: {len(doc.sites)} call sites, {doc.overview.kernels_per_call:g} kernels per call, "
+        print(f"{name}: {len(doc.kernels)} call sites, {doc.overview.kernels_per_call:g} kernels per call, "
               f"{len(doc.to_markdown().splitlines())} lines")
     if args.out_8l:
         os.environ["LAYERS"] = "8"

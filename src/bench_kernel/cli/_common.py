@@ -22,9 +22,11 @@ from bench_kernel.report import (
     Table,
     dumps,
     json_default,
+    os_error_text,
     printable,
     render_body,
     render_console,
+    write_output,
 )
 
 __all__ = ["Output", "output_options", "emit", "json_default", "dumps", "print_error", "Invocation",
@@ -145,7 +147,7 @@ def check_output_path(path: Path | None, inputs: Iterable[Path] = (), option: st
         if is_stream(path) and not path.is_file():
             return
     except OSError as e:
-        raise OutputError(f"cannot write {path}: {_describe(e)}") from None
+        raise OutputError(f"cannot write {path}: {os_error_text(e)}") from None
     for inp in inputs:
         clash = _same_file(path, inp) or (
             inp.is_dir() and path.is_file() and Path(os.path.realpath(path)).parent == Path(os.path.realpath(inp))
@@ -215,30 +217,6 @@ def output_options(csv: bool = True, md: bool = True, outputs: Mapping[str, str]
     return deco
 
 
-def _describe(e: OSError) -> str:
-    return e.strerror or str(e) or errno.errorcode.get(e.errno or 0, "I/O error")
-
-
-def write_output(path: Path, body: str | bytes) -> None:
-    """Write ``body`` to ``path`` so that a failure never leaves a half-written or emptied file
-    (``bench_kernel.atomic.write_atomic``: a temporary file renamed over a regular ``path``; a
-    character device or a pipe written as a stream, never replaced). Any OSError becomes one
-    OutputError line."""
-    from bench_kernel.atomic import is_stream, write_atomic
-
-    try:
-        stream = is_stream(path)
-    except OSError as e:  # a block device, a directory, a socket: never written
-        raise OutputError(f"cannot write {path}: {_describe(e)}") from None
-    existed = path.exists()
-    try:
-        write_atomic(path, body)
-    except OSError as e:
-        # A device or a pipe is written in place: there is no old file to keep or lose.
-        kept = "" if stream else f" ({path} was left as it was)" if existed else " (nothing was written)"
-        raise OutputError(f"cannot write {path}: {_describe(e)}{kept}") from None
-
-
 def to_stdout_bytes(body: bytes) -> None:
     """:func:`to_stdout` for bytes (a trace written to ``-o -``)."""
     out = sys.stdout
@@ -254,7 +232,7 @@ def to_stdout_bytes(body: bytes) -> None:
     except BrokenPipeError:
         raise
     except OSError as e:
-        raise OutputError(f"cannot write to stdout: {_describe(e)}") from None
+        raise OutputError(f"cannot write to stdout: {os_error_text(e)}") from None
 
 
 def to_stdout(body: str) -> None:
@@ -271,7 +249,7 @@ def to_stdout(body: str) -> None:
     except BrokenPipeError:
         raise
     except OSError as e:
-        raise OutputError(f"cannot write to stdout: {_describe(e)}") from None
+        raise OutputError(f"cannot write to stdout: {os_error_text(e)}") from None
 
 
 def emit(output: Output, *, data: Any, tables: list[Table] | Table | None = None,
@@ -287,6 +265,11 @@ def emit(output: Output, *, data: Any, tables: list[Table] | Table | None = None
     if output.fmt == "table" and output.path is None:
         _print_terminal(tables, text)
         return
+    # The report and the workbook read a command's JSON as plain values. A record's package is loaded
+    # when there is a record; a command that printed a dict does not pay for importing it (numpy).
+    records = sys.modules.get("bench_kernel.records")
+    if records is not None and isinstance(data, records.Record):
+        data = data.to_dict()
     ctx = click.get_current_context(silent=True)
     command = ctx.command_path if ctx else "bench-kernel"
     model = None
@@ -322,4 +305,4 @@ def _print_terminal(tables: list[Table], text: str | None) -> None:
     except BrokenPipeError:
         raise
     except OSError as e:
-        raise OutputError(f"cannot write to stdout: {_describe(e)}") from None
+        raise OutputError(f"cannot write to stdout: {os_error_text(e)}") from None

@@ -7,12 +7,13 @@ from typing import Any
 import click
 
 from bench_kernel.cli._common import Output, emit, output_options
-from bench_kernel.hardware import CALIBRATION_SCHEMA_VERSION
+from bench_kernel.records import CALIBRATION_SCHEMA_VERSION
 from bench_kernel.report import Column, Table
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
-#: The version of this command's --json document: the calibration file's own (its JSON is that record).
+#: The version of this command's --json document (``bench_kernel.records.Calibration``): the
+#: calibration file's own, since the document is that record.
 SCHEMA_VERSION = CALIBRATION_SCHEMA_VERSION
 
 
@@ -43,4 +44,4 @@ def command(device: str | None, no_save: bool, output: Output) -> None:
     from bench_kernel.hardware import calibrate, get_device
 
     cal = calibrate(device, save=not no_save)
-    emit(output, data=cal.to_dict(), tables=_table(cal, get_device(cal.device)))
+    emit(output, data=cal, tables=_table(cal, get_device(cal.device)))

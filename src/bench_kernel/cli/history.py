@@ -6,12 +6,12 @@ import click
 
 from bench_kernel.cli._common import Output, db_files, db_option, emit, output_options
 from bench_kernel.errors import UsageError
+from bench_kernel.records import HISTORY_SCHEMA_VERSION
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
-#: The version of this command's --json document (docs/json.md): raise it when a field changes its
-#: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 1
+#: The version of this command's --json document (``bench_kernel.records.HistoryOutput``).
+SCHEMA_VERSION = HISTORY_SCHEMA_VERSION
 
 
 def _where(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -40,27 +40,18 @@ def command(db_path: str | None, pattern: str | None, where: tuple[str, ...], li
     from rich.console import Console
 
     from bench_kernel.report import history_table, plot_history, runs_table
-    from bench_kernel.results import open_store
+    from bench_kernel.results import history
 
     filters = _where(where)
     if (filters or plot_path) and pattern is None:
         raise UsageError("--where and --plot need --name PATTERN")
-    if limit is not None and limit < 1:
-        raise UsageError(f"--limit must be >= 1, got {limit}")
-    with open_store(db_path, create=False) as store:
-        if pattern is None:
-            runs = store.runs(limit)
-            emit(output, data={"schema_version": SCHEMA_VERSION, "db": str(store.path), "runs": [r.to_dict() for r in runs]},
-                 tables=runs_table(runs, str(store.path)))
-            return 0
-        pairs = list(store.history(pattern, filters))
-    if limit is not None:
-        keep = sorted({run.id for run, _ in pairs})[-limit:]
-        pairs = [(r, p) for r, p in pairs if r.id in keep]
+    doc = history(db_path, pattern=pattern, where=filters, limit=limit)
+    if pattern is None:
+        emit(output, data=doc, tables=runs_table(doc.runs or (), doc.db or ""))
+        return 0
+    pairs = [(h.run, h.point) for h in doc.points or ()]
     if plot_path:
         written = plot_history(pairs, pattern, plot_path)
         Console(stderr=True).print(f"plot: {written}", highlight=False, markup=False, soft_wrap=True)
-    emit(output, data={"schema_version": SCHEMA_VERSION, "pattern": pattern, "where": filters,
-                       "points": [{"run": r.to_dict(), "point": p.to_dict()} for r, p in pairs]},
-         tables=history_table(pairs, pattern))
+    emit(output, data=doc, tables=history_table(pairs, pattern))
     return 0

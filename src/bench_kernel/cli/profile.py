@@ -9,14 +9,14 @@ import click
 from bench_kernel.cli._common import Output, check_output_path, emit, to_stdout_bytes
 from bench_kernel.cli._target import one_case, target_files
 from bench_kernel.cli._user_io import UserOutputToStderr
+from bench_kernel.records import PROFILE_SCHEMA_VERSION
 from bench_kernel.report import Column, Table
 from bench_kernel.units import format_duration_us
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
-#: The version of this command's --json document (docs/json.md): raise it when a field changes its
-#: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 1
+#: The version of this command's --json document (``bench_kernel.records.ProfileOutput``).
+SCHEMA_VERSION = PROFILE_SCHEMA_VERSION
 
 #: What a trace recorded without a GPU can and cannot do.
 NO_GPU_NOTE = ("no GPU here: the trace holds CPU ops, shapes and Python stacks but no kernels, which "
@@ -74,15 +74,14 @@ def command(target: str, case_name: str | None, steps: int, warmup: int, trace_p
     else:
         title = (f"{where}: {s.steps} steps, {s.kernels_per_step:g} kernels and "
                  f"{format_duration_us(s.device_us_per_step)} of device time per step")
-    rows = [r.to_dict() for r in s.top.rows] if s.top is not None else []
+    rows = list(s.top["kernels"]) if s.top is not None else []
     table = Table([Column("short", "Kernel"), Column("category", "Category"), Column("count", "Per step", "float"),
                    Column("total_us", "Time per step", "duration_us"), Column("pct", "Share", "pct")],
                   rows, title=title, notes=notes, empty=empty)
     if to_stdout:  # stdout holds the trace: the summary's first line, and its notes, go to stderr
         click.echo("\n".join([f"{title}: {empty}" if empty else title, *(f"note: {n}" for n in notes)]), err=True)
         return
-    emit(Output("json" if as_json else "table", None), data={"schema_version": SCHEMA_VERSION, **s.to_dict()},
-         tables=table)
+    emit(Output("json" if as_json else "table", None), data=s, tables=table)
 
 
 def _is_stdout(path: Path) -> bool:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from bench_kernel.cli._common import check_output_path, db_option, dumps, write_output
-from bench_kernel.errors import UsageError
+from bench_kernel.cli._common import check_output_path, db_option, dumps
+from bench_kernel.records import REPORT_SCHEMA_VERSION
 from bench_kernel.results import (
     DEFAULT_THRESHOLD,
     check_threshold,
@@ -17,9 +17,8 @@ from bench_kernel.results import (
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
-#: The version of this command's --json document (docs/json.md): raise it when a field changes its
-#: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 1
+#: The version of this command's --json document (``bench_kernel.records.ReportOutput``).
+SCHEMA_VERSION = REPORT_SCHEMA_VERSION
 
 
 @click.command("report")
@@ -45,26 +44,16 @@ def command(inputs: tuple[str, ...], output_path: Path, title: str | None, top: 
     timeline (GPU busy and why, with a chart), kernel inventory, phases and layers. The file needs no network to view: send it, attach it,
     print it to PDF.
     """
-    from bench_kernel.report import REPORT_FORMATS, render_report
-    from bench_kernel.report_model import TraceInput, load_report
+    from bench_kernel.report import check_report_path, write_report
 
-    if output_path.suffix.lower() not in REPORT_FORMATS:
-        raise UsageError(f"-o {str(output_path)!r}: the report is HTML, so the file must end in "
-                         f"{' or '.join(REPORT_FORMATS)} (got {output_path.suffix or 'no extension'!r}); "
-                         f"for a PDF, open the HTML in a browser and print it")
+    check_report_path(output_path)
     check_threshold(threshold)
     # Every input (a results file or a trace, by its path or as FILE:PROVIDER; a trace folder; the
     # database of a stored run) is refused as the output before anything is read.
     named = [Path(i) for i in inputs if Path(i).exists()] + [f for f in map(ref_file, inputs) if f is not None]
     check_output_path(output_path, named + store_files(db_path))
-    model = load_report(inputs, top=top, db_path=db_path, threshold=threshold)
-    loaded = model.inputs
-    html = render_report(model, title=title)
-    write_output(output_path, html)  # whole or not at all
+    doc = write_report(inputs, output_path, title=title, top=top, db_path=db_path, threshold=threshold)
     if as_json:
-        click.echo(dumps({"schema_version": SCHEMA_VERSION, "output": str(output_path), "bytes": len(html.encode("utf-8")),
-                          "inputs": [{"label": i.label, "source": i.source, "kind": "trace" if isinstance(i, TraceInput) else "results"}
-                                     for i in loaded]}))
+        click.echo(dumps(doc))
     else:
-        click.echo(f"report: {output_path} ({len(html.encode('utf-8')) / 1024:.0f} KiB, "
-                   f"{len(loaded)} input(s))", err=True)
+        click.echo(f"report: {doc.output} ({doc.bytes / 1024:.0f} KiB, {len(doc.inputs)} input(s))", err=True)

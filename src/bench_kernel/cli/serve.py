@@ -29,13 +29,13 @@ from bench_kernel.cli._common import (
 )
 from bench_kernel.cli._numbers import Number
 from bench_kernel.errors import Interrupted, ServerError, UsageError
-from bench_kernel.serve import SCHEMA_VERSION as SERVE_SCHEMA_VERSION
+from bench_kernel.records import SERVE_SCHEMA_VERSION
 from bench_kernel.serve import SERVE_FIELDS, ServeField, ServeOptions, field_help
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
-#: The version of this command's --json document (docs/json.md): the serving run record's own, which
-#: its to_dict writes second, after "kind" (how report tells a serving run from other JSON).
+#: The version of this command's --json document (``bench_kernel.records.ServeOutput``), written
+#: second, after "kind" (how report tells a serving run from other JSON).
 SCHEMA_VERSION = SERVE_SCHEMA_VERSION
 
 _GOODPUT_ITEM = re.compile(r"^(ttft|tpot|e2el):")
@@ -189,12 +189,13 @@ def command(ctx: click.Context, save: bool, db_path: str | None, output: Output,
         said += 1
 
     run = benchmark(opts, progress=progress)
+    data = run.to_dict()  # "kind" first, then schema_version
     if store is not None:
         from bench_kernel.results import save_serve_run
 
-        saved = save_serve_run(store, run.to_dict(), command=command_line())
+        saved = save_serve_run(store, data, command=command_line())
         err.print(f"stored as run {saved}")
-    emit(output, data=run.to_dict(), tables=serve_tables(run))  # "kind" first, then schema_version
+    emit(output, data=data, tables=serve_tables(run))
     if run.aborted is None and run.nothing_completed() is not None:
         raise ServerError(run.nothing_completed())
     if run.aborted is not None:

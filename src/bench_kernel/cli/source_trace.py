@@ -10,12 +10,12 @@ from bench_kernel.cli._common import check_output_path, dumps, to_stdout, write_
 from bench_kernel.cli._target import one_case, target_files
 from bench_kernel.cli._user_io import UserOutputToStderr
 from bench_kernel.errors import BenchKernelError, UsageError
+from bench_kernel.records import SOURCE_TRACE_SCHEMA_VERSION
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
-#: The version of this command's --json document (docs/json.md): raise it when a field changes its
-#: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 1
+#: The version of this command's --json document (``bench_kernel.records.SourceTraceOutput``).
+SCHEMA_VERSION = SOURCE_TRACE_SCHEMA_VERSION
 
 
 @click.command("source-trace")
@@ -88,7 +88,7 @@ def command(target: str | None, trace_path: Path | None, kernel: str | None, mod
             check_call(gpu=True)
             doc = document_call(case.fn, make_inputs=case.make_inputs, name=case.label, **options)
     # Names in the document are data: control characters are shown escaped, never sent to a terminal.
-    text = dumps({"schema_version": SCHEMA_VERSION, **doc.to_dict()}) + "\n" if as_json else printable(doc.to_markdown(lang), keep="\n\t")
+    text = dumps(doc) + "\n" if as_json else printable(doc.to_markdown(lang), keep="\n\t")
     if output_path:
         write_output(output_path, text)  # whole or not at all: a failed write keeps the old document
     else:

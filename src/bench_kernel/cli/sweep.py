@@ -20,13 +20,13 @@ from bench_kernel.cli._common import (
 from bench_kernel.cli._options import measure_options
 from bench_kernel.errors import UsageError
 from bench_kernel.plotfile import plot_path as check_plot_path
+from bench_kernel.records import SWEEP_SCHEMA_VERSION
 from bench_kernel.units import first_and_more
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
-#: The version of this command's --json document (docs/json.md): raise it when a field changes its
-#: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 2  # 2: results of BenchResult schema 2 (notes are records)
+#: The version of this command's --json document (``bench_kernel.records.SweepOutput``).
+SCHEMA_VERSION = SWEEP_SCHEMA_VERSION
 
 
 def _inputs(kw: dict[str, Any]) -> list[Path | None]:
@@ -104,14 +104,13 @@ def command(spec: str, db_path: str | None, resume: str | None, providers: tuple
         result = run_sweep(loaded, options=options_given, store=store, resume=resume, providers=providers or None,
                            workers=workers, gpus=gpu_list, backend=backend, address=address,
                            command=command_line(), progress=progress)
-    best = result.best()
-    tables = [sweep_table(result.run, result.points, best)]
+    tables = [sweep_table(result.run, result.points, result.best)]
     if show_best:
-        tables.append(best_table(result.run, best, result.points))
+        tables.append(best_table(result.run, result.best, result.points))
     if plot_path:
         written = plot_sweep(result.run, result.points, x_axis, plot_path)
         err.print(f"plot: {written}", highlight=False, markup=False, soft_wrap=True)
-    emit(output, data={"schema_version": SCHEMA_VERSION, **result.to_dict()}, tables=tables)
+    emit(output, data=result, tables=tables)
     if output.path is not None:  # the file is the output: say what went into it
         err.print(f"wrote {output.path}: {len(result.points)} point(s)", highlight=False, markup=False, soft_wrap=True)
     failed = [p for p in result.points if p.status in ("error", "mismatch")]

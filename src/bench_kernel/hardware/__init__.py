@@ -6,12 +6,11 @@ CONTRACT (used by roofline/, measure/, the CLI):
 ``load_calibration(device) -> Calibration | None`` (the cached "measured" roof, no torch).
 """
 
-from bench_kernel.hardware._calibration import SCHEMA_VERSION as CALIBRATION_SCHEMA_VERSION
 from bench_kernel.hardware._calibration import (
-    Calibration,
     cache_dir,
     calibration_path,
     load_calibration,
+    read_calibration,
     save_calibration,
 )
 from bench_kernel.hardware._detect import detect_device, driver_version, resolve_reported
@@ -27,8 +26,6 @@ from bench_kernel.hardware._peaks import (
 )
 
 __all__ = [
-    "CALIBRATION_SCHEMA_VERSION",
-    "Calibration",
     "DeviceSpec",
     "PeakTable",
     "cache_dir",
@@ -42,6 +39,7 @@ __all__ = [
     "normalize_name",
     "parse_peak_table",
     "peak_table",
+    "read_calibration",
     "resolve_reported",
     "save_calibration",
 ]

@@ -1,4 +1,5 @@
-"""A calibration record (this GPU's measured ceilings) and its cache, one JSON file per device + driver.
+"""The cache of calibration records (``records.Calibration``: this GPU's measured ceilings), one JSON
+file per device + driver.
 
 Nothing here imports torch: the roofline reads the cached "measured" roof on any machine.
 """
@@ -8,80 +9,41 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
 
 import msgspec
 
 from bench_kernel.atomic import write_atomic
 from bench_kernel.errors import InputError
+from bench_kernel.records import CALIBRATION_SCHEMA_VERSION, Calibration
 
-__all__ = ["Calibration", "cache_dir", "calibration_path", "load_calibration", "save_calibration"]
-
-SCHEMA_VERSION = 1
+__all__ = ["cache_dir", "calibration_path", "load_calibration", "read_calibration", "save_calibration"]
 
 
 class _Versioned(msgspec.Struct):
     schema_version: int
 
 
-@dataclass(frozen=True)
-class Calibration:
-    """This GPU's measured ceilings: the "measured" roof. Bandwidths in TB/s, times in microseconds."""
-
-    device: str
-    """Peak-table name (``"H200"``) the calibration is filed under."""
-    reported_name: str
-    """The name PyTorch reports for the GPU that was measured."""
-    driver: str
-    torch_version: str
-    measured_at: str
-    """ISO 8601 UTC timestamp."""
-    dram_tbps: float
-    """Large device-to-device copy of random data, read + write bytes counted, median."""
-    l2_tbps: float | None
-    """Read bandwidth of a random working set well inside L2, median (None if not measured)."""
-    matmul_tflops: Mapping[str, float] = field(hash=False)
-    """Canonical dtype -> median dense GEMM TFLOP/s; dtypes the device or torch lacks are absent."""
-    launch_events_us: float
-    """An empty kernel bracketed by CUDA events behind a backlog kernel: the floor of event timing."""
-    launch_graph_node_us: float
-    """Per empty-kernel node of a replayed CUDA graph: the floor of graph timing."""
-    raw: Mapping[str, Any] = field(default_factory=dict, hash=False)
-    """Sizes, repetitions and per-repetition samples behind each figure."""
-    notes: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "schema_version": SCHEMA_VERSION, "device": self.device, "reported_name": self.reported_name,
-            "driver": self.driver, "torch_version": self.torch_version, "measured_at": self.measured_at,
-            "dram_tbps": self.dram_tbps, "l2_tbps": self.l2_tbps, "matmul_tflops": dict(self.matmul_tflops),
-            "launch_events_us": self.launch_events_us, "launch_graph_node_us": self.launch_graph_node_us,
-            "raw": dict(self.raw), "notes": list(self.notes),
-        }
-
-    @classmethod
-    def from_json(cls, data: bytes | str, origin: str = "calibration") -> "Calibration":
-        """Parse and validate a cached calibration; InputError naming the file and field if bad."""
-        fix = f"delete {origin} or rerun 'bench-kernel calibrate'"
-        try:
-            version = msgspec.json.decode(data, type=_Versioned).schema_version
-            if version != SCHEMA_VERSION:
-                raise InputError(f"{origin}: schema_version {version}, expected {SCHEMA_VERSION}; {fix}")
-            # msgspec fills the dataclass itself, checking every field against its annotation.
-            cal = msgspec.json.decode(data, type=cls)
-        except msgspec.DecodeError as e:
-            raise InputError(f"{origin}: not a valid calibration ({e}); {fix}") from None
-        positive = {"dram_tbps": cal.dram_tbps, "launch_events_us": cal.launch_events_us,
-                    "launch_graph_node_us": cal.launch_graph_node_us,
-                    **{f"matmul_tflops.{k}": v for k, v in cal.matmul_tflops.items()}}
-        if cal.l2_tbps is not None:
-            positive["l2_tbps"] = cal.l2_tbps
-        for name, value in positive.items():
-            if not (math.isfinite(value) and value > 0):
-                raise InputError(f"{origin}: {name} must be a finite number > 0, got {value!r}; {fix}")
-        return cal
+def read_calibration(data: bytes | str, origin: str = "calibration") -> Calibration:
+    """Parse and validate a cached calibration; InputError naming the file and field if bad."""
+    fix = f"delete {origin} or rerun 'bench-kernel calibrate'"
+    try:
+        version = msgspec.json.decode(data, type=_Versioned).schema_version
+        if version != CALIBRATION_SCHEMA_VERSION:
+            raise InputError(f"{origin}: schema_version {version}, expected {CALIBRATION_SCHEMA_VERSION}; {fix}")
+        # msgspec fills the record itself, checking every field against its annotation.
+        cal = msgspec.json.decode(data, type=Calibration)
+    except msgspec.DecodeError as e:
+        raise InputError(f"{origin}: not a valid calibration ({e}); {fix}") from None
+    positive = {"dram_tbps": cal.dram_tbps, "launch_events_us": cal.launch_events_us,
+                "launch_graph_node_us": cal.launch_graph_node_us,
+                **{f"matmul_tflops.{k}": v for k, v in cal.matmul_tflops.items()}}
+    if cal.l2_tbps is not None:
+        positive["l2_tbps"] = cal.l2_tbps
+    for name, value in positive.items():
+        if not (math.isfinite(value) and value > 0):
+            raise InputError(f"{origin}: {name} must be a finite number > 0, got {value!r}; {fix}")
+    return cal
 
 
 def cache_dir() -> Path:
@@ -111,7 +73,7 @@ def save_calibration(cal: Calibration, directory: Path | None = None) -> Path:
     """Write ``cal`` to the cache (atomically: a reader never sees half a file); return the path."""
     path = calibration_path(cal.device, cal.driver, directory)
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, msgspec.json.format(msgspec.json.encode(cal.to_dict()), indent=2))
+    write_atomic(path, msgspec.json.format(msgspec.json.encode(cal), indent=2))
     return path
 
 
@@ -130,7 +92,7 @@ def load_calibration(device: str, driver: str | None = None,
     for path in paths:
         if not path.is_file():
             continue
-        cal = Calibration.from_json(path.read_bytes(), origin=str(path))
+        cal = read_calibration(path.read_bytes(), origin=str(path))
         if cal.device == device:
             found.append(cal)
     return max(found, key=lambda c: c.measured_at) if found else None

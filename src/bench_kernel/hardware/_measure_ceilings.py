@@ -10,7 +10,6 @@ GEMMs x ~15, a few hundred empty kernels).
 
 from __future__ import annotations
 
-import dataclasses
 import statistics
 import time
 from datetime import datetime, timezone
@@ -20,9 +19,10 @@ from typing import Any, Callable
 from bench_kernel.dtypes import peak_class
 from bench_kernel.errors import MeasurementError
 from bench_kernel.gpu import require_gpu, sleep_us, time_each_us
-from bench_kernel.hardware._calibration import Calibration, save_calibration
+from bench_kernel.hardware._calibration import save_calibration
 from bench_kernel.hardware._detect import driver_version, resolve_reported
 from bench_kernel.hardware._peaks import DeviceSpec, get_device
+from bench_kernel.records import Calibration
 
 __all__ = ["calibrate"]
 
@@ -220,5 +220,5 @@ def calibrate(device: str | DeviceSpec | None = None, *, save: bool = True,
     )
     if save:
         path = save_calibration(cal, directory)
-        cal = dataclasses.replace(cal, notes=(*cal.notes, f"cached at {path}"))
+        cal = cal.replace(notes=(*cal.notes, f"cached at {path}"))
     return cal

@@ -22,7 +22,6 @@ from bench_kernel.orchestrate._count import CaseWork, count_work, infer_dtype
 from bench_kernel.orchestrate._counters import add_counters
 from bench_kernel.orchestrate._profile import (
                                              DEFAULT_STEPS,
-                                             ProfileSummary,
                                              check_profile_options,
                                              profile,
                                              profile_and_summarize,
@@ -31,7 +30,7 @@ from bench_kernel.orchestrate._profile import (
 from bench_kernel.orchestrate._roofline import place, plot_results, resolve_device
 
 __all__ = [
-    "DEFAULT_STEPS", "SHOWN_FAILURES", "add_counters", "CaseError", "CaseRunner", "CaseWork", "CasesRun", "ProfileSummary", "Progress", "bench",
+    "DEFAULT_STEPS", "SHOWN_FAILURES", "add_counters", "CaseError", "CaseRunner", "CaseWork", "CasesRun", "Progress", "bench",
     "bench_case", "check_profile_options", "count_work", "infer_dtype", "place", "plot_results", "profile",
     "profile_and_summarize",
     "resolve_device", "RunCost", "run_cases", "run_env", "summarize_profile",

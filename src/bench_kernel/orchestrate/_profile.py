@@ -7,7 +7,6 @@ case's inputs, then reads the written trace back with the trace package for the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +20,9 @@ from bench_kernel.measure import (
     guard,
     record_trace,
 )
+from bench_kernel.records import ProfileOutput
 
-__all__ = ["profile", "profile_and_summarize", "check_profile_options", "ProfileSummary", "summarize_profile",
+__all__ = ["profile", "profile_and_summarize", "check_profile_options", "summarize_profile",
            "DEFAULT_STEPS"]
 
 DEFAULT_STEPS = 5
@@ -47,28 +47,6 @@ def profile(case: Case, *, steps: int = DEFAULT_STEPS, warmup: int = 1,
     return record_trace(lambda: call_with(case.fn, inputs), out, steps=steps, warmup=warmup, label=case.label)
 
 
-@dataclass(frozen=True)
-class ProfileSummary:
-    """What a recorded trace holds, per step: the lines ``bench-kernel profile`` prints."""
-
-    path: str
-    steps: int
-    events: int
-    kernels_per_step: float
-    """Kernel launches per recorded step (0 on a machine without a GPU: CPU ops only)."""
-    device_us_per_step: float
-    """Summed kernel durations per step (microseconds)."""
-    top: Any
-    """The per-step ``bench_kernel.trace.Inventory`` limited to the costliest kernels, or None."""
-    diagnosis: str | None
-    """The timeline's one-line diagnosis of the whole trace, when that analysis is available."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "steps": self.steps, "events": self.events,
-                "kernels_per_step": self.kernels_per_step, "device_us_per_step": self.device_us_per_step,
-                "top": self.top.to_dict() if self.top is not None else None, "diagnosis": self.diagnosis}
-
-
 def _diagnosis(trace: Any) -> str | None:
     """The timeline's one-line diagnosis of the whole recording (is the GPU busy, and if not, why)."""
     from bench_kernel.trace import timeline
@@ -76,22 +54,23 @@ def _diagnosis(trace: Any) -> str | None:
     return timeline(trace).overall.diagnosis or None
 
 
-def summarize_profile(path: str | Path, *, top: int = 10) -> ProfileSummary:
-    """Read the trace at ``path`` back: steps, kernels and device time per step, the ``top`` kernels."""
+def summarize_profile(path: str | Path, *, top: int = 10) -> ProfileOutput:
+    """Read the trace at ``path`` back: steps, kernels and device time (microseconds) per step, the
+    ``top`` kernels: what ``bench-kernel profile --json`` prints."""
     from bench_kernel.trace import find_steps, inventory, load_trace
 
     trace = load_trace(path)
     steps = len(find_steps(trace)) or 1
     inv = inventory(trace, top=top, per_step=True) if trace.kernel_count else None
-    return ProfileSummary(
+    return ProfileOutput(
         path=str(path), steps=steps, events=trace.event_total,
         kernels_per_step=float(inv.kernel_count) if inv else 0.0,
-        device_us_per_step=float(inv.total_kernel_us) if inv else 0.0, top=inv,
+        device_us_per_step=float(inv.total_kernel_us) if inv else 0.0, top=inv.to_dict() if inv else None,
         diagnosis=_diagnosis(trace) if trace.kernel_count else None)
 
 
 def profile_and_summarize(case: Case, *, steps: int = DEFAULT_STEPS, warmup: int = 1,
-                          output: str | Path = "trace.json.gz", top: int = 10) -> ProfileSummary:
+                          output: str | Path = "trace.json.gz", top: int = 10) -> ProfileOutput:
     """:func:`profile` then :func:`summarize_profile`, the summary read from the trace BEFORE it
     replaces ``output``: a FIFO or ``/dev/stdout`` cannot be read back (a FIFO would block), and a
     trace that cannot be summarised leaves an existing ``output`` as it was."""
@@ -103,4 +82,4 @@ def profile_and_summarize(case: Case, *, steps: int = DEFAULT_STEPS, warmup: int
             summary = summarize_profile(tmp, top=top)
     except OSError as e:  # streaming into a device or a FIFO, or the final rename
         raise OutputError(f"cannot write {out}: {e.strerror or e}") from None
-    return replace(summary, path=str(out))
+    return summary.replace(path=str(out))

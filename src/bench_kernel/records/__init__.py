@@ -18,6 +18,7 @@ from bench_kernel.records._base import (
                                              from_builtins,
                                              to_builtins,
 )
+from bench_kernel.records._calibration import CALIBRATION_SCHEMA_VERSION, Calibration
 from bench_kernel.records._comparison import (
                                              COMPARE_SCHEMA_VERSION,
                                              FAIL_ON,
@@ -48,12 +49,26 @@ from bench_kernel.records._counters import (
 )
 from bench_kernel.records._documents import (
                                              DOCUMENTS,
+                                             HISTORY_SCHEMA_VERSION,
                                              OTHER_SHAPES,
+                                             PROFILE_SCHEMA_VERSION,
+                                             REPORT_SCHEMA_VERSION,
                                              ROOFLINE_SCHEMA_VERSION,
                                              RUN_SCHEMA_VERSION,
+                                             SERVE_SCHEMA_VERSION,
+                                             SOURCE_TRACE_SCHEMA_VERSION,
+                                             SWEEP_SCHEMA_VERSION,
                                              CaseError,
+                                             HistoryOutput,
+                                             HistoryPoint,
+                                             ProfileOutput,
+                                             ReportInput,
+                                             ReportOutput,
                                              RooflineOutput,
                                              RunOutput,
+                                             ServeOutput,
+                                             SourceTraceOutput,
+                                             SweepOutput,
 )
 from bench_kernel.records._measurement import (
                                              CPU_WAIT_SHARE,
@@ -109,6 +124,46 @@ from bench_kernel.records._roofline import (
 )
 from bench_kernel.records._samples import MIN_SAMPLES_FOR_CI, Samples, median_ci95_ranks
 from bench_kernel.records._schema import markdown_sections, schema, version
+from bench_kernel.records._serve import (
+                                             N_OUT_SOURCES,
+                                             STATUSES,
+                                             ClientHealth,
+                                             Goodput,
+                                             LatencyStats,
+                                             Load,
+                                             NOutSource,
+                                             RampStrategy,
+                                             RequestCounts,
+                                             RequestRecord,
+                                             RequestStatus,
+                                             ServePoint,
+                                             ServerInfo,
+                                             Tail,
+                                             Throughput,
+                                             WarmupCounts,
+                                             upgrade_point,
+)
+from bench_kernel.records._serve_extra import (
+                                             GpuTelemetry,
+                                             GroupSplit,
+                                             ServerMetrics,
+                                             Slice,
+                                             Slices,
+                                             TurnRow,
+                                             ViewRow,
+)
+from bench_kernel.records._serve_run import KernelView, ProfileWindow, Repeats, RepeatStat
+from bench_kernel.records._source_trace import (
+                                             KernelSite,
+                                             KernelSource,
+                                             LinkRole,
+                                             ModuleNode,
+                                             Overview,
+                                             PathGroup,
+                                             SourceFrame,
+                                             SourceKind,
+                                             SourceLink,
+)
 
 __all__ = [
     "Record", "derive", "doc", "finite", "from_builtins", "to_builtins",
@@ -127,4 +182,13 @@ __all__ = [
     "schema", "markdown_sections", "version",
     "Verdict", "VERDICTS", "Noise", "NoiseSource", "Comparison", "KernelDelta", "Reason", "Explanation", "MatchedPoint",
     "Unmatched", "NoiseFloors", "CompareOutput", "Best", "COMPARE_SCHEMA_VERSION", "FailOn", "FAIL_ON",
+    # sweep, history, calibrate, profile, source-trace, report, serve
+    "SweepOutput", "SWEEP_SCHEMA_VERSION", "HistoryOutput", "HistoryPoint", "HISTORY_SCHEMA_VERSION",
+    "Calibration", "CALIBRATION_SCHEMA_VERSION", "ReportOutput", "ReportInput", "REPORT_SCHEMA_VERSION",
+    "SourceTraceOutput", "SOURCE_TRACE_SCHEMA_VERSION", "ProfileOutput", "PROFILE_SCHEMA_VERSION", "SourceFrame", "SourceLink", "KernelSource", "KernelSite",
+    "PathGroup", "ModuleNode", "Overview", "LinkRole", "SourceKind",
+    "ServeOutput", "SERVE_SCHEMA_VERSION", "ServePoint", "ServerInfo", "RequestRecord", "Load", "LatencyStats",
+    "Tail", "Throughput", "Goodput", "WarmupCounts", "RequestCounts", "ClientHealth", "STATUSES", "N_OUT_SOURCES",
+    "RequestStatus", "NOutSource", "RampStrategy", "upgrade_point", "ServerMetrics", "ViewRow", "GpuTelemetry",
+    "Slice", "Slices", "TurnRow", "GroupSplit", "RepeatStat", "Repeats", "KernelView", "ProfileWindow",
 ]

@@ -8,15 +8,38 @@ name, type or meaning; a new field is added without one (a reader ignores fields
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from bench_kernel.records._base import Record, doc
-from bench_kernel.records._comparison import CompareOutput
+from msgspec import UNSET, UnsetType
+
+from bench_kernel.records._base import Record, derive, doc, from_builtins
+from bench_kernel.records._calibration import Calibration
+from bench_kernel.records._comparison import Best, CompareOutput
 from bench_kernel.records._counters import CounterReport
+from bench_kernel.records._notes import Note, notes_from
+from bench_kernel.records._points import PointResult, RunInfo
 from bench_kernel.records._result import BenchResult
 from bench_kernel.records._roofline import MeasuredRoofline, RooflineResult
+from bench_kernel.records._serve import (
+    SERVE_SCHEMA_VERSION,
+    ClientHealth,
+    Goodput,
+    LatencyStats,
+    Load,
+    RequestCounts,
+    ServePoint,
+    ServerInfo,
+    Throughput,
+    upgrade_point,
+)
+from bench_kernel.records._serve_extra import GpuTelemetry, GroupSplit, ServerMetrics, Slices, TurnRow
+from bench_kernel.records._serve_run import ProfileWindow, Repeats
+from bench_kernel.records._source_trace import KernelSite, ModuleNode, Overview, PathGroup, SourceFrame
 
-__all__ = ["DOCUMENTS", "OTHER_SHAPES", "CaseError", "RunOutput", "RooflineOutput", "RUN_SCHEMA_VERSION", "ROOFLINE_SCHEMA_VERSION"]
+__all__ = ["DOCUMENTS", "OTHER_SHAPES", "CaseError", "RunOutput", "RooflineOutput", "RUN_SCHEMA_VERSION", "ROOFLINE_SCHEMA_VERSION",
+           "SweepOutput", "HistoryOutput", "HistoryPoint", "SWEEP_SCHEMA_VERSION", "HISTORY_SCHEMA_VERSION",
+           "ReportInput", "ReportOutput", "REPORT_SCHEMA_VERSION", "SourceTraceOutput", "SOURCE_TRACE_SCHEMA_VERSION",
+           "ProfileOutput", "PROFILE_SCHEMA_VERSION", "ServeOutput", "SERVE_SCHEMA_VERSION"]
 
 #: 2: each result is a BenchResult of version 2 (notes are records).
 RUN_SCHEMA_VERSION = 2
@@ -54,12 +77,210 @@ class RooflineOutput(Record, frozen=True, kw_only=True):
     plot: Annotated[str | None, doc("the plot written (`--plot`); null without")] = None
 
 
+# -- sweep, history, calibrate, profile, source-trace, report, serve ------------------------------
+
+#: 2: results of BenchResult schema 2 (notes are records).
+SWEEP_SCHEMA_VERSION = 2
+HISTORY_SCHEMA_VERSION = 1
+SOURCE_TRACE_SCHEMA_VERSION = 1
+PROFILE_SCHEMA_VERSION = 1
+#: serve's is SERVE_SCHEMA_VERSION (records/_serve.py): a stored point carries it too.
+#: 2: a serving run among the inputs is of `kind` `serve` (version 1 called it `results`).
+REPORT_SCHEMA_VERSION = 2
+
+
+class SweepOutput(Record, frozen=True, kw_only=True):
+    """A finished (or interrupted) sweep: its run record, every point in sweep order, and the fastest
+    provider per point."""
+
+    schema_version: Annotated[int, doc("this document's version")] = SWEEP_SCHEMA_VERSION
+    run: Annotated[RunInfo, doc("the stored run (`id` null when no store was given)")]
+    points: Annotated[tuple[PointResult, ...], doc("one per provider and point, in sweep order")] = ()
+    best: Annotated[tuple[Best, ...], doc("the fastest provider per point that has a measured one (what `--best` shows)")] = ()
+
+
+class HistoryPoint(Record, frozen=True):
+    """One stored point and the run it belongs to."""
+
+    run: Annotated[RunInfo, doc("the run the point belongs to")]
+    point: Annotated[PointResult, doc("the point")]
+
+
+class HistoryOutput(Record, frozen=True, kw_only=True):
+    """Without `--name`: the stored runs (`db`, `runs`). With `--name PATTERN`: every stored point of
+    the matching cases or providers, with its run (`pattern`, `where`, `points`)."""
+
+    schema_version: Annotated[int, doc("this document's version")] = HISTORY_SCHEMA_VERSION
+    db: Annotated[str | UnsetType, doc("the results database (without `--name`)")] = UNSET
+    runs: Annotated[tuple[RunInfo, ...] | UnsetType, doc("the stored runs, newest first (without `--name`)")] = UNSET
+    pattern: Annotated[str | UnsetType, doc("`--name`: a glob of case or provider names")] = UNSET
+    where: Annotated[dict[str, str] | UnsetType, doc("`--where` filters, axis -> value (with `--name`)")] = UNSET
+    points: Annotated[tuple[HistoryPoint, ...] | UnsetType, doc("the matching points, oldest run first (with `--name`)")] = UNSET
+
+
+class ReportInput(Record, frozen=True):
+    """One input of a report, in the order given."""
+
+    label: Annotated[str, doc("the name the report gives it")]
+    source: Annotated[str, doc("where it came from (a run in a database, a file)")]
+    kind: Annotated[Literal["results", "trace", "serve"], doc("`results` (a stored run or a results file), `trace` or `serve` (a serving run)")]
+
+
+class ReportOutput(Record, frozen=True, kw_only=True):
+    """What was written; the report itself is the HTML file. Version 2: a serving run among the inputs
+    is of `kind` `serve` (version 1 called it `results`)."""
+
+    schema_version: Annotated[int, doc("this document's version")] = REPORT_SCHEMA_VERSION
+    output: Annotated[str, doc("the HTML file")]
+    bytes: Annotated[int, doc("its size, bytes")]
+    inputs: Annotated[tuple[ReportInput, ...], doc("its inputs, in order")] = ()
+
+
+class SourceTraceOutput(Record, frozen=True, kw_only=True):
+    """How one Python call reaches each of its GPU kernels: the data of the Markdown document
+    (`--json` instead of the document). `kernels` are every distinct (kernel, call site) of the
+    documented selection; `paths` and the kernel sections cover the `detailed` ones (all at op scale,
+    the costliest at model scale)."""
+
+    schema_version: Annotated[int, doc("this document's version")] = SOURCE_TRACE_SCHEMA_VERSION
+    subject: Annotated[str, doc("the call or module documented")]
+    device: Annotated[str | None, doc("the device")] = None
+    backend: Annotated[Literal["cuda", "hip"], doc("`cuda` or `hip`")] = "cuda"
+    scale: Annotated[Literal["op", "model"], doc("`op` (every kernel in detail, a kernel flow) or `model` (structure, top sites, module flow)")] = "op"
+    flow: Annotated[Literal["kernels", "modules"], doc("the granularity of the flow diagram: `kernels` or `modules`")] = "kernels"
+    total_us: Annotated[float | None, doc("derived: device time per call, summed over the kernels; null when none has a time")] = None
+    inputs: Annotated[tuple[tuple[str, str], ...], doc("the call's inputs: [name, shape and dtype], when known")] = ()
+    output: Annotated[str | None, doc("its output")] = None
+    selection: Annotated[str | None, doc("what `--kernel`, `--module`, `--top` selected, in words")] = None
+    overview: Annotated[Overview, doc("the Overview table")]
+    structure: Annotated[tuple[ModuleNode, ...], doc("the module tree (model scale, with module markers)")] = ()
+    detailed: Annotated[tuple[int, ...], doc("the sites documented in detail (their `order`)")] = ()
+    paths: Annotated[tuple[PathGroup, ...], doc("the call paths and the sites on each")] = ()
+    kernels: Annotated[tuple[KernelSite, ...], doc("every kernel call site, in launch order")] = ()
+    notes: Annotated[tuple[str, ...], doc("what to know")] = ()
+    shared_chain: Annotated[tuple[SourceFrame, ...], doc("at model scale, the frames every detailed path starts with, written once")] = ()
+    link_style: Annotated[Literal["path", "github"], doc("how links are written: `path` (`file:line`) or `github` (`#L<line>`)")] = "path"
+
+    def __post_init__(self) -> None:
+        times = [k.us_per_call for k in self.kernels if k.us_per_call is not None]
+        derive(self, total_us=sum(times) if times else None)
+
+
+class ProfileOutput(Record, frozen=True, kw_only=True):
+    """What a recorded trace holds, per step: the summary `bench-kernel profile` prints (the trace
+    itself is the file at `path`)."""
+
+    schema_version: Annotated[int, doc("this document's version")] = PROFILE_SCHEMA_VERSION
+    path: Annotated[str, doc("the trace written")]
+    steps: Annotated[int, doc("steps recorded (one ProfilerStep per call)")]
+    events: Annotated[int, doc("events in the trace")]
+    kernels_per_step: Annotated[float, doc("kernel launches per step (0 without a GPU: CPU ops only)")]
+    device_us_per_step: Annotated[float, doc("summed kernel durations per step")]
+    # A plain map until the inventory's record and this one meet: the same object `inventory --per-step
+    # --json` prints, so its fields are documented there.
+    top: Annotated[dict[str, Any] | None, doc("the per-step inventory of the costliest kernels (`--top`), as `inventory --per-step --top N --json` holds it: `by`, `kernel_count`, `total_kernel_us`, `per_step`, `steps`, `kernels` (per kernel `name`, `short`, `family`, `category`, `count`, `total_us`, `avg_us`, `min_us`, `max_us`, `pct`), `rest`, `outside_steps`, `memory_ops`; null when no kernel was recorded")]
+    diagnosis: Annotated[str | None, doc("the timeline's one line on the whole recording (is the GPU busy, and if not, why); null without kernels")]
+
+
+#: The fields of one load point that a one-point run writes at its top level.
+_POINT_FIELDS = ("load", "started_at", "duration_s", "metrics", "throughput", "goodput", "requests", "client",
+                 "repeat", "server_metrics", "gpu_telemetry", "slices", "turns", "prefix_groups")
+
+
+class ServeOutput(Record, frozen=True, kw_only=True, tag_field="kind", tag="serve"):
+    """A serving benchmark: the server, what was asked, every load point, and the profiled window.
+    One load point (no `--sweep`, no list of rates or concurrencies): its fields at the top level and
+    no `points`. A sweep (`list`, `auto`, `slo`): its points in `points`, none at the top level. The
+    first field is `kind` (`serve`), which tells a serving run from other JSON; `schema_version` is
+    the second. Version 2: notes are `Note` records, not strings."""
+
+    schema_version: Annotated[int, doc("this document's version (and each point's)")] = SERVE_SCHEMA_VERSION
+    status: Annotated[Literal["complete", "partial", "interrupted"], doc("`complete`; `interrupted` (Ctrl-C) or `partial` (a point stopped early, a server that died): the run was cut short")] = "complete"
+    aborted: Annotated[str | None, doc("why the run stopped early; null when it ran to its end")] = None
+    load: Annotated[Load | UnsetType, doc("one point: the load offered")] = UNSET
+    started_at: Annotated[float | UnsetType, doc("one point: when it started (Unix time, s)")] = UNSET
+    duration_s: Annotated[float | UnsetType, doc("one point: first due time -> last byte received, s")] = UNSET
+    metrics: Annotated[dict[str, LatencyStats] | UnsetType, doc("one point: by metric, `ttft_ms`, `ttfvo_ms`, `tpot_ms`, `itl_ms`, `icl_ms`, `e2el_ms`")] = UNSET
+    throughput: Annotated[Throughput | UnsetType, doc("one point: what the server delivered")] = UNSET
+    goodput: Annotated[Goodput | UnsetType, doc("one point: requests that met `--goodput`'s targets")] = UNSET
+    requests: Annotated[RequestCounts | UnsetType, doc("one point: how the requests ended, and every request")] = UNSET
+    client: Annotated[ClientHealth | UnsetType, doc("one point: whether the client kept up")] = UNSET
+    notes: Annotated[tuple[Note, ...], doc("what to know (warnings) and how it was made (info): the run's, and one point's own")] = ()
+    repeat: Annotated[int | UnsetType, doc("one point: which run of its load this is (`--num-runs` above 1)")] = UNSET
+    server_metrics: Annotated[ServerMetrics | UnsetType, doc("one point: the server's `/metrics` over it, when it answered")] = UNSET
+    gpu_telemetry: Annotated[tuple[GpuTelemetry, ...] | UnsetType, doc("one point: a local server's GPUs over it, when NVML/amdsmi found them")] = UNSET
+    slices: Annotated[Slices | UnsetType, doc("one point: in time slices (`--slice-duration`)")] = UNSET
+    turns: Annotated[tuple[TurnRow, ...] | UnsetType, doc("one point: per turn of the conversations (`--multi-turn`)")] = UNSET
+    prefix_groups: Annotated[GroupSplit | UnsetType, doc("one point: each shared prefix's first request against its later ones")] = UNSET
+    server: Annotated[ServerInfo, doc("the server measured")]
+    config: Annotated[dict[str, Any], doc("what was asked: every option of the command but the headers (`ServeOptions`: url, model, dataset, loads, goodput, profile, ...)")] = {}
+    dataset: Annotated[str, doc("the prompts: dataset, count, lengths")]
+    sweep: Annotated[Literal["list", "auto", "slo"] | None, doc("`list`, `auto` or `slo` for a sweep; null for one point")] = None
+    slo_request_rate: Annotated[float | None | UnsetType, doc("the highest rate that met the targets (`--slo`; null: even one request at a time did not)")] = UNSET
+    profile: Annotated[ProfileWindow | UnsetType, doc("the profiled window (`--profile`)")] = UNSET
+    repeats: Annotated[tuple[Repeats, ...] | UnsetType, doc("per load run more than once (`--num-runs`): each metric across its runs")] = UNSET
+    points: Annotated[tuple[ServePoint, ...] | UnsetType, doc("a sweep: one per load point and run, in the order run")] = UNSET
+
+    @property
+    def all_points(self) -> tuple[ServePoint, ...]:
+        """Every load point, in the order run: a sweep's ``points``, or the one point at the top level."""
+        if self.points is not UNSET:
+            return self.points
+        if self.load is UNSET or self.started_at is UNSET or self.duration_s is UNSET or self.metrics is UNSET \
+                or self.throughput is UNSET or self.goodput is UNSET or self.requests is UNSET or self.client is UNSET:
+            return ()
+        return (ServePoint(aborted=self.aborted, load=self.load, started_at=self.started_at,
+                           duration_s=self.duration_s, metrics=self.metrics, throughput=self.throughput,
+                           goodput=self.goodput, requests=self.requests, client=self.client, notes=self.notes,
+                           repeat=self.repeat, server_metrics=self.server_metrics, gpu_telemetry=self.gpu_telemetry,
+                           slices=self.slices, turns=self.turns, prefix_groups=self.prefix_groups),)
+
+    def nothing_completed(self) -> str | None:
+        """Why the run is a failure although it ran to its end: a point where every request failed."""
+        dead = [p for p in self.all_points if p.requests.completed == 0 and p.requests.failed]
+        if not dead:
+            return None
+        kinds = ", ".join(f"{k} ({n})" for k, n in dead[0].requests.failures.items())
+        first = next((r.error for r in dead[0].records if r.error), "")
+        return f"no request completed at {dead[0].load.describe()}: {kinds}; first: {first}"
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ServeOutput:
+        """A serving run as ``serve --json`` printed it, as a stored run is read back, or as an older
+        version wrote it (its points upgraded as :func:`~bench_kernel.records.upgrade_point` says).
+        ValueError (msgspec's ValidationError) naming the first field that is wrong."""
+        if not isinstance(data, dict):
+            return from_builtins(data, cls)
+        d = {k: v for k, v in data.items() if k != "kind"}
+        if d.get("schema_version", 1) != SERVE_SCHEMA_VERSION:
+            d = upgrade_point(d)
+            if isinstance(d.get("server"), dict):
+                d["server"] = {**d["server"], "notes": [n.to_dict() for n in notes_from(d["server"].get("notes") or ())]}
+        # A stored run is rebuilt from its run row, which may not know every field: what the page
+        # would show as unknown.
+        d["server"] = d.get("server") or {"url": "?", "model": "?"}
+        d["dataset"] = d.get("dataset") or "?"
+        d["config"] = d.get("config") or {}
+        if isinstance(d.get("points"), list):
+            d["points"] = [upgrade_point(p) if isinstance(p, dict) else p for p in d["points"]]
+        if isinstance(d.get("profile"), dict) and isinstance(d["profile"].get("point"), dict):
+            d["profile"] = {**d["profile"], "point": upgrade_point(d["profile"]["point"])}
+        return from_builtins(d, cls)
+
+
 #: command -> the type of its ``--json`` document. A command not yet here is documented by hand
 #: in docs/json.md.
 DOCUMENTS: dict[str, type[Record]] = {
     "run": RunOutput,
     "roofline": RooflineOutput,
     "compare": CompareOutput,
+    "sweep": SweepOutput,
+    "history": HistoryOutput,
+    "calibrate": Calibration,
+    "report": ReportOutput,
+    "source-trace": SourceTraceOutput,
+    "profile": ProfileOutput,
+    "serve": ServeOutput,
 }
 #: command -> when its ``--json`` is another document than its record in :data:`DOCUMENTS` (a tool
 #: that validates output against that record's schema, as MCP does, must not promise it then).

@@ -45,20 +45,20 @@ def status_of(result: BenchResult) -> PointStatus:
 class RunInfo(Record, frozen=True):
     """One stored run: a sweep, a ``run --save`` or a serving run, with everything needed to trust or redo it."""
 
-    id: Annotated[int | None, doc("the run's id in the store; null for a sweep that was not stored")]
-    kind: Annotated[RunKind, doc("`sweep`, `run` or `serve`")]
-    name: Annotated[str, doc("the spec's, target's or server's name")]
+    id: Annotated[int | None, doc("the run's number in the results database; null for a sweep that was not stored")]
+    kind: Annotated[RunKind, doc("`sweep`, `run` (`run --save`, a pytest session) or `serve` (`serve --save`)")]
+    name: Annotated[str, doc("the spec, the target, or the served model and its URL")]
     status: Annotated[RunStatus, doc("`running`, `done`, `interrupted` or `failed`")]
     created_at: Annotated[str, doc("when it started, ISO 8601 UTC")]
     finished_at: Annotated[str | None, doc("when it ended, ISO 8601 UTC")] = None
     wall_s: Annotated[float | None, doc("seconds from start to end")] = None
     source_path: Annotated[str | None, doc("the spec or target file")] = None
-    source_hash: Annotated[str | None, doc("sha256 of that file")] = None
-    git_commit: Annotated[str | None, doc("the commit of the repository holding the source")] = None
+    source_hash: Annotated[str | None, doc("sha256 of that file (`--resume` refuses an edited spec)")] = None
+    git_commit: Annotated[str | None, doc("the commit of the spec's (or working) repository")] = None
     git_dirty: Annotated[bool | None, doc("that repository had uncommitted changes")] = None
-    command: Annotated[tuple[str, ...], doc("the command line")] = ()
-    config: Annotated[dict[str, Any], doc("what the run was asked (for a sweep: `axes`, `providers`, `baseline`, `methods`, `cache`, `precision`, `max_time_s`, ...)")] = {}
-    env: Annotated[dict[str, Any], doc("the machine (device, driver, versions, `state_before`/`state_after`, `workers`)")] = {}
+    command: Annotated[tuple[str, ...], doc("the command line that made the run")] = ()
+    config: Annotated[dict[str, Any], doc("what the run was asked: a sweep's `axes`, `providers`, `baseline`, `spec_name`, `filtered`, `options` (methods, cache, precision, max_time_s, steady), `rounds` and `sharding`; a `run --save`'s methods, cache, precision, max_time_s, roofline, timeout_s, steady; a serving run's options")] = {}
+    env: Annotated[dict[str, Any], doc("the machine, as `BenchResult.env` (device, driver, versions, `state_before`/`state_after`); a sweep's GPU workers add `workers` and `visible_devices`")] = {}
     total_points: Annotated[int | None, doc("points the run was to measure")] = None
     n_points: Annotated[int, doc("points stored with a final status (not `running`)")] = 0
 
@@ -90,11 +90,11 @@ class PointResult(Record, frozen=True):
     empty with the reason in ``error`` (``unsupported`` at this point, or ``error``).
     """
 
-    provider: Annotated[str, doc("the provider (a sweep's implementation) or the case's name")]
+    provider: Annotated[str, doc("the provider (a sweep's implementation), or the case's name for `run --save`")]
     params: Annotated[dict[str, Any], doc("the point's parameters")]
-    status: Annotated[PointStatus, doc("`ok`, `mismatch` (wrong result, not timed), `unsupported`, `error` or `running`")]
+    status: Annotated[PointStatus, doc("`ok`, `mismatch` (wrong result, not timed), `unsupported`, `error`, or `running` (its process died)")]
     result: Annotated[BenchResult, doc("the measured result (empty but for its notes when not `ok`)")]
-    error: Annotated[str | None, doc("why it did not measure")] = None
+    error: Annotated[str | None, doc("why it did not measure: the reason for `unsupported` and `error`")] = None
     worker: Annotated[str | None, doc("who ran it: `main`, `host:1`, `gpu:3` (the physical index), `ray:<node>`")] = None
     wall_s: Annotated[float | None, doc("seconds from the provider's factory call to the finished result, in the worker")] = None
     run_id: Annotated[int | None, doc("the stored run it belongs to")] = None

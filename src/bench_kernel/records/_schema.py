@@ -6,7 +6,7 @@ The Markdown follows the page's conventions: a command is ``## `name` `` with a 
 ``**schema_version N**, type `T` ``; each object shape is ``### Shape`` with a table of field, type
 and meaning. Types are ``string``, ``integer``, ``number``, ``boolean``, ``null``, ``any``, a
 shape's name, ``T[]``, ``map<T>`` and unions ``A | B``; a field with a fixed set of values says them
-in its meaning.
+in its meaning, and a field that may be absent (``msgspec.UNSET`` until set) is written ``name?``.
 """
 
 from __future__ import annotations
@@ -83,12 +83,18 @@ def _cell(text: str) -> str:
 
 def _shape(name: str, comp: dict[str, Any]) -> list[str]:
     lines = [f"### {name}", "", "| field | type | meaning |", "|---|---|---|"]
+    required = set(comp.get("required", ()))
     for field, s in comp.get("properties", {}).items():
         meaning = s.get("description", "")
         choices = _choices(s)
-        if choices and all(isinstance(c, str) for c in choices):
+        if not meaning and len(choices) == 1:  # a tag (``tag_field``): msgspec gives it no description
+            meaning = f"always `{choices[0]}`: what kind of document this is"
+        elif choices and all(isinstance(c, str) for c in choices):
             meaning += f" (one of {', '.join(f'`{c}`' for c in choices)})"
-        lines.append(f"| `{field}` | `{_cell(_type(s))}` | {_cell(meaning) or '-'} |")
+        # msgspec leaves a field that may be absent (``msgspec.UNSET``) out of ``required`` and gives it
+        # no default: the page writes it ``name?``, as tests/_json_docs.py reads it.
+        absent = "?" if field not in required and "default" not in s else ""
+        lines.append(f"| `{field}{absent}` | `{_cell(_type(s))}` | {_cell(meaning) or '-'} |")
     return lines + [""]
 
 

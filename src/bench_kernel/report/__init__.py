@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # the names, for type checkers and readers; at run time __get
         ranks_tables,
         timeline_tables,
     )
+    from bench_kernel.report._write import check_report_path, os_error_text, write_output, write_report
     from bench_kernel.report._xlsx import XLSX_MISSING, to_xlsx, xlsx_header
 
 #: name -> the module that defines it
@@ -93,6 +94,10 @@ _EXPORTS: dict[str, str] = {
     "phases_tables": "bench_kernel.report._trace_tables",
     "ranks_tables": "bench_kernel.report._trace_tables",
     "timeline_tables": "bench_kernel.report._trace_tables",
+    "check_report_path": "bench_kernel.report._write",
+    "os_error_text": "bench_kernel.report._write",
+    "write_output": "bench_kernel.report._write",
+    "write_report": "bench_kernel.report._write",
     "XLSX_MISSING": "bench_kernel.report._xlsx",
     "to_xlsx": "bench_kernel.report._xlsx",
     "xlsx_header": "bench_kernel.report._xlsx",
@@ -105,6 +110,7 @@ __all__ = [
     "phases_tables", "plot_history", "plot_sweep", "printable", "ranks_tables", "render_body", "render_console",
     "render_report", "render_rich", "results_table", "runs_table", "serve_comparison_table", "serve_tables", "sweep_table", "timeline_figure",
     "timeline_tables", "to_csv", "to_markdown", "to_xlsx", "tool_version", "verdict_style", "xlsx_header",
+    "check_report_path", "os_error_text", "write_output", "write_report",
 ]
 
 

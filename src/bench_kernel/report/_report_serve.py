@@ -3,11 +3,12 @@ tables, the latency-throughput curve over a sweep, the TTFT and ITL CDFs, a per-
 timeline (send -> first token -> last token of each request of a point), and the first point over
 its time (slices, GPU telemetry, the server's gauges).
 
-The input is a ``report_model.ServeInput``. Everything is drawn from what the run recorded (``ServeRun.to_dict()`` with its request records):
-nothing is re-measured. Plots need matplotlib (the ``plot`` extra); without it a note says so.
+The input is a ``report_model.ServeInput``. Everything is drawn from what the run recorded (its
+``serve --json``, ``records.ServeOutput``, with its request records): nothing is re-measured. Plots need matplotlib (the ``plot`` extra); without it a note says so.
 
-A run and its points are read here as the JSON they were written as (``dict[str, Any]``: any JSON
-value), as a stored run or an older file holds them.
+The plots read a run and its points as the JSON they were written as (``dict[str, Any]``: any JSON
+value), as a stored run or an older file holds them; the tables read the record
+(``ServeOutput.from_dict``, which upgrades an older version and refuses a damaged field in one line).
 """
 
 from __future__ import annotations
@@ -23,33 +24,11 @@ if TYPE_CHECKING:  # matplotlib is optional; serve's records are built only when
     from matplotlib.figure import Figure
 
     from bench_kernel.report_model import ServeInput
-    from bench_kernel.serve import ServeRun
 
-__all__ = ["serve_section", "serve_summary", "serve_run_from_dict"]
+__all__ = ["serve_section", "serve_summary"]
 
 #: Requests drawn in the per-request timeline (the first N of the first point).
 TIMELINE_REQUESTS = 200
-
-
-def serve_run_from_dict(data: dict[str, Any]) -> ServeRun:
-    """Rebuild the ``ServeRun`` tables need from its ``to_dict()``."""
-    from bench_kernel.serve import ServeOptions, ServePoint, ServerInfo, ServeRun
-
-    points = tuple(ServePoint.from_dict(p) for p in (data.get("points") or [data]))
-    server = ServerInfo.from_dict(data.get("server") or {"url": "?", "model": "?"})
-    import msgspec
-
-    from bench_kernel.errors import UsageError
-
-    # What the tables read of the options; the rest of a stored config (older runs' too) is not needed.
-    keep = ("url", "launch", "model", "endpoint", "slo", "goodput_ms", "num_runs", "slice_duration_s")
-    cfg = {k: v for k, v in (data.get("config") or {}).items() if k in keep and v is not None}
-    try:
-        opts = msgspec.convert(cfg, ServeOptions)
-    except (UsageError, msgspec.ValidationError):
-        opts = ServeOptions(url=server.url)
-    return ServeRun(server, opts, data.get("dataset") or "?", points, data.get("sweep"),
-                    data.get("slo_request_rate"), None, data.get("aborted"), tuple(data.get("notes") or ()))
 
 
 def _label(p: dict[str, Any]) -> str:
@@ -141,9 +120,15 @@ def _timeline(p: dict[str, Any]) -> Figure:
 
 def serve_section(inp: ServeInput, prefix: str) -> Markup:
     """The tables and plots of one serving run."""
+    from bench_kernel.errors import InputError
+    from bench_kernel.records import ServeOutput
     from bench_kernel.report._serve import serve_tables
 
-    parts: list[Markup] = [html_table(t) for t in serve_tables(serve_run_from_dict(inp.data))]
+    try:
+        run = ServeOutput.from_dict(inp.data)
+    except ValueError as e:  # msgspec's ValidationError names the field: $.points[0].slices...
+        raise InputError(f"{inp.source}: a serving run this bench-kernel cannot read ({e})") from None
+    parts: list[Markup] = [html_table(t) for t in serve_tables(run)]
     points = inp.points
     if not have_matplotlib():
         return join(parts + [el("p", {"class": "muted"}, NO_MATPLOTLIB)])

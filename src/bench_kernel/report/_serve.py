@@ -10,8 +10,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Sequence
 
+from msgspec import UNSET
+
 from bench_kernel.report._table import Column, Table
-from bench_kernel.serve import ServeComparison, ServePoint, ServeRun
+from bench_kernel.serve import ServeComparison, ServeOutput, ServePoint
 
 if TYPE_CHECKING:
     from bench_kernel.records import Note
@@ -29,56 +31,60 @@ def _load(p: ServePoint) -> str:
 def _latency_table(p: ServePoint, title: str) -> Table:
     rows = []
     for key, name in _NAMES.items():
-        s = p.metrics.metrics[key]
-        rows.append({"metric": name, "n": s["n"], **{k: s[k] for k in ("mean", "std", "p50", "p90", "p95",
-                                                                            "p99")}})
+        s = p.metrics[key]
+        rows.append({"metric": name, "n": s.n, "mean": s.mean, "std": s.std, "p50": s.p50, "p90": s.p90,
+                     "p95": s.p95, "p99": s.p99})
     cols = [Column("metric", "Metric"), Column("n", "N", "int")] + [
         Column(k, k, "duration_ms") for k in ("mean", "std", "p50", "p90", "p95", "p99")]
     return Table(cols, rows, title=title)
 
 
+def _g(x: float | None, spec: str) -> str:
+    return format(math.nan if x is None else x, spec)
+
+
 def _throughput_table(p: ServePoint) -> Table:
-    m = p.metrics
+    t, r, g = p.throughput, p.requests, p.goodput
     rows: list[dict[str, Any]] = [
-        {"what": "requests completed / failed", "value": f"{m.completed} / {m.failed}"},
-        {"what": "duration", "value": f"{m.duration_s:.3f} s"},
-        {"what": "requests/s", "value": f"{m.requests_per_s:.4g}"},
-        {"what": "output tokens/s", "value": f"{m.output_tokens_per_s:.4g}"},
-        {"what": "total tokens/s", "value": f"{m.total_tokens_per_s:.4g}"},
-        {"what": "peak output tokens/s (1 s buckets)", "value": f"{m.peak_output_tokens_per_s:.4g}"},
-        {"what": "mean concurrency (sum E2E / duration)", "value": f"{m.mean_concurrency:.3g}"},
-        {"what": "input / output tokens", "value": f"{m.input_tokens} / {m.output_tokens}"},
-        {"what": "token chunks / output tokens", "value": f"{m.chunks} / {m.output_tokens}"},
+        {"what": "requests completed / failed", "value": f"{r.completed} / {r.failed}"},
+        {"what": "duration", "value": f"{p.duration_s:.3f} s"},
+        {"what": "requests/s", "value": _g(t.requests_per_s, ".4g")},
+        {"what": "output tokens/s", "value": _g(t.output_tokens_per_s, ".4g")},
+        {"what": "total tokens/s", "value": _g(t.total_tokens_per_s, ".4g")},
+        {"what": "peak output tokens/s (1 s buckets)", "value": f"{t.peak_output_tokens_per_s:.4g}"},
+        {"what": "mean concurrency (sum E2E / duration)", "value": _g(t.mean_concurrency, ".3g")},
+        {"what": "input / output tokens", "value": f"{r.input_tokens} / {r.output_tokens}"},
+        {"what": "token chunks / output tokens", "value": f"{r.chunks} / {r.output_tokens}"},
     ]
-    if m.good_requests is not None:
-        targets = " ".join(f"{k.removesuffix('_ms')}:{v:g}" for k, v in m.goodput_targets_ms.items())
+    if g.good_requests is not None:
+        targets = " ".join(f"{k.removesuffix('_ms')}:{v:g}" for k, v in g.targets_ms.items())
         rows.append({"what": f"goodput ({targets} ms)",
-                     "value": f"{m.goodput_per_s:.4g} req/s ({m.good_requests} of {m.completed + m.failed} met)"})
-    late, lag = m.lateness_ms, m.loop_lag_ms
-    if late["n"]:
+                     "value": f"{_g(g.requests_per_s, '.4g')} req/s ({g.good_requests} of {r.completed + r.failed} met)"})
+    late, lag = p.client.lateness_ms, p.client.loop_lag_ms
+    if late.n:
         rows.append({"what": "client send lateness p50 / p99 / max",
-                     "value": f"{late['p50']:.3g} / {late['p99']:.3g} / {late['max']:.3g} ms"})
-    if lag["n"]:
+                     "value": f"{_g(late.p50, '.3g')} / {_g(late.p99, '.3g')} / {_g(late.max, '.3g')} ms"})
+    if lag.n:
         rows.append({"what": "client event-loop lag p50 / p99 / max",
-                     "value": f"{lag['p50']:.3g} / {lag['p99']:.3g} / {lag['max']:.3g} ms"
-                              + (" (client-bound)" if m.client_bound else "")})
-    for kind, count in m.failures.items():
+                     "value": f"{_g(lag.p50, '.3g')} / {_g(lag.p99, '.3g')} / {_g(lag.max, '.3g')} ms"
+                              + (" (client-bound)" if p.client.client_bound else "")})
+    for kind, count in r.failures.items():
         rows.append({"what": f"failed: {kind}", "value": str(count)})
     return Table([Column("what", "Throughput and accounting"), Column("value", "Value")], rows)
 
 
-def _sweep_table(run: ServeRun) -> Table:
+def _sweep_table(run: ServeOutput) -> Table:
     rows = []
-    for i, p in enumerate(run.points):
-        m = p.metrics.metrics
-        t = p.metrics
-        rows.append({"i": i + 1, "load": _load(p) + (f" (run {p.repeat + 1})" if p.repeat is not None else ""),
-                     "ok": t.completed, "failed": t.failed,
+    points = run.all_points
+    for i, p in enumerate(points):
+        m, t = p.metrics, p.throughput
+        rows.append({"i": i + 1, "load": _load(p) + (f" (run {p.repeat + 1})" if p.repeat is not UNSET else ""),
+                     "ok": p.requests.completed, "failed": p.requests.failed,
                      "rps": t.requests_per_s, "otps": t.output_tokens_per_s, "conc": t.mean_concurrency,
-                     "good": t.goodput_per_s, "ttft50": m["ttft_ms"]["p50"], "ttft99": m["ttft_ms"]["p99"],
-                     "tpot50": m["tpot_ms"]["p50"], "itl50": m["itl_ms"]["p50"],
-                     "icl50": m["icl_ms"]["p50"], "e2e50": m["e2el_ms"]["p50"],
-                     "late99": t.lateness_ms["p99"], "status": p.status})
+                     "good": p.goodput.requests_per_s, "ttft50": m["ttft_ms"].p50, "ttft99": m["ttft_ms"].p99,
+                     "tpot50": m["tpot_ms"].p50, "itl50": m["itl_ms"].p50,
+                     "icl50": m["icl_ms"].p50, "e2e50": m["e2el_ms"].p50,
+                     "late99": p.client.lateness_ms.p99, "status": p.status})
     cols = [Column("i", "#", "int"), Column("load", "Load"), Column("ok", "Done", "int"),
             Column("failed", "Failed", "int"), Column("rps", "req/s", "float"), Column("otps", "out tok/s", "float"),
             Column("conc", "Mean conc", "float"), Column("good", "Goodput req/s", "float"),
@@ -86,19 +92,20 @@ def _sweep_table(run: ServeRun) -> Table:
             Column("tpot50", "TPOT p50", "duration_ms"), Column("itl50", "ITL p50", "duration_ms"),
             Column("icl50", "ICL p50", "duration_ms"), Column("e2e50", "E2E p50", "duration_ms"),
             Column("late99", "Send late p99", "duration_ms"), Column("status", "Status")]
-    title = f"{run.server.model} at {run.server.url}: {run.sweep or 'list'} sweep, {len(run.points)} points"
-    if run.slo_rate is not None:
-        title += f"; highest rate meeting the SLO: {run.slo_rate:.3g} req/s"
+    title = f"{run.server.model} at {run.server.url}: {run.sweep or 'list'} sweep, {len(points)} points"
+    if run.slo_request_rate:
+        title += f"; highest rate meeting the SLO: {run.slo_request_rate:.3g} req/s"
     return Table(cols, rows, title=title)
 
 
-def _profile_tables(run: ServeRun) -> list[Table]:
+def _profile_tables(run: ServeOutput) -> list[Table]:
     w = run.profile
-    if w is None:
+    if not w:
         return []
     rows: list[dict[str, Any]] = [
-        {"what": "window", "value": f"{w.point.metrics.completed} requests at {_load(w.point)}; /start_profile "
-                                    f"{w.start_s:.2f} s, /stop_profile {w.stop_s:.1f} s, export {w.export_s:.1f} s"},
+        {"what": "window", "value": f"{w.point.requests.completed} requests at {_load(w.point)}; /start_profile "
+                                    f"{w.start_profile_s:.2f} s, /stop_profile {w.stop_profile_s:.1f} s, "
+                                    f"export {w.export_s:.1f} s"},
         {"what": "traces", "value": ", ".join(w.traces) or "-"},
     ]
     notes = []
@@ -107,12 +114,12 @@ def _profile_tables(run: ServeRun) -> list[Table]:
     v = w.view
     tables = []
     if v is not None:
-        m = w.point.metrics.metrics
+        m = w.point.metrics
         rows += [{"what": "kernels / device time", "value": f"{v.kernels} / {v.kernel_us / 1e3:.4g} ms"},
                  {"what": "steps by phase", "value": ", ".join(f"{k} {n}" for k, n in v.steps.items()) or "-"},
                  {"what": "decode step (median wall)", "value": "-" if v.decode_step_us is None
                   else f"{v.decode_step_us / 1e3:.4g} ms (served ITL p50 "
-                       f"{(m['itl_ms']['p50'] or m['icl_ms']['p50'] or math.nan):.4g} ms)"},
+                       f"{(m['itl_ms'].p50 or m['icl_ms'].p50 or math.nan):.4g} ms)"},
                  {"what": "kernels per decode / prefill step",
                   "value": f"{_num(v.kernels_per_decode_step)} / {_num(v.kernels_per_prefill_step)}"}]
         notes += list(v.notes)
@@ -139,27 +146,28 @@ def _split(notes: Sequence[Note | str], table: Table, prefix: str = "") -> None:
         (table.info if kind == "info" else table.notes).append(text)
 
 
-def serve_tables(run: ServeRun) -> list[Table]:
+def serve_tables(run: ServeOutput) -> list[Table]:
     """The tables ``bench-kernel serve`` prints: one point in detail, or a sweep's points in rows;
     then the server's view, the GPUs, the repeats, turns, prefixes and slices where the run has them."""
     from bench_kernel.report._serve_extra import extra_tables
 
-    notes: list[Note | str] = list(run.notes)
+    notes: list[Note | str] = list(run.notes)  # one point: the run's notes and the point's own
     if run.aborted:
         notes.insert(0, f"PARTIAL RUN: {run.aborted}")
-    if run.sweep is None and len(run.points) == 1:
-        p = run.points[0]
+    points = run.all_points
+    if run.sweep is None and len(points) == 1:
+        p = points[0]
         title = f"{run.server.model} at {run.server.url}: {p.load.describe()}, {run.dataset} prompts"
         if run.server.version:
             title += f" (server {run.server.version})"
         lat = _latency_table(p, title)
         thr = _throughput_table(p)
-        _split(notes + list(p.notes) + list(p.metrics.notes), thr)
+        _split(notes, thr)
         return [lat, thr] + extra_tables(run) + _profile_tables(run)
     sweep = _sweep_table(run)
     _split(notes, sweep)
-    for i, p in enumerate(run.points):
-        _split(list(p.notes) + list(p.metrics.notes), sweep, f"point {i + 1}: ")
+    for i, p in enumerate(points):
+        _split(list(p.notes), sweep, f"point {i + 1}: ")
     return [sweep] + extra_tables(run) + _profile_tables(run)
 
 

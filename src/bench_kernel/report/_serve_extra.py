@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bench_kernel.report._table import Column, Table
-from bench_kernel.serve import ServePoint, ServeRun
+from bench_kernel.serve import ServeOutput, ServePoint
 
 if TYPE_CHECKING:
     import msgspec
@@ -40,9 +40,9 @@ def view_text(values: dict[str, float | None] | None, kind: str, unit: str) -> s
 
 
 def _view_table(p: ServePoint, label: str) -> Table:
-    rows = [{"what": r.what, "metric": r.metric, "server": view_text(r.server, r.kind, r.unit),
-             "client": view_text(r.client, r.kind, r.unit) if r.client else "-"} for r in p.server_view]
     sm = p.server_metrics
+    rows = [{"what": r.what, "metric": r.metric, "server": view_text(r.server, r.kind, r.unit),
+             "client": view_text(r.client, r.kind, r.unit) if r.client else "-"} for r in (sm.view if sm else ())]
     t = Table([Column("what", "What"), Column("server", "Server (/metrics)"), Column("client", "Client"),
                Column("metric", "Prometheus name")], rows,
               title=f"The server's view beside the client's{label}: {sm.scrapes if sm else 0} scrapes of /metrics")
@@ -53,7 +53,7 @@ def _view_table(p: ServePoint, label: str) -> Table:
 def _gpu_table(points: list[tuple[str, ServePoint]]) -> Table:
     rows = []
     for label, p in points:
-        for g in p.gpu:
+        for g in p.gpu_telemetry or ():
             s = g.summary
             mem = s["memory_used_bytes"]["max"]
             rows.append({"point": label, "gpu": g.gpu, "n": g.samples,
@@ -71,27 +71,28 @@ def _gpu_table(points: list[tuple[str, ServePoint]]) -> Table:
     return Table(cols, rows, title="GPU telemetry under the load (NVML/amdsmi, every 100 ms)")
 
 
-def _repeats_table(run: ServeRun) -> Table:
+def _repeats_table(run: ServeOutput) -> Table:
     rows = []
-    for rep in run.repeats:
-        load = (rep.load.get("max_concurrency"), rep.load.get("request_rate"))
+    repeats = run.repeats or ()
+    for rep in repeats:
+        load = (rep.load.max_concurrency, rep.load.request_rate)
         for s in rep.stats:
             rows.append({"load": f"rate {'inf' if load[1] is None else load[1]}, conc {load[0] or '-'}",
                          "metric": s.metric, "unit": s.unit, "runs": ", ".join(f"{v:.4g}" for v in s.values),
                          "mean": s.mean, "ci": "-" if s.ci_low is None else f"{s.ci_low:.4g}-{s.ci_high:.4g}",
                          "hw": s.rel_half_width})
-    level = run.repeats[0].confidence if run.repeats else 0.95
+    level = repeats[0].confidence if repeats else 0.95
     cols = [Column("load", "Load"), Column("metric", "Metric"), Column("unit", "Unit"), Column("runs", "Each run"),
             Column("mean", "Geo. mean", "float"), Column("ci", f"{level:.0%} CI of it"),
             Column("hw", "+/- (relative)", "ratio")]
-    t = Table(cols, rows, title=f"Across {run.options.num_runs} runs of each load point")
+    t = Table(cols, rows, title=f"Across {max((r.runs for r in repeats), default=0)} runs of each load point")
     t.info.append("a t-interval of the runs' values: what a repeat of the benchmark would show, which the "
                   "requests of one run cannot")
     return t
 
 
 def _turns_table(p: ServePoint) -> Table:
-    rows = [msgspecless(t) for t in p.turns]
+    rows = [msgspecless(t) for t in p.turns or ()]
     cols = [Column("turn", "Turn", "int"), Column("requests", "Requests", "int"), Column("completed", "Done", "int"),
             Column("input_tokens_mean", "Input tokens (mean)", "float"), Column("ttft_p50_ms", "TTFT p50", "duration_ms"),
             Column("ttft_p99_ms", "TTFT p99", "duration_ms"), Column("e2el_p50_ms", "E2E p50", "duration_ms")]
@@ -99,8 +100,8 @@ def _turns_table(p: ServePoint) -> Table:
 
 
 def _groups_table(p: ServePoint) -> Table:
-    g = p.groups
-    rows = [msgspecless(g)] if g is not None else []
+    g = p.prefix_groups
+    rows = [msgspecless(g)] if g else []
     cols = [Column("groups", "Prefixes", "int"), Column("first_n", "First requests", "int"),
             Column("first_ttft_p50_ms", "Their TTFT p50", "duration_ms"), Column("rest_n", "Later requests", "int"),
             Column("rest_ttft_p50_ms", "Their TTFT p50", "duration_ms"), Column("rest_over_first", "Later / first", "ratio")]
@@ -109,12 +110,12 @@ def _groups_table(p: ServePoint) -> Table:
 
 
 def _slices_table(p: ServePoint) -> Table:
-    assert p.slices is not None
-    rows = [dict(msgspecless(s), span=f"{s.start_s:g}-{s.end_s:g} s") for s in p.slices[1]]
+    assert p.slices
+    rows = [dict(msgspecless(s), span=f"{s.start_s:g}-{s.end_s:g} s") for s in p.slices.slices]
     cols = [Column("span", "Slice"), Column("sent", "Sent", "int"), Column("completed", "Done", "int"),
             Column("output_tokens_per_s", "Out tok/s", "float"), Column("ttft_p50_ms", "TTFT p50", "duration_ms"),
             Column("ttft_p99_ms", "TTFT p99", "duration_ms"), Column("itl_p50_ms", "ITL p50", "duration_ms")]
-    return Table(cols, rows, title=f"Time slices of {p.slices[0]:g} s ({p.load.describe()})")
+    return Table(cols, rows, title=f"Time slices of {p.slices.slice_s:g} s ({p.load.describe()})")
 
 
 def msgspecless(record: msgspec.Struct) -> dict[str, Any]:
@@ -124,23 +125,24 @@ def msgspecless(record: msgspec.Struct) -> dict[str, Any]:
     return msgspec.to_builtins(record)  # type: ignore[no-any-return]
 
 
-def extra_tables(run: ServeRun) -> list[Table]:
+def extra_tables(run: ServeOutput) -> list[Table]:
     """The tables of what the run has beyond the client's latencies (module docstring)."""
-    many = len(run.points) > 1
-    labelled = [(f"point {i + 1}" if many else "the point", p) for i, p in enumerate(run.points)]
+    points = run.all_points
+    many = len(points) > 1
+    labelled = [(f"point {i + 1}" if many else "the point", p) for i, p in enumerate(points)]
     out: list[Table] = []
     for label, p in labelled:
-        if p.server_view:
+        if p.server_metrics and p.server_metrics.view:
             out.append(_view_table(p, f" ({label})" if many else ""))
-    if any(p.gpu for p in run.points):
+    if any(p.gpu_telemetry for p in points):
         out.append(_gpu_table(labelled))
     if run.repeats:
         out.append(_repeats_table(run))
     for _, p in labelled:
         if p.turns:
             out.append(_turns_table(p))
-        if p.groups is not None:
+        if p.prefix_groups:
             out.append(_groups_table(p))
-        if p.slices is not None:
+        if p.slices:
             out.append(_slices_table(p))
     return out

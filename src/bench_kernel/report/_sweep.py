@@ -1,6 +1,6 @@
 """Tables and the plot of a sweep: the pivot (point x provider), the best provider per point.
 
-Input is what the store holds (``RunInfo`` + ``PointResult``s, or a ``SweepResult``), so a
+Input is what the store holds (``RunInfo`` + ``PointResult``s, or a ``SweepOutput``), so a
 stored run renders exactly like the sweep that just ran. Times are the primary method's median
 (graph, else kernel, events, host); a point that was not timed shows its status instead.
 """

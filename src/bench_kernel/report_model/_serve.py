@@ -1,5 +1,5 @@
 """Serving runs as report inputs: a ``bench-kernel serve --json`` file or a stored serving run
-(``bench-kernel serve --save``), kept as the run's own JSON (``ServeRun.to_dict()``, every request
+(``bench-kernel serve --save``), kept as the run's own JSON (``ServeOutput.to_dict()``, every request
 record included) for ``report`` to draw."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ PLAIN_RUN = re.compile(r"\d+|latest(~\d+)?")
 
 @dataclass(frozen=True)
 class ServeInput:
-    """A serving run: ``data`` is ``ServeRun.to_dict()`` (with its request records)."""
+    """A serving run: ``data`` is ``ServeOutput.to_dict()`` (with its request records)."""
 
     label: str
     source: str

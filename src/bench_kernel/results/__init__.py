@@ -55,8 +55,10 @@ Contract (read by ``report`` and the pytest plugin; names are stable):
     than 10% below the run's highest (``median_clock_mhz``, ``point_clock_mhz`` read them).
 ``Recorder(store, name=, config=, env=, source=)`` records results that are not a sweep (``run
     --save``, a pytest session) as one run: ``save(BenchResult)``, ``save_error(...)``, ``finish()``.
-``save_serve_run(store, ServeRun.to_dict(), command=) -> run id`` and ``serve_points(store, run)``:
+``save_serve_run(store, ServeOutput.to_dict(), command=) -> run id`` and ``serve_points(store, run)``:
     serving runs (kind ``serve``) and their load points with every request, in ``serve_points``.
+``history(db_path, pattern=, where=, limit=) -> HistoryOutput``: the stored runs, or the stored
+    points of some cases with their runs (``bench-kernel history --json``).
 ``provenance(path) -> Provenance`` (sha256, git commit, dirty flag of the file's repository).
 """
 
@@ -78,6 +80,7 @@ from bench_kernel.results._compare import (
 )
 from bench_kernel.results._explain import MOVED_SHARE, explain, launch_text
 from bench_kernel.results._files import load_results_file, points_from_output
+from bench_kernel.results._history import history
 from bench_kernel.results._match import (
                                            History,
                                            ResultsComparison,
@@ -128,6 +131,6 @@ __all__ = [
     "Store", "Unmatched", "best_per_point", "check_threshold", "clock_explains", "clock_spread", "compare", "compare_points",
     "compare_samples", "default_db_path", "median_clock_mhz", "merge_rounds", "noise_from_history", "noise_from_rounds",
     "point_clock_mhz", "samples_problem",
-    "file_sha256", "load_results_file", "open_store", "points_from_output",
+    "file_sha256", "history", "load_results_file", "open_store", "points_from_output",
     "provenance", "ref_file", "resolve_db_path", "resolve_ref", "store_files", "store_history", "t_quantile", "SERVE_TABLE", "save_serve_run", "serve_points", "serve_side",
 ]

@@ -32,12 +32,12 @@ CREATE TABLE IF NOT EXISTS serve_points (
   UNIQUE (run_id, idx)
 )
 """
-#: ServeRun.status -> the run's status in the store.
+#: ServeOutput.status -> the run's status in the store.
 _STATUS = {"complete": "done", "interrupted": "interrupted", "partial": "failed"}
 
 
 def save_serve_run(store: Store, run: dict[str, Any], *, command: Sequence[str] = ()) -> int:
-    """Store ``ServeRun.to_dict()`` as one run of kind ``serve``; returns its id."""
+    """Store ``ServeOutput.to_dict()`` as one run of kind ``serve``; returns its id."""
     points = run.get("points")
     if points is None:  # one point: its keys are at the top level
         points = [{k: v for k, v in run.items() if k not in ("server", "config", "dataset", "sweep", "kind",

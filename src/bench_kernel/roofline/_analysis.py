@@ -12,13 +12,12 @@ from typing import Any
 from bench_kernel.dtypes import peak_class
 from bench_kernel.errors import DeviceError, UsageError
 from bench_kernel.hardware import (
-    Calibration,
     DeviceSpec,
     detect_device,
     get_device,
     load_calibration,
 )
-from bench_kernel.records import Note, Roof, RoofAnalysis, RooflineResult, info, warning
+from bench_kernel.records import Calibration, Note, Roof, RoofAnalysis, RooflineResult, info, warning
 
 __all__ = ["analyze", "measured_roof", "spec_roof"]
 

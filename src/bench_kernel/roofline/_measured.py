@@ -17,8 +17,9 @@ from typing import Mapping
 
 from bench_kernel.dtypes import peak_class
 from bench_kernel.errors import DeviceError, UsageError
-from bench_kernel.hardware import Calibration, DeviceSpec, get_device, load_calibration
+from bench_kernel.hardware import DeviceSpec, get_device, load_calibration
 from bench_kernel.records import (
+    Calibration,
     CounterReport,
     LevelPoint,
     MeasuredRoofline,

@@ -14,9 +14,9 @@ from typing import Any, Iterable, Mapping
 from bench_kernel.atomic import replacing
 from bench_kernel.dtypes import peak_class
 from bench_kernel.errors import MissingExtraError, UsageError
-from bench_kernel.hardware import Calibration, DeviceSpec, get_device
+from bench_kernel.hardware import DeviceSpec, get_device
 from bench_kernel.plotfile import plot_path
-from bench_kernel.records import Roof, RooflineResult
+from bench_kernel.records import Calibration, Roof, RooflineResult
 from bench_kernel.roofline._analysis import measured_roof, spec_roof
 
 __all__ = ["build_figure", "plot_roofline"]

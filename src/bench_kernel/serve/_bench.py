@@ -1,9 +1,9 @@
 """``benchmark(options)``: the whole of ``bench-kernel serve`` as one call, from launching the server
 to the kernel view of a profiled window. The CLI parses into :class:`ServeOptions`, calls this,
-and renders the :class:`ServeRun`.
+and renders the ``records.ServeOutput`` it returns (what ``serve --json`` prints).
 
 A run cut short (Ctrl-C, a server that died) still returns: its points hold every request, those
-not completed marked failed with the reason, and ``ServeRun.aborted`` says why. The caller shows
+not completed marked failed with the reason, and ``ServeOutput.aborted`` says why. The caller shows
 and stores it, then exits non-zero.
 """
 
@@ -15,30 +15,30 @@ import socket
 import statistics
 import time
 import urllib.parse
-from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Literal, Sequence
 
-import msgspec
+from msgspec import UNSET
 
 from bench_kernel.errors import UsageError
-from bench_kernel.records import Note, to_builtins
+from bench_kernel.records import Load, Note, ProfileWindow, ServeOutput, ServePoint, ServerInfo
 from bench_kernel.records import info as note
 from bench_kernel.serve._client import Endpoint
 from bench_kernel.serve._dataset_common import WORDS, Dataset
 from bench_kernel.serve._datasets import load_dataset
 from bench_kernel.serve._launch import launched, url_from_command, wait_ready
-from bench_kernel.serve._load import Load
 from bench_kernel.serve._options import ServeOptions
-from bench_kernel.serve._profile import KernelView, kernel_view, post_profile, wait_for_traces
+from bench_kernel.serve._profile import kernel_view, post_profile, wait_for_traces
 from bench_kernel.serve._records import Prompt
-from bench_kernel.serve._repeats import Repeats, repeat_summary
-from bench_kernel.serve._run import SCHEMA_VERSION, Observed, ServePoint, ServerInfo, connect, run_point
+from bench_kernel.serve._repeats import repeat_summary
+from bench_kernel.serve._run import Observed, connect, run_point
 from bench_kernel.serve._scrape import Scraper, probe_metrics
 from bench_kernel.serve._server_view import summarize_scrapes
 from bench_kernel.serve._sweep import auto_sweep, slo_search, sweep_loads
 from bench_kernel.serve._telemetry import Sampler, open_gpus
 
-__all__ = ["ServeRun", "ProfileWindow", "benchmark", "DEFAULT_WARMUP", "WARMUP_MAX_OUTPUT"]
+__all__ = ["benchmark", "DEFAULT_WARMUP", "WARMUP_MAX_OUTPUT"]
+
+SweepKind = Literal["list", "auto", "slo"]
 
 #: Warm-up requests when no load point caps concurrency (vLLM sends one test prompt; one is too few
 #: for a batching server, whose first batches of each size pay graph capture and compilation).
@@ -47,76 +47,24 @@ DEFAULT_WARMUP = 8
 WARMUP_MAX_OUTPUT = 64
 
 
-@dataclass(frozen=True)
-class ProfileWindow:
-    """The profiled window: its own load point, the traces, the kernel view and how long each step took."""
-
-    point: ServePoint
-    traces: tuple[str, ...]
-    view: KernelView | None
-    start_s: float
-    stop_s: float
-    export_s: float
-    error: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"point": self.point.to_dict(requests=False), "traces": list(self.traces),
-                "view": self.view.to_dict() if self.view else None, "start_profile_s": self.start_s,
-                "stop_profile_s": self.stop_s, "export_s": self.export_s, "error": self.error}
-
-
-@dataclass(frozen=True)
-class ServeRun:
-    """A serving benchmark: the server, what was asked, every load point, and the profile window."""
-
-    server: ServerInfo
-    options: ServeOptions
-    dataset: str
-    points: tuple[ServePoint, ...]
-    sweep: str | None
-    slo_rate: float | None = None
-    profile: ProfileWindow | None = None
-    aborted: str | None = None
-    notes: tuple[Note, ...] = ()
-
-    @property
-    def repeats(self) -> tuple[Repeats, ...]:
-        """Per load run more than once (``--num-runs``): each metric across its runs."""
-        return repeat_summary([p.to_dict(requests=False) for p in self.points])
-
-    @property
-    def status(self) -> str:
-        if self.aborted is None:
-            return "complete"
-        return "interrupted" if self.aborted.startswith("interrupted") else "partial"
-
-    def nothing_completed(self) -> str | None:
-        """Why the run is a failure although it ran to its end: a point where every request failed."""
-        dead = [p for p in self.points if p.metrics.completed == 0 and p.metrics.failed]
-        if not dead:
-            return None
-        kinds = ", ".join(f"{k} ({n})" for k, n in dead[0].metrics.failures.items())
-        first = next((r.error for r in dead[0].records if r.error), "")
-        return f"no request completed at {dead[0].load.describe()}: {kinds}; first: {first}"
-
-    def to_dict(self, requests: bool = True) -> dict[str, Any]:
-        """One point: the point's keys at the top level; a sweep: ``points``, a list of them."""
-        # "kind" first: a reader (``report``) tells a serving run by its first key, without reading it all.
-        head: dict[str, Any] = {"kind": "serve", "schema_version": SCHEMA_VERSION, "status": self.status,
-                                "aborted": self.aborted, "server": self.server.to_dict(),
-                                "config": self.options.config(), "dataset": self.dataset, "sweep": self.sweep,
-                                "notes": to_builtins(self.notes)}
-        if self.slo_rate is not None or self.options.slo:
-            head["slo_request_rate"] = self.slo_rate
-        if self.profile is not None:
-            head["profile"] = self.profile.to_dict()
-        if self.options.num_runs > 1:
-            head["repeats"] = msgspec.to_builtins(self.repeats)
-        if self.sweep is None and len(self.points) == 1:
-            p = self.points[0].to_dict(requests)
-            p["notes"] = to_builtins(self.notes) + p["notes"]
-            return {"kind": "serve", **p, **{k: v for k, v in head.items() if k != "notes"}}
-        return {**head, "points": [p.to_dict(requests) for p in self.points]}
+def _document(opts: ServeOptions, info: ServerInfo, dataset: str, points: Sequence[ServePoint], sweep: SweepKind | None,
+              slo_rate: float | None, window: ProfileWindow | None, aborted: str | None,
+              notes: Sequence[Note]) -> ServeOutput:
+    """What ``serve --json`` prints: one point's fields at the top level, or a sweep's ``points``."""
+    status: Literal["complete", "partial", "interrupted"] = (
+        "complete" if aborted is None else "interrupted" if aborted.startswith("interrupted") else "partial")
+    run: dict[str, Any] = dict(
+        status=status, aborted=aborted, server=info, config=opts.config(), dataset=dataset, sweep=sweep,
+        notes=tuple(notes), slo_request_rate=slo_rate if slo_rate is not None or opts.slo else UNSET,
+        profile=window if window is not None else UNSET,
+        repeats=repeat_summary(points) if opts.num_runs > 1 else UNSET)
+    if sweep is None and len(points) == 1:
+        p = points[0]
+        return ServeOutput(**run | {"notes": tuple(notes) + p.notes}, load=p.load, started_at=p.started_at,
+                           duration_s=p.duration_s, metrics=p.metrics, throughput=p.throughput, goodput=p.goodput,
+                           requests=p.requests, client=p.client, repeat=p.repeat, server_metrics=p.server_metrics,
+                           gpu_telemetry=p.gpu_telemetry, slices=p.slices, turns=p.turns, prefix_groups=p.prefix_groups)
+    return ServeOutput(**run, points=tuple(points))
 
 
 @contextlib.contextmanager
@@ -154,7 +102,7 @@ def _profile_window(opts: ServeOptions, info: ServerInfo, run: Callable[[Load, i
     assert opts.profile_dir is not None  # ServeOptions refuses --profile without it
     since = time.time()
     t_start = post_profile(info.url, "start", 60.0)
-    wload = replace(load, duration_s=opts.profile_duration_s)
+    wload = load.replace(duration_s=opts.profile_duration_s)
     point = run(wload, None if opts.profile_duration_s else opts.profile_requests)
     t0 = time.monotonic()
     t_stop = post_profile(info.url, "stop", opts.profile_timeout_s)
@@ -165,7 +113,10 @@ def _profile_window(opts: ServeOptions, info: ServerInfo, run: Callable[[Load, i
         view = kernel_view(traces)
     except Exception as e:  # noqa: BLE001 - the benchmark's numbers must survive a trace we cannot read
         err = f"{type(e).__name__}: {e}"
-    return ProfileWindow(point, tuple(map(str, traces)), view, t_start, t_stop, export, err)
+    # The window's requests are not kept: its point is there for the kernels, not its latencies.
+    return ProfileWindow(point=point.replace(requests=point.requests.replace(records=UNSET)),
+                         traces=tuple(map(str, traces)), view=view, start_profile_s=t_start, stop_profile_s=t_stop,
+                         export_s=export, error=err)
 
 
 def _warmup_prompts(opts: ServeOptions, ds: Dataset) -> tuple[Prompt, ...]:
@@ -239,10 +190,10 @@ def _dataset(opts: ServeOptions, tok: Any) -> Dataset:
                         max_turns=opts.max_turns)
 
 
-def benchmark(opts: ServeOptions, progress: Callable[[str], None] | None = None) -> ServeRun:
+def benchmark(opts: ServeOptions, progress: Callable[[str], None] | None = None) -> ServeOutput:
     """Run ``bench-kernel serve``: launch or connect, load the dataset, warm up, run each load point
     ``num_runs`` times (a sweep, ``--sweep auto`` or ``--slo``), then the profiled window. See the
-    module docstring. ``opts`` was checked when it was made."""
+    module docstring. ``opts`` was checked when it was made. Returns what ``serve --json`` prints."""
     say = progress or (lambda s: None)
     try:
         import aiohttp  # noqa: F401 - the client's library: say so before a server is started
@@ -253,8 +204,8 @@ def benchmark(opts: ServeOptions, progress: Callable[[str], None] | None = None)
     ds = _dataset(opts, tok)
     if opts.dataset_name == "mooncake":
         n = len(ds.prompts)
-    base = Load(opts.request_rates[0], opts.burstiness, opts.max_concurrencies[0], opts.duration_s,
-                opts.ramp_up_strategy, opts.ramp_up_start_rps, opts.ramp_up_end_rps)
+    base = Load(request_rate=opts.request_rates[0], burstiness=opts.burstiness,
+                max_concurrency=opts.max_concurrencies[0], duration_s=opts.duration_s, **opts.ramp())
     loads = sweep_loads(base, list(opts.request_rates), list(opts.max_concurrencies))
     count = (lambda s: len(tok.encode(s, add_special_tokens=False))) if tok is not None else None
     notes: list[Note] = list(ds.notes)
@@ -284,7 +235,7 @@ def benchmark(opts: ServeOptions, progress: Callable[[str], None] | None = None)
             return p  # type: ignore[return-value]
 
         slo_rate = None
-        kind = "slo" if opts.slo else "auto" if opts.sweep == "auto" else "list" if len(loads) > 1 else None
+        kind: SweepKind | None = "slo" if opts.slo else "auto" if opts.sweep == "auto" else "list" if len(loads) > 1 else None
         interrupted = None
         try:  # Ctrl-C between points (the driver handles it within one) keeps the points finished
             if opts.slo:
@@ -311,4 +262,4 @@ def benchmark(opts: ServeOptions, progress: Callable[[str], None] | None = None)
     notes[:0] = info.notes
     if info.launched and info.log_path:
         notes.append(note("server-log", f"the server's log: {info.log_path}", path=info.log_path))
-    return ServeRun(info, opts, ds.name, tuple(points), kind, slo_rate, window, aborted, tuple(notes))
+    return _document(opts, info, ds.name, points, kind, slo_rate, window, aborted, notes)

@@ -16,15 +16,13 @@ shared prefix, and the first requests against the rest (a cold server).
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Sequence
+from typing import Any, Sequence
 
-import msgspec
 import numpy as np
 
-from bench_kernel.records import Note, warning
-from bench_kernel.serve._records import RequestRecord
+from bench_kernel.records import GroupSplit, Note, RequestRecord, Slice, TurnRow, warning
 
-__all__ = ["Slice", "TurnRow", "GroupSplit", "time_slices", "turn_rows", "group_split", "cold_start",
+__all__ = ["time_slices", "turn_rows", "group_split", "cold_start",
            "first_wave", "COLD_RATIO", "COLD_MIN_MS"]
 
 #: A point's first requests this many times slower than the rest (p50) are a cold start...
@@ -35,21 +33,6 @@ COLD_MIN_MS = 20.0
 
 def _p(values: Sequence[float], q: float) -> float | None:
     return float(np.percentile(values, q)) if len(values) else None
-
-
-class Slice(msgspec.Struct, frozen=True, kw_only=True):
-    """One time slice of a load point."""
-
-    start_s: Annotated[float, msgspec.Meta(description="the slice's start, seconds from the point's start")]
-    end_s: Annotated[float, msgspec.Meta(description="its end, seconds")]
-    sent: Annotated[int, msgspec.Meta(description="requests sent in it")]
-    completed: Annotated[int, msgspec.Meta(description="completed requests whose last byte came in it")]
-    output_tokens: Annotated[float, msgspec.Meta(description="output tokens that arrived in it")]
-    output_tokens_per_s: Annotated[float, msgspec.Meta(description="output_tokens / the slice's length")]
-    ttft_p50_ms: Annotated[float | None, msgspec.Meta(description="TTFT p50 of the requests sent in it, ms")]
-    ttft_p99_ms: Annotated[float | None, msgspec.Meta(description="TTFT p99 of the requests sent in it, ms")]
-    itl_p50_ms: Annotated[float | None, msgspec.Meta(
-        description="p50 of the inter-token gaps that ended in it, ms (ICL where per-chunk counts are unknown)")]
 
 
 def time_slices(records: Sequence[RequestRecord], duration_s: float, slice_s: float) -> tuple[Slice, ...]:
@@ -67,7 +50,7 @@ def time_slices(records: Sequence[RequestRecord], duration_s: float, slice_s: fl
         return min(n - 1, max(0, int(t // slice_s)))
 
     for r in records:
-        if math.isnan(r.sent_s):
+        if r.sent_s is None:
             continue
         sent[at(r.sent_s)] += 1
         if not r.ok:
@@ -89,18 +72,6 @@ def time_slices(records: Sequence[RequestRecord], duration_s: float, slice_s: fl
                  for i in range(n))
 
 
-class TurnRow(msgspec.Struct, frozen=True, kw_only=True):
-    """One turn index of a multi-turn point."""
-
-    turn: Annotated[int, msgspec.Meta(description="0 for a conversation's first request")]
-    requests: Annotated[int, msgspec.Meta(description="requests of this turn, failed and not sent included")]
-    completed: Annotated[int, msgspec.Meta(description="completed requests of this turn")]
-    input_tokens_mean: Annotated[float | None, msgspec.Meta(description="mean prompt tokens (usage): the history")]
-    ttft_p50_ms: Annotated[float | None, msgspec.Meta(description="TTFT p50, ms")]
-    ttft_p99_ms: Annotated[float | None, msgspec.Meta(description="TTFT p99, ms")]
-    e2el_p50_ms: Annotated[float | None, msgspec.Meta(description="E2E latency p50, ms")]
-
-
 def turn_rows(records: Sequence[RequestRecord]) -> tuple[TurnRow, ...]:
     """Per turn index, when the point has later turns (else empty)."""
     if not any(r.turn for r in records):
@@ -118,27 +89,15 @@ def turn_rows(records: Sequence[RequestRecord]) -> tuple[TurnRow, ...]:
     return tuple(out)
 
 
-class GroupSplit(msgspec.Struct, frozen=True, kw_only=True):
-    """The first request of each shared prefix against the later ones."""
-
-    groups: Annotated[int, msgspec.Meta(description="prefixes (groups) seen")]
-    first_n: Annotated[int, msgspec.Meta(description="completed first requests of a group, with a TTFT")]
-    first_ttft_p50_ms: Annotated[float | None, msgspec.Meta(description="their TTFT p50, ms")]
-    rest_n: Annotated[int, msgspec.Meta(description="completed later requests, with a TTFT")]
-    rest_ttft_p50_ms: Annotated[float | None, msgspec.Meta(description="their TTFT p50, ms")]
-    rest_over_first: Annotated[float | None, msgspec.Meta(
-        description="rest / first TTFT p50: well below 1 when the server caches prefixes")]
-
-
 def group_split(records: Sequence[RequestRecord]) -> GroupSplit | None:
     """For a point whose requests share prefixes (``group`` set, no turns); else None."""
-    grouped = [r for r in records if r.group is not None and not r.turn and not math.isnan(r.sent_s)]
+    grouped = [r for r in records if r.group is not None and not r.turn and r.sent_s is not None]
     if not grouped or any(r.turn for r in records):
         return None
     seen: set[int] = set()
     first: list[Any] = []
     rest: list[Any] = []
-    for r in sorted(grouped, key=lambda r: r.sent_s):
+    for r in sorted(grouped, key=lambda r: r.sent_s or 0.0):
         bucket = rest if r.group in seen else first
         seen.add(r.group)  # type: ignore[arg-type]
         if r.ttft_ms is not None:
@@ -156,7 +115,7 @@ def first_wave(n: int, max_concurrency: int | None) -> int:
 
 def cold_start(records: Sequence[RequestRecord], max_concurrency: int | None) -> Note | None:
     """A warning when the first wave of requests is far slower than the rest (module docstring)."""
-    ok = sorted((r for r in records if r.ok and not r.turn), key=lambda r: r.sent_s)
+    ok = sorted((r for r in records if r.ok and not r.turn and r.sent_s is not None), key=lambda r: r.sent_s or 0.0)
     k = first_wave(len(ok), max_concurrency)
     if len(ok) < 2 * k:
         return None

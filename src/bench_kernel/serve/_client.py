@@ -14,10 +14,10 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
-from bench_kernel.records import Note, warning
-from bench_kernel.serve._records import Prompt, RequestRecord
+from bench_kernel.records import Note, NOutSource, RequestRecord, warning
+from bench_kernel.serve._records import Prompt
 from bench_kernel.serve._sse import SSEDecoder, StreamError, StreamState
 
 __all__ = ["Endpoint", "Negotiation", "send_request", "ENDPOINTS", "OPTIONAL_FIELDS"]
@@ -174,6 +174,7 @@ def _complete(index: int, scheduled_s: float, ready_s: float, sent_s: float, end
         # below); without usage nothing shows that the server generated anything.
         return _failed(index, scheduled_s, ready_s, sent_s, end_s,
                        f"no generated token in the stream (finish_reason {state.finish_reason!r})", notes)
+    src: NOutSource
     if c.usage_out is not None:
         n_out, src = c.usage_out, "usage"
     elif count_tokens is not None:
@@ -183,7 +184,8 @@ def _complete(index: int, scheduled_s: float, ready_s: float, sent_s: float, end
     tokens = c.chunk_tokens
     if not c.continuous_usage and src != "usage" and n_out == len(c.chunk_s):
         tokens = (1,) * n_out
-    n_in, in_src = (c.usage_in, "usage") if c.usage_in is not None else (prompt.input_len, "dataset")
+    in_src: Literal["usage", "dataset"] = "usage" if c.usage_in is not None else "dataset"
+    n_in = c.usage_in if c.usage_in is not None else prompt.input_len
     return RequestRecord(index, "ok", None, scheduled_s, ready_s, sent_s, end_s, c.chunk_s, tokens,
                          c.first_visible_s, n_out, src, n_in, in_src, c.empty_chunks, state.finish_reason,
                          c.text, tuple(notes))

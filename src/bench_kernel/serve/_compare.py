@@ -30,9 +30,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from bench_kernel.records import Verdict
+from bench_kernel.records import RequestRecord, Verdict, from_builtins
 from bench_kernel.results import CONFIDENCE, compare_samples, noise_from_rounds, t_quantile, verdict
-from bench_kernel.serve._records import RequestRecord
 from bench_kernel.serve._repeats import load_key
 
 __all__ = ["COMPARED", "ServeComparisonRow", "ServeComparison", "compare_serve", "metric_samples", "verdict"]
@@ -42,7 +41,7 @@ COMPARED = ("ttft_ms", "ttfvo_ms", "tpot_ms", "itl_ms", "icl_ms", "e2el_ms")
 
 def metric_samples(point: dict[str, Any]) -> dict[str, list[float]]:
     """Per metric, the samples of one stored point (``ServePoint.to_dict()`` with its records), ms."""
-    recs = [RequestRecord.from_dict(r) for r in (point.get("requests") or {}).get("records") or ()]
+    recs = [from_builtins(r, RequestRecord) for r in (point.get("requests") or {}).get("records") or ()]
     ok = [r for r in recs if r.ok]
     out: dict[str, list[float]] = {}
     for m in ("ttft_ms", "ttfvo_ms", "tpot_ms", "e2el_ms"):

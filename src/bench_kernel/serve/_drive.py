@@ -16,17 +16,16 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import math
 import signal
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from bench_kernel.records import Note
+from bench_kernel.records import Load, Note, RequestRecord
 from bench_kernel.serve._client import Endpoint, Negotiation, send_request
-from bench_kernel.serve._load import Load, arrivals
-from bench_kernel.serve._records import Prompt, RequestRecord
+from bench_kernel.serve._load import arrivals
+from bench_kernel.serve._records import Prompt
 
 __all__ = ["Outcome", "drive", "LAG_PROBE_S"]
 
@@ -99,7 +98,7 @@ async def _wait_until(t_due: float, abort: _Abort) -> None:
 
 def _not_sent(index: int, why: str, prompt: Prompt | None = None, turn: int = 0) -> RequestRecord:
     """A request of the run that was never sent: failed with the reason (nothing is dropped)."""
-    return RequestRecord(index, "failed", f"not sent: {why}", math.nan, math.nan, math.nan, None,
+    return RequestRecord(index, "failed", f"not sent: {why}", None, None, None, None,
                          group=prompt.group if prompt else None, turn=turn)
 
 
@@ -161,7 +160,7 @@ async def _run_point(session: Any, ep: Endpoint, prompts: Sequence[Prompt], load
                     out += [_not_sent(next(turn_ids), abort.reason or "cancelled", prompt, k)
                             for k in range(turn + 1, 1 + len(prompt.turns))]
                     return out
-                out.append(replace(rec, group=prompt.group, turn=turn) if prompt.group is not None or turn else rec)
+                out.append(rec.replace(group=prompt.group, turn=turn) if prompt.group is not None or turn else rec)
                 await check_alive(rec)
         finally:
             if sem is not None:

@@ -20,14 +20,24 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import asdict, dataclass
-from typing import Any, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Iterable, Mapping
 
 import numpy as np
 
 from bench_kernel.errors import UsageError
-from bench_kernel.records import Note, info, warning
-from bench_kernel.serve._records import RequestRecord
+from bench_kernel.records import (
+    ClientHealth,
+    Goodput,
+    LatencyStats,
+    Note,
+    RequestCounts,
+    RequestRecord,
+    Tail,
+    Throughput,
+    info,
+    warning,
+)
 
 __all__ = ["STAT_KEYS", "LATENCY_METRICS", "GOODPUT_METRICS", "CLIENT_BOUND_MS", "stats", "ServeMetrics",
            "serve_metrics", "parse_goodput", "failure_kind"]
@@ -42,14 +52,14 @@ GOODPUT_METRICS = {"ttft": "ttft_ms", "tpot": "tpot_ms", "e2el": "e2el_ms"}
 CLIENT_BOUND_MS = 5.0
 
 
-def stats(values: Iterable[float]) -> dict[str, float | None]:
+def stats(values: Iterable[float]) -> LatencyStats:
     """mean, std (ddof 0), p50/p90/p95/p99 (linear interpolation) and n; None each when empty."""
     a = np.asarray(list(values), dtype=float)
     if not a.size:
-        return {**{k: None for k in STAT_KEYS}, "n": 0}
+        return LatencyStats(mean=None, std=None, p50=None, p90=None, p95=None, p99=None, n=0)
     p = np.percentile(a, [50, 90, 95, 99], method="linear")
-    return {"mean": float(a.mean()), "std": float(a.std()), "p50": float(p[0]), "p90": float(p[1]),
-            "p95": float(p[2]), "p99": float(p[3]), "n": int(a.size)}
+    return LatencyStats(mean=float(a.mean()), std=float(a.std()), p50=float(p[0]), p90=float(p[1]),
+                        p95=float(p[2]), p99=float(p[3]), n=int(a.size))
 
 
 def parse_goodput(items: Iterable[str]) -> dict[str, float]:
@@ -89,43 +99,25 @@ def meets(r: RequestRecord, targets_ms: Mapping[str, float]) -> bool:
 
 @dataclass(frozen=True)
 class ServeMetrics:
-    """The numbers of one load point. Keys of ``metrics``: :data:`LATENCY_METRICS`, each a
-    :func:`stats` dict in milliseconds."""
+    """The numbers of one load point computed from its requests: the parts of a
+    ``records.ServePoint`` that the requests alone decide (``run_point`` adds the rest)."""
 
-    completed: int
-    failed: int
-    failures: dict[str, int]
     duration_s: float
-    metrics: dict[str, dict[str, float | None]]
-    requests_per_s: float
-    output_tokens_per_s: float
-    total_tokens_per_s: float
-    peak_output_tokens_per_s: float
-    mean_concurrency: float
-    input_tokens: int
-    output_tokens: int
-    goodput_targets_ms: dict[str, float]
-    good_requests: int | None
-    goodput_per_s: float | None
-    lateness_ms: dict[str, float | None]
-    loop_lag_ms: dict[str, float | None]
-    client_bound: bool
-    chunks: int
-    fewer_chunks_than_tokens: int
-    n_out_sources: dict[str, int]
+    #: by metric (:data:`LATENCY_METRICS`), milliseconds
+    metrics: dict[str, LatencyStats]
+    throughput: Throughput
+    goodput: Goodput
+    #: the warm-up counts and the records are the point's own
+    requests: RequestCounts
+    client: ClientHealth
     notes: tuple[Note, ...]
-    #: completed requests whose tokens decoded to no text (counted, left out of TTFT/TPOT/ITL)
-    textless: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
-def _tail(values: list[float]) -> dict[str, float | None]:
+def _tail(values: list[float]) -> Tail:
     if not values:
-        return {"p50": None, "p99": None, "max": None, "n": 0}
+        return Tail(p50=None, p99=None, max=None, n=0)
     p = np.percentile(values, [50, 99])
-    return {"p50": float(p[0]), "p99": float(p[1]), "max": float(max(values)), "n": len(values)}
+    return Tail(p50=float(p[0]), p99=float(p[1]), max=float(max(values)), n=len(values))
 
 
 def serve_metrics(records: Iterable[RequestRecord], duration_s: float, *, loop_lag_ms: Iterable[float] = (),
@@ -176,28 +168,34 @@ def serve_metrics(records: Iterable[RequestRecord], duration_s: float, *, loop_l
         weights = [k if k is not None else (r.n_out or len(r.chunk_s)) / len(r.chunk_s) for k in r.chunk_tokens]
         for t, w in zip(r.chunk_s, weights):
             buckets[int(math.floor(t))] += w
-    d = duration_s if duration_s > 0 else math.nan
+
+    # A point with no duration (nothing sent) has no rates: null, which is what its JSON said as NaN.
+    def per_s(x: float) -> float | None:
+        return x / duration_s if duration_s > 0 else None
+
     targets = dict(goodput_ms or {})
     good = sum(1 for r in ok if meets(r, targets)) if targets else None
-    sent = [r for r in recs if not math.isnan(r.sent_s)]
-    late = _tail([r.lateness_ms for r in sent])
+    late = _tail([r.lateness_ms for r in recs if r.lateness_ms is not None])
     lag = _tail(list(loop_lag_ms))
-    bound = any(x["p99"] is not None and x["p99"] > CLIENT_BOUND_MS for x in (late, lag))
+    bound = any(x.p99 is not None and x.p99 > CLIENT_BOUND_MS for x in (late, lag))
     if bound:
-        notes.append(warning("client-bound", f"client-bound: the client's p99 send lateness {late['p99'] or 0:.1f} ms / "
-                             f"event-loop lag {lag['p99'] or 0:.1f} ms exceed {CLIENT_BOUND_MS:g} ms; latencies include "
+        notes.append(warning("client-bound", f"client-bound: the client's p99 send lateness {late.p99 or 0:.1f} ms / "
+                             f"event-loop lag {lag.p99 or 0:.1f} ms exceed {CLIENT_BOUND_MS:g} ms; latencies include "
                              f"the client's own delay (lower --max-concurrency, or run the client on more cores)",
-                             lateness_p99_ms=late["p99"], loop_lag_p99_ms=lag["p99"]))
+                             lateness_p99_ms=late.p99, loop_lag_p99_ms=lag.p99))
     kinds = Counter(failure_kind(r.error or "failed") for r in failed)
     return ServeMetrics(
-        completed=len(ok), failed=len(failed), failures=dict(kinds.most_common()), duration_s=duration_s,
+        duration_s=duration_s,
         metrics={"ttft_ms": stats(vals["ttft_ms"]), "ttfvo_ms": stats(vals["ttfvo_ms"]),
                  "tpot_ms": stats(vals["tpot_ms"]), "itl_ms": stats(itl), "icl_ms": stats(icl),
                  "e2el_ms": stats(vals["e2el_ms"])},
-        requests_per_s=len(ok) / d, output_tokens_per_s=out_tokens / d, total_tokens_per_s=(in_tokens + out_tokens) / d,
-        peak_output_tokens_per_s=float(max(buckets.values())) if buckets else 0.0,
-        mean_concurrency=sum(vals["e2el_ms"]) / 1e3 / d,
-        input_tokens=in_tokens, output_tokens=out_tokens, goodput_targets_ms=targets, good_requests=good,
-        goodput_per_s=(good / d) if good is not None else None, lateness_ms=late, loop_lag_ms=lag,
-        client_bound=bound, chunks=chunks, fewer_chunks_than_tokens=fewer, n_out_sources=dict(sources),
-        notes=tuple(notes), textless=len(textless))
+        throughput=Throughput(requests_per_s=per_s(len(ok)), output_tokens_per_s=per_s(out_tokens),
+                              total_tokens_per_s=per_s(in_tokens + out_tokens),
+                              peak_output_tokens_per_s=float(max(buckets.values())) if buckets else 0.0,
+                              mean_concurrency=per_s(sum(vals["e2el_ms"]) / 1e3)),
+        goodput=Goodput(targets_ms=targets, good_requests=good, requests_per_s=per_s(good) if good is not None else None),
+        requests=RequestCounts(completed=len(ok), failed=len(failed), failures=dict(kinds.most_common()),
+                               input_tokens=in_tokens, output_tokens=out_tokens, chunks=chunks,
+                               fewer_chunks_than_tokens=fewer, n_out_sources=dict(sources), textless=len(textless)),
+        client=ClientHealth(lateness_ms=late, loop_lag_ms=lag, client_bound=bound),
+        notes=tuple(notes))

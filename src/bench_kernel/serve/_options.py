@@ -111,8 +111,17 @@ class ServeOptions(msgspec.Struct, frozen=True, kw_only=True):
     profile_timeout_s: Annotated[float, M(description="Seconds for /stop_profile and the trace export together.")] = 600.0
 
     def __post_init__(self) -> None:
+        _normalise_and_check_paths(self)
         _check_types(self)
         _check_values(self)
+
+    def ramp(self) -> dict[str, Any]:
+        """The ramp-up fields of a ``records.Load`` (none without ``ramp_up_strategy``): Any, as a
+        start or end left out is None here, which the load refuses with the flag to give."""
+        if self.ramp_up_strategy is None:
+            return {}
+        return {"ramp_up_strategy": self.ramp_up_strategy, "ramp_up_start_rps": self.ramp_up_start_rps,
+                "ramp_up_end_rps": self.ramp_up_end_rps}
 
     def config(self) -> dict[str, Any]:
         """What the run was asked, as stored with it (no secrets: headers are not kept)."""
@@ -124,6 +133,33 @@ class ServeOptions(msgspec.Struct, frozen=True, kw_only=True):
 
 def _bad(flag: str, value: Any, why: str) -> UsageError:
     return UsageError(f"{flag} {value!r}: {why}")
+
+
+#: The path fields, and whether each names a folder (else a file).
+_PATHS = {"server_log": False, "dataset_path": False, "profile_dir": True}
+
+
+def _normalise_and_check_paths(o: ServeOptions) -> None:
+    """A path given as text is taken as a path, a list as a tuple; a file that is a folder, or a
+    folder that is a file, is refused here, before a server is started (the command line's types
+    refuse them as it parses)."""
+    for name in ("request_rates", "max_concurrencies", "headers"):
+        v = getattr(o, name)
+        if isinstance(v, list):
+            msgspec.structs.force_setattr(o, name, tuple(tuple(x) if isinstance(x, list) else x for x in v))
+    for name, folder in _PATHS.items():
+        v = getattr(o, name)
+        if isinstance(v, str):
+            v = Path(v)
+            msgspec.structs.force_setattr(o, name, v)
+        if v is None:
+            continue
+        if not isinstance(v, Path):
+            raise _bad(flag_of(name), v, "expected a path")
+        if folder and v.is_file():
+            raise _bad(flag_of(name), str(v), "is a file: give the folder the server writes its traces to")
+        if not folder and v.is_dir():
+            raise _bad(flag_of(name), str(v), "is a directory: give a file")
 
 
 def _check_types(o: ServeOptions) -> None:
@@ -143,6 +179,17 @@ def _check_types(o: ServeOptions) -> None:
                 raise _bad(flag_of(name), v, "expected a number")
         if base in (bool,) and not isinstance(v, bool):
             raise _bad(flag_of(name), v, "expected True or False")
+    if not isinstance(o.request_rates, tuple) or any(isinstance(r, bool) or not isinstance(r, (int, float))
+                                                    for r in o.request_rates):
+        raise _bad("--request-rate", o.request_rates, "expected a tuple of numbers (requests per second; inf: all at once)")
+    if not isinstance(o.max_concurrencies, tuple):
+        raise _bad("--max-concurrency", o.max_concurrencies, "expected a tuple of whole numbers (None: no cap)")
+    if not isinstance(o.goodput_ms, dict) or any(isinstance(ms, bool) or not isinstance(ms, (int, float))
+                                                for ms in o.goodput_ms.values()):
+        raise _bad("--goodput", o.goodput_ms, "expected metric -> a number of ms, e.g. {'ttft_ms': 200.0}")
+    for h in o.headers if isinstance(o.headers, tuple) else (None,):
+        if not (isinstance(h, tuple) and len(h) == 2 and all(isinstance(x, str) for x in h) and h[0].strip()):
+            raise _bad("--header", h, "expected NAME:VALUE (a (name, value) pair of text, the name not empty)")
 
 
 def _whole(o: ServeOptions, names: tuple[str, ...], low: int) -> None:
@@ -198,10 +245,9 @@ def _check_values(o: ServeOptions) -> None:
     if o.ramp_up_strategy is None and (o.ramp_up_start_rps is not None or o.ramp_up_end_rps is not None):
         raise UsageError("--ramp-up-start-rps and --ramp-up-end-rps need --ramp-up-strategy linear|exponential")
     if o.ramp_up_strategy is not None:
-        from bench_kernel.serve._load import Load
+        from bench_kernel.records import Load
 
-        Load(burstiness=o.burstiness, duration_s=o.duration_s, ramp_up_strategy=o.ramp_up_strategy,
-             ramp_up_start_rps=o.ramp_up_start_rps, ramp_up_end_rps=o.ramp_up_end_rps)  # its checks, once
+        Load(burstiness=o.burstiness, duration_s=o.duration_s, **o.ramp())  # its checks, once
     if o.slo and not o.goodput_ms:
         raise UsageError("--slo needs targets: --goodput ttft:MS tpot:MS e2el:MS")
     if o.profile and o.profile_dir is None:

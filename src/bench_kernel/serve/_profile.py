@@ -19,15 +19,15 @@ import time
 import urllib.error
 import urllib.request
 import zlib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from bench_kernel.errors import BenchKernelError, ServerError
+from bench_kernel.records import KernelView
 
-__all__ = ["post_profile", "wait_for_traces", "rank_of", "KernelView", "kernel_view", "TRACE_SUFFIXES"]
+__all__ = ["post_profile", "wait_for_traces", "rank_of", "kernel_view", "TRACE_SUFFIXES"]
 
 TRACE_SUFFIXES = (".json", ".json.gz")
 _RANK = re.compile(r"(?:rank[_-]?|-TP-|tp[_-]?)(\d+)", re.IGNORECASE)
@@ -107,34 +107,6 @@ def wait_for_traces(folder: Path, since: float, timeout_s: float, settle_s: floa
     return [newest[r] for r in sorted(newest)]
 
 
-@dataclass(frozen=True)
-class KernelView:
-    """The kernels of the profiled window beside its serving metrics (rank 0's trace)."""
-
-    traces: tuple[str, ...]
-    kernels: int
-    kernel_us: float
-    phase_method: str | None
-    steps: dict[str, int]
-    #: median wall time of a decode step (host annotation interval), µs; None without decode steps
-    decode_step_us: float | None
-    #: median kernels per decode step, and per prefill step
-    kernels_per_decode_step: float | None
-    kernels_per_prefill_step: float | None
-    top_prefill: tuple[dict[str, Any], ...]
-    top_decode: tuple[dict[str, Any], ...]
-    #: a trace without kernels (a CPU server): its costliest CPU ops, inclusive time
-    top_ops: tuple[dict[str, Any], ...] = ()
-    ops: int = 0
-    analyses: dict[str, Any] = field(default_factory=dict)
-    notes: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        from dataclasses import asdict
-
-        return asdict(self)
-
-
 def _top_ops(trace: Any) -> tuple[int, tuple[dict[str, Any], ...]]:
     o = trace.ops
     if not len(o):
@@ -177,10 +149,12 @@ def kernel_view(traces: list[Path]) -> KernelView:
         notes.append(f"the trace has no device kernels (a CPU server): {n_ops} CPU ops in {len(steps)} steps; "
                      f"the costliest ops are listed (inclusive time: nested ops count in their callers)")
         analyses["steps"] = [dict(s.to_dict(), tokens=annotated_tokens(s)) for s in steps]
-        return KernelView(tuple(map(str, traces)), 0, 0.0, "annotation" if by.keys() - {"unknown"} else None,
-                          {p: len(ix) for p, ix in by.items()},
-                          med([steps[i].end_us - steps[i].start_us for i in dec]), None, None, (), (),
-                          top_ops, n_ops, analyses, tuple(notes))
+        return KernelView(traces=tuple(map(str, traces)), kernels=0, kernel_us=0.0,
+                          phase_method="annotation" if by.keys() - {"unknown"} else None,
+                          steps={p: len(ix) for p, ix in by.items()},
+                          decode_step_us=med([steps[i].end_us - steps[i].start_us for i in dec]),
+                          kernels_per_decode_step=None, kernels_per_prefill_step=None, top_prefill=(), top_decode=(),
+                          top_ops=top_ops, ops=n_ops, analyses=analyses, notes=tuple(notes))
     for name, fn in (("inventory", lambda: inventory(t, top=10)), ("timeline", lambda: timeline(t)),
                      ("layers", lambda: layers(t, step="decode"))):
         try:
@@ -191,8 +165,10 @@ def kernel_view(traces: list[Path]) -> KernelView:
         rep = phases(t)
     except (BenchKernelError, ValueError) as e:
         notes.append(f"phases: {e}")
-        return KernelView(tuple(map(str, traces)), t.kernel_count, float(t.kernels.dur_us.sum()), None, {}, None,
-                          None, None, (), (), top_ops, n_ops, analyses, tuple(notes))
+        return KernelView(traces=tuple(map(str, traces)), kernels=t.kernel_count,
+                          kernel_us=float(t.kernels.dur_us.sum()), phase_method=None, steps={}, decode_step_us=None,
+                          kernels_per_decode_step=None, kernels_per_prefill_step=None, top_prefill=(), top_decode=(),
+                          top_ops=top_ops, ops=n_ops, analyses=analyses, notes=tuple(notes))
     analyses["phases"] = rep.to_dict()
     steps = list(rep.steps)
     which = kernel_steps(t, steps)
@@ -200,9 +176,10 @@ def kernel_view(traces: list[Path]) -> KernelView:
     by = {p: [i for i, s in enumerate(steps) if s.phase == p] for p in ("prefill", "decode", "mixed", "unknown")}
     dec = by["decode"]
     return KernelView(
-        tuple(map(str, traces)), t.kernel_count, rep.total_kernel_us, rep.method,
-        {p: len(ix) for p, ix in by.items() if ix},
-        med([steps[i].end_us - steps[i].start_us for i in dec]),
-        med([per_step[i] for i in dec]), med([per_step[i] for i in by["prefill"]]),
-        rep.phases["prefill"].top_kernels, rep.phases["decode"].top_kernels, top_ops, n_ops, analyses,
-        tuple(notes) + rep.notes)
+        traces=tuple(map(str, traces)), kernels=t.kernel_count, kernel_us=rep.total_kernel_us, phase_method=rep.method,
+        steps={p: len(ix) for p, ix in by.items() if ix},
+        decode_step_us=med([steps[i].end_us - steps[i].start_us for i in dec]),
+        kernels_per_decode_step=med([per_step[i] for i in dec]),
+        kernels_per_prefill_step=med([per_step[i] for i in by["prefill"]]),
+        top_prefill=rep.phases["prefill"].top_kernels, top_decode=rep.phases["decode"].top_kernels, top_ops=top_ops,
+        ops=n_ops, analyses=analyses, notes=tuple(notes) + rep.notes)

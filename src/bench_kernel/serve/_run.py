@@ -1,5 +1,5 @@
-"""One load point against a server, and what the server is: the records ``bench-kernel serve``
-returns, stores and renders.
+"""One load point against a server (``records.ServePoint``), and what the server is
+(``records.ServerInfo``): the records ``bench-kernel serve`` returns, stores and renders.
 
 ``connect`` asks the server which models it serves (``/v1/models``) and its version (``/version``,
 vLLM and SGLang answer it) before any load, so an unreachable URL or a model it does not serve is
@@ -9,56 +9,33 @@ one error line, not a run of failed requests.
 from __future__ import annotations
 
 import json
-import math
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
-import msgspec
+from msgspec import UNSET
 
 from bench_kernel.errors import ServerError
-from bench_kernel.records import Note, notes_from, to_builtins, warning
-from bench_kernel.serve._breakdown import GroupSplit, Slice, TurnRow, cold_start, group_split, time_slices, turn_rows
+from bench_kernel.records import (
+    GpuTelemetry,
+    Load,
+    Note,
+    RequestRecord,
+    ServePoint,
+    ServerInfo,
+    ServerMetrics,
+    Slices,
+    WarmupCounts,
+    warning,
+)
+from bench_kernel.serve._breakdown import cold_start, group_split, time_slices, turn_rows
 from bench_kernel.serve._client import Endpoint
 from bench_kernel.serve._drive import drive
-from bench_kernel.serve._load import Load
 from bench_kernel.serve._metrics import ServeMetrics, serve_metrics
-from bench_kernel.serve._records import Prompt, RequestRecord
-from bench_kernel.serve._server_view import ServerMetrics, ViewRow, server_view
-from bench_kernel.serve._telemetry import GpuTelemetry
+from bench_kernel.serve._records import Prompt
+from bench_kernel.serve._server_view import server_view
 
-__all__ = ["ServerInfo", "ServePoint", "connect", "run_point", "client_view", "Observed", "SCHEMA_VERSION"]
-
-#: Version of ``bench-kernel serve --json`` (and of a stored serving run's point). Bump on a change
-#: that renames or removes a key; adding keys keeps it.
-SCHEMA_VERSION = 2
-
-
-@dataclass(frozen=True)
-class ServerInfo:
-    """The server a run measured: where, which model, what it said about itself, how it was started."""
-
-    url: str
-    model: str
-    models: tuple[str, ...] = ()
-    version: str | None = None
-    command: str | None = None
-    launched: bool = False
-    log_path: str | None = None
-    ready_s: float | None = None
-    #: what the client noticed about the server before the first request (a models list that failed)
-    notes: tuple[Note, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"url": self.url, "model": self.model, "models": list(self.models), "version": self.version,
-                "command": self.command, "launched": self.launched, "log_path": self.log_path,
-                "ready_s": self.ready_s, "notes": to_builtins(self.notes)}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "ServerInfo":
-        return cls(d["url"], d["model"], tuple(d.get("models") or ()), d.get("version"), d.get("command"),
-                   bool(d.get("launched")), d.get("log_path"), d.get("ready_s"), notes_from(d.get("notes") or ()))
+__all__ = ["connect", "run_point", "build_point", "client_view", "Observed"]
 
 
 def _get_json(url: str, timeout_s: float) -> Any:
@@ -108,118 +85,17 @@ def connect(base_url: str, model: str | None, *, timeout_s: float = 10.0, comman
     return ServerInfo(base_url, model, models, version, command, launched, log_path, ready_s, tuple(notes))
 
 
-@dataclass(frozen=True)
-class ServePoint:
-    """One load point: the load, its metrics, every request, and whether it ran to the end; and,
-    where asked or available, the server's own metrics, the GPUs' telemetry and the breakdowns."""
-
-    load: Load
-    metrics: ServeMetrics
-    records: tuple[RequestRecord, ...]
-    warmup_completed: int = 0
-    warmup_failed: int = 0
-    #: why it stopped early; None when every request was sent
-    aborted: str | None = None
-    started_at: float = 0.0
-    notes: tuple[Note, ...] = field(default_factory=tuple)
-    #: which run of its load this is (0-based, ``--num-runs``); None for a single run
-    repeat: int | None = None
-    server_metrics: ServerMetrics | None = None
-    server_view: tuple[ViewRow, ...] = ()
-    gpu: tuple[GpuTelemetry, ...] = ()
-    #: (slice length in s, the slices) with ``--slice-duration``
-    slices: tuple[float, tuple[Slice, ...]] | None = None
-
-    @property
-    def status(self) -> str:
-        return "complete" if self.aborted is None else "partial"
-
-    @property
-    def turns(self) -> tuple[TurnRow, ...]:
-        return turn_rows(self.records)
-
-    @property
-    def groups(self) -> GroupSplit | None:
-        return group_split(self.records)
-
-    def to_dict(self, requests: bool = True) -> dict[str, Any]:
-        """The stable JSON of a point (docs/serving.md, docs/json.md: keys and units)."""
-        m = self.metrics
-        d: dict[str, Any] = {
-            "schema_version": SCHEMA_VERSION, "status": self.status, "aborted": self.aborted,
-            "load": self.load.to_dict(), "started_at": self.started_at, "duration_s": m.duration_s,
-            "metrics": m.metrics,
-            "throughput": {"requests_per_s": m.requests_per_s, "output_tokens_per_s": m.output_tokens_per_s,
-                           "total_tokens_per_s": m.total_tokens_per_s,
-                           "peak_output_tokens_per_s": m.peak_output_tokens_per_s,
-                           "mean_concurrency": m.mean_concurrency},
-            "goodput": {"targets_ms": m.goodput_targets_ms, "good_requests": m.good_requests,
-                        "requests_per_s": m.goodput_per_s},
-            "requests": {"completed": m.completed, "failed": m.failed, "failures": m.failures,
-                         "input_tokens": m.input_tokens, "output_tokens": m.output_tokens, "chunks": m.chunks,
-                         "fewer_chunks_than_tokens": m.fewer_chunks_than_tokens, "n_out_sources": m.n_out_sources,
-                         "textless": m.textless,
-                         "warmup": {"completed": self.warmup_completed, "failed": self.warmup_failed}},
-            "client": {"lateness_ms": m.lateness_ms, "loop_lag_ms": m.loop_lag_ms, "client_bound": m.client_bound},
-            "notes": to_builtins(tuple(self.notes) + tuple(m.notes)),
-        }
-        if self.repeat is not None:
-            d["repeat"] = self.repeat
-        if self.server_metrics is not None:
-            d["server_metrics"] = {**msgspec.to_builtins(self.server_metrics),
-                                   "view": msgspec.to_builtins(self.server_view)}
-        if self.gpu:
-            d["gpu_telemetry"] = msgspec.to_builtins(self.gpu)
-        if self.slices is not None:
-            d["slices"] = {"slice_s": self.slices[0], "slices": msgspec.to_builtins(self.slices[1])}
-        if self.turns:
-            d["turns"] = msgspec.to_builtins(self.turns)
-        if self.groups is not None:
-            d["prefix_groups"] = msgspec.to_builtins(self.groups)
-        if requests:
-            d["requests"]["records"] = [r.to_dict() for r in self.records]
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "ServePoint":
-        """Rebuild a point from :meth:`to_dict` (with its records): the metrics are recomputed from them."""
-        load = d.get("load") or {}
-        rate = load.get("request_rate")
-        lo = Load(math.inf if rate is None else float(rate), float(load.get("burstiness") or 1.0),
-                  load.get("max_concurrency"), load.get("duration_s"), load.get("ramp_up_strategy"),
-                  load.get("ramp_up_start_rps"), load.get("ramp_up_end_rps"))
-        recs = tuple(RequestRecord.from_dict(r) for r in (d.get("requests") or {}).get("records") or ())
-        lag = (d.get("client") or {}).get("loop_lag_ms") or {}
-        metrics = serve_metrics(recs, float(d.get("duration_s") or 0.0),
-                                goodput_ms=(d.get("goodput") or {}).get("targets_ms") or {})
-        metrics = _with_lag(metrics, lag)
-        warm = (d.get("requests") or {}).get("warmup") or {}
-        own = [n for n in notes_from(d.get("notes") or ()) if n not in metrics.notes]
-        sm = d.get("server_metrics")
-        server = msgspec.convert({k: v for k, v in sm.items() if k != "view"}, ServerMetrics) if sm else None
-        view = msgspec.convert(sm.get("view") or [], tuple[ViewRow, ...]) if sm else ()
-        gpu = msgspec.convert(d.get("gpu_telemetry") or [], tuple[GpuTelemetry, ...])
-        sl = d.get("slices")
-        slices = (float(sl["slice_s"]), msgspec.convert(sl["slices"], tuple[Slice, ...])) if sl else None
-        return cls(lo, metrics, recs, int(warm.get("completed") or 0), int(warm.get("failed") or 0),
-                   d.get("aborted"), float(d.get("started_at") or 0.0), tuple(own), d.get("repeat"), server, view,
-                   gpu, slices)
-
-
-def _with_lag(m: ServeMetrics, lag: dict[str, Any]) -> ServeMetrics:
-    return replace(m, loop_lag_ms=lag) if lag else m
-
-
 def client_view(m: ServeMetrics) -> dict[str, dict[str, float | None]]:
     """The client's numbers for the rows of the server's view (``_server_view.server_view``)."""
     def lat(key: str) -> dict[str, float | None]:
         s = m.metrics[key]
-        return {"p50": s["p50"], "p99": s["p99"], "mean": s["mean"], "count": float(s["n"] or 0)}
+        return {"p50": s.p50, "p99": s.p99, "mean": s.mean, "count": float(s.n)}
 
-    itl = "itl_ms" if m.metrics["itl_ms"]["n"] else "icl_ms"
+    itl = "itl_ms" if m.metrics["itl_ms"].n else "icl_ms"
     return {"ttft": lat("ttft_ms"), "itl": lat(itl), "tpot": lat("tpot_ms"), "e2el": lat("e2el_ms"),
-            "requests": {"delta": float(m.completed)}, "input_tokens": {"delta": float(m.input_tokens)},
-            "output_tokens": {"delta": float(m.output_tokens)}, "running": {"mean": m.mean_concurrency, "max": None}}
+            "requests": {"delta": float(m.requests.completed)}, "input_tokens": {"delta": float(m.requests.input_tokens)},
+            "output_tokens": {"delta": float(m.requests.output_tokens)},
+            "running": {"mean": m.throughput.mean_concurrency, "max": None}}
 
 
 #: What ``observe`` gives back after a point: the server's metrics, the GPUs' telemetry, notes.
@@ -253,7 +129,28 @@ def run_point(server: ServerInfo, ep: Endpoint, prompts: tuple[Prompt, ...], loa
         notes += list(sm.notes)
     for g in gpu:
         notes += list(g.notes)
-    view = server_view(sm, client_view(metrics)) if sm is not None else ()
-    slices = (slice_s, time_slices(out.records, out.duration_s, slice_s)) if slice_s else None
-    return ServePoint(load, metrics, out.records, len(out.warmup) - wf, wf, out.aborted, out.started_at, tuple(notes),
-                      repeat, sm, view, gpu, slices)
+    return build_point(load, metrics, out.records, started_at=out.started_at, aborted=out.aborted, notes=notes,
+                       warmup=WarmupCounts(len(out.warmup) - wf, wf), repeat=repeat, server_metrics=sm, gpu=gpu,
+                       slice_s=slice_s)
+
+
+def build_point(load: Load, metrics: ServeMetrics, records: Sequence[RequestRecord], *, started_at: float = 0.0,
+                aborted: str | None = None, notes: Sequence[Note] = (), warmup: WarmupCounts = WarmupCounts(),
+                repeat: int | None = None, server_metrics: ServerMetrics | None = None,
+                gpu: Sequence[GpuTelemetry] = (), slice_s: float | None = None) -> ServePoint:
+    """The load point of ``records`` sent under ``load``: ``metrics`` (``serve_metrics`` of them), the
+    point's own ``notes`` before the metrics', and what was asked beyond the client's latencies: the
+    server's metrics (the view beside the client's is added here), GPU telemetry, ``slice_s``-second
+    slices (s), the turns and shared prefixes the records have. Absent what was not asked or found."""
+    sm = server_metrics
+    if sm is not None:
+        sm = sm.replace(view=server_view(sm, client_view(metrics)))
+    turns, groups = turn_rows(records), group_split(records)
+    return ServePoint(
+        aborted=aborted, load=load, started_at=started_at, duration_s=metrics.duration_s,
+        metrics=metrics.metrics, throughput=metrics.throughput, goodput=metrics.goodput,
+        requests=metrics.requests.replace(warmup=warmup, records=tuple(records)),
+        client=metrics.client, notes=tuple(notes) + metrics.notes, repeat=UNSET if repeat is None else repeat,
+        server_metrics=UNSET if sm is None else sm, gpu_telemetry=tuple(gpu) if gpu else UNSET,
+        slices=Slices(slice_s=slice_s, slices=time_slices(records, metrics.duration_s, slice_s)) if slice_s else UNSET,
+        turns=turns or UNSET, prefix_groups=UNSET if groups is None else groups)

@@ -16,15 +16,13 @@ to the digit.
 from __future__ import annotations
 
 import functools
-from typing import Annotated, Any, Literal, Sequence
-
-import msgspec
+from typing import Any, Sequence
 
 from bench_kernel.datafile import read_package_tsv
-from bench_kernel.records import Note, warning
+from bench_kernel.records import ServerMetrics, ViewRow, warning
 from bench_kernel.serve._prometheus import Family, histogram_quantile, point_summary
 
-__all__ = ["ServerMetrics", "ViewRow", "summarize_scrapes", "server_view", "VIEW_ROWS"]
+__all__ = ["summarize_scrapes", "server_view", "VIEW_ROWS"]
 
 _COLUMNS = ("row", "metric", "kind", "scale", "combine")
 #: The rows of the view, in order, with what they show and the client's counterpart.
@@ -39,36 +37,6 @@ VIEW_ROWS: dict[str, tuple[str, str]] = {
     "waiting": ("waiting requests", "requests"), "kv_cache_usage": ("KV cache usage", "fraction"),
     "cache_hit_rate": ("prefix cache hit rate (server's gauge)", "fraction"),
 }
-
-
-class ServerMetrics(msgspec.Struct, frozen=True, kw_only=True):
-    """What the server's ``/metrics`` said over one load point."""
-
-    url: Annotated[str, msgspec.Meta(description="the scraped URL")]
-    scrapes: Annotated[int, msgspec.Meta(description="scrapes that answered, the first before the first request "
-                                                     "and the last after the last byte")]
-    failed_scrapes: Annotated[int, msgspec.Meta(description="scrapes that failed or timed out")]
-    interval_s: Annotated[float, msgspec.Meta(description="seconds between scrapes")]
-    families: Annotated[dict[str, dict[str, Any]], msgspec.Meta(
-        description="per Prometheus family name: its type, help and per label set: a gauge's series "
-                    "(t_s from the point's start, values, min, mean, max), a counter's delta (start, end, "
-                    "delta), a histogram's bucket deltas (count, sum, mean, p50, p90, p99, buckets)")]
-    notes: Annotated[tuple[Note, ...], msgspec.Meta(description="resets, unreadable lines, too few scrapes")] = ()
-
-
-class ViewRow(msgspec.Struct, frozen=True, kw_only=True):
-    """One row of the server's view beside the client's."""
-
-    row: Annotated[str, msgspec.Meta(description="the row's key (data/server_metrics.tsv)")]
-    what: Annotated[str, msgspec.Meta(description="what it shows")]
-    unit: Annotated[Literal["ms", "tokens", "requests", "count", "fraction"], msgspec.Meta(
-        description="the unit of every number of the row")]
-    metric: Annotated[str, msgspec.Meta(description="the server's Prometheus family")]
-    kind: Annotated[Literal["histogram", "counter", "gauge"], msgspec.Meta(description="its Prometheus type")]
-    server: Annotated[dict[str, float | None], msgspec.Meta(
-        description="histogram: p50, p99, mean, count; counter: delta; gauge: mean, max")]
-    client: Annotated[dict[str, float | None] | None, msgspec.Meta(
-        description="the client's own numbers of the same keys, where it measures the same thing")] = None
 
 
 @functools.lru_cache(maxsize=1)

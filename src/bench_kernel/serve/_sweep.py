@@ -15,13 +15,10 @@ rate at which at least ``attainment`` of the requests meet every ``--goodput`` t
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import Callable
 
 from bench_kernel.errors import UsageError
-from bench_kernel.records import Note, info, warning
-from bench_kernel.serve._load import Load
-from bench_kernel.serve._run import ServePoint
+from bench_kernel.records import Load, Note, ServePoint, info, warning
 
 __all__ = ["auto_sweep", "slo_search", "sweep_loads", "attainment", "saturation", "SATURATED"]
 
@@ -36,9 +33,9 @@ def sweep_loads(base: Load, rates: list[float] | None, concurrencies: list[int] 
     if rates and concurrencies and len(rates) > 1 and len(concurrencies) > 1:
         raise UsageError("sweep one thing at a time: a list of --request-rate or of --max-concurrency, not both")
     if rates and len(rates) > 1:
-        return [replace(base, request_rate=r) for r in rates]
+        return [base.replace(request_rate=r) for r in rates]
     if concurrencies and len(concurrencies) > 1:
-        return [replace(base, max_concurrency=c) for c in concurrencies]
+        return [base.replace(max_concurrency=c) for c in concurrencies]
     return [base]
 
 
@@ -48,16 +45,16 @@ def saturation(p: ServePoint) -> tuple[bool, str]:
     Saturated when completions (over their own span, or over the run less its shortest request)
     run more than :data:`SATURATED` below the rate the requests were actually sent at. Fewer than 3
     completed requests, or requests sent all at once, are not judged."""
-    ok = sorted((r for r in p.records if r.ok and r.e2el_ms is not None), key=lambda r: r.sent_s)
+    ok = sorted((r.sent_s, r.e2el_ms) for r in p.records if r.ok and r.sent_s is not None and r.e2el_ms is not None)
     if len(ok) < 3:
         return False, "too few completed requests to judge"
-    sent = [r.sent_s for r in ok]
-    done = sorted(r.sent_s + r.e2el_ms / 1e3 for r in ok)  # type: ignore[operator]
+    sent = [s for s, _ in ok]
+    done = sorted(s + e2el / 1e3 for s, e2el in ok)
     if sent[-1] - sent[0] <= 0:
         return False, "every request was sent at once"
     sent_rps = (len(ok) - 1) / (sent[-1] - sent[0])
     span_rps = (len(ok) - 1) / (done[-1] - done[0]) if done[-1] > done[0] else math.inf
-    tail = p.metrics.duration_s - min(r.e2el_ms for r in ok) / 1e3  # type: ignore[type-var]
+    tail = p.duration_s - min(e2el for _, e2el in ok) / 1e3
     run_rps = len(ok) / tail if tail > 0 else math.inf
     served = min(span_rps, run_rps)
     return served < (1 - SATURATED) * sent_rps, f"sent at {sent_rps:.3g} req/s, completed at {served:.3g} req/s"
@@ -70,15 +67,15 @@ def _stop(points: list[ServePoint]) -> bool:
 def auto_sweep(base: Load, run: RunPoint, points: int = 5, notes: list[Note] | None = None) -> list[ServePoint]:
     """Synchronous, throughput, then ``points`` rates between; stops past saturation or on an abort."""
     notes = notes if notes is not None else []
-    sync = run(replace(base, request_rate=math.inf, max_concurrency=1))
+    sync = run(base.replace(request_rate=math.inf, max_concurrency=1))
     out = [sync]
     if _stop(out):
         return out
-    top = run(replace(base, request_rate=math.inf))
+    top = run(base.replace(request_rate=math.inf))
     out.append(top)
     if _stop(out):
         return out
-    lo, hi = sync.metrics.requests_per_s, top.metrics.requests_per_s
+    lo, hi = sync.throughput.requests_per_s or 0.0, top.throughput.requests_per_s or 0.0
     if not (hi > lo > 0):
         notes.append(info("sweep-one-at-a-time", f"auto sweep: the throughput point ({hi:.3g} req/s) is not above the "
                           f"synchronous one ({lo:.3g} req/s): the server serves one request at a time, so no rate "
@@ -86,7 +83,7 @@ def auto_sweep(base: Load, run: RunPoint, points: int = 5, notes: list[Note] | N
         return out
     for j in range(1, points + 1):
         rate = lo + (hi - lo) * j / (points + 1)
-        p = run(replace(base, request_rate=rate))
+        p = run(base.replace(request_rate=rate))
         out.append(p)
         if _stop(out):
             break
@@ -100,9 +97,8 @@ def auto_sweep(base: Load, run: RunPoint, points: int = 5, notes: list[Note] | N
 
 def attainment(p: ServePoint) -> float:
     """The fraction of the point's requests (failed ones included) that met every goodput target."""
-    m = p.metrics
-    total = m.completed + m.failed
-    return (m.good_requests or 0) / total if total else 0.0
+    total = p.requests.completed + p.requests.failed
+    return (p.goodput.good_requests or 0) / total if total else 0.0
 
 
 def slo_search(base: Load, run: RunPoint, targets_ms: dict[str, float], ratio: float = 0.9, steps: int = 4,
@@ -112,7 +108,7 @@ def slo_search(base: Load, run: RunPoint, targets_ms: dict[str, float], ratio: f
     if not targets_ms:
         raise UsageError("--slo needs targets: --goodput ttft:MS tpot:MS e2el:MS")
     notes = notes if notes is not None else []
-    sync = run(replace(base, request_rate=math.inf, max_concurrency=1))
+    sync = run(base.replace(request_rate=math.inf, max_concurrency=1))
     out = [sync]
     if _stop(out):
         return out, None
@@ -120,18 +116,18 @@ def slo_search(base: Load, run: RunPoint, targets_ms: dict[str, float], ratio: f
         notes.append(warning("slo-unmet", f"slo: even one request at a time meets the targets for only "
                              f"{attainment(sync):.0%} of requests", attainment=attainment(sync)))
         return out, None
-    top = run(replace(base, request_rate=math.inf))
+    top = run(base.replace(request_rate=math.inf))
     out.append(top)
     if _stop(out):
         return out, None
-    lo, hi = sync.metrics.requests_per_s, top.metrics.requests_per_s
+    lo, hi = sync.throughput.requests_per_s or 0.0, top.throughput.requests_per_s or 0.0
     if attainment(top) >= ratio:
         notes.append(info("slo-always-met", "slo: the targets hold even with every request sent at once"))
         return out, hi
     best = lo
     for _ in range(steps):
         mid = (lo + hi) / 2
-        p = run(replace(base, request_rate=mid))
+        p = run(base.replace(request_rate=mid))
         out.append(p)
         if _stop(out):
             break

@@ -18,13 +18,11 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Annotated, Any, Callable, Sequence
+from typing import Any, Callable, Sequence
 
-import msgspec
+from bench_kernel.records import GpuTelemetry, Note, warning
 
-from bench_kernel.records import Note, warning
-
-__all__ = ["GpuTelemetry", "Sampler", "open_gpus", "GpuReader", "telemetry_summary", "SAMPLE_INTERVAL_S", "FIELDS"]
+__all__ = ["Sampler", "open_gpus", "GpuReader", "telemetry_summary", "SAMPLE_INTERVAL_S", "FIELDS"]
 
 #: Seconds between samples: NVML's utilization counter itself is averaged over 1/6 s to 1 s, and a
 #: power-capped clock moves within ~100 ms; 10 readings of 6 values a second cost the client < 1% of a core.
@@ -36,23 +34,6 @@ MAX_SERIES = 3000
 
 #: A GPU: its label, and a reader returning one sample (field -> value, absent when unreadable).
 GpuReader = tuple[str, Callable[[], dict[str, Any]]]
-
-
-class GpuTelemetry(msgspec.Struct, frozen=True, kw_only=True):
-    """One GPU over one load point."""
-
-    gpu: Annotated[str, msgspec.Meta(description="which GPU: index, name and UUID as the library gives them")]
-    samples: Annotated[int, msgspec.Meta(description="samples taken")]
-    interval_s: Annotated[float, msgspec.Meta(description="seconds between samples asked")]
-    summary: Annotated[dict[str, dict[str, float | None]], msgspec.Meta(
-        description="per field (sm_clock_mhz, power_w, power_limit_w, memory_used_bytes, utilization_pct, "
-                    "temperature_c): min, mean, p50, max")]
-    series: Annotated[dict[str, list[float | None]], msgspec.Meta(
-        description="t_s (seconds from the point's start) and each field's values, sample by sample")]
-    throttle: Annotated[dict[str, float], msgspec.Meta(
-        description="per clock-event reason (sw_power_cap, hw_slowdown, sw_thermal, hw_thermal, hw_power_brake): "
-                    "the fraction of samples in which it was active")]
-    notes: Annotated[tuple[Note, ...], msgspec.Meta(description="throttling and clock swings seen")] = ()
 
 
 def _visible() -> list[str] | None:

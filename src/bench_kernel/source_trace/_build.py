@@ -14,9 +14,10 @@ from typing import Sequence
 
 from bench_kernel.errors import UsageError
 from bench_kernel.kernels import decode, triton_source_category
+from bench_kernel.records import KernelSite, ModuleNode, Overview
 from bench_kernel.source_trace._collect import Launch, SiteStats, collect, site_module_type
 from bench_kernel.source_trace._group import common_prefix_len, group_paths
-from bench_kernel.source_trace._model import KernelSite, ModuleNode, Overview, SourceTrace
+from bench_kernel.source_trace._model import SourceTrace
 from bench_kernel.source_trace._sources import SourceContext, kernel_source
 
 __all__ = ["build", "MODEL_SCALE_SITES", "MODEL_TOP", "FLOWS"]
@@ -107,7 +108,7 @@ def build(subject: str, launches: Sequence[Launch], n_calls: int, *, root: Path,
     if scale == "model" and len(paths) > 1:
         stacks = [s.stack for s in detailed if s.stack]
         shared = tuple(stacks[0][:common_prefix_len(stacks)]) if stacks else ()
-    return SourceTrace(subject=subject, sites=tuple(sites), paths=paths, overview=_overview(sites, structure),
+    return SourceTrace(subject=subject, kernels=tuple(sites), paths=paths, overview=_overview(sites, structure),
                        structure=structure, scale=scale, flow=flow, detailed=tuple(sorted(chosen)),
                        shared_chain=shared, device=device, backend=backend, inputs=inputs, output=output,
                        selection=selection, link_style=link_style, notes=tuple(notes))
@@ -115,8 +116,6 @@ def build(subject: str, launches: Sequence[Launch], n_calls: int, *, root: Path,
 
 def _with_source(site: KernelSite, stats: SiteStats, ctx: SourceContext) -> KernelSite:
     """``site`` with its source; a Triton or Inductor kernel is then filed by what its code does."""
-    from dataclasses import replace
-
     source = kernel_source(site, stats.first, ctx)
     category = site.category
     if source is not None and source.kind in ("triton", "inductor"):
@@ -126,4 +125,4 @@ def _with_source(site: KernelSite, stats: SiteStats, ctx: SourceContext) -> Kern
         except OSError:
             text = None
         category = (triton_source_category(text, site.name) if text else None) or category
-    return replace(site, source=source, category=category)
+    return site.replace(source=source, category=category)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from bench_kernel.records import ModuleNode, SourceFrame
 from bench_kernel.source_trace._frames import plumbing_rules, to_source_frames
-from bench_kernel.source_trace._model import ModuleNode, SourceFrame
 from bench_kernel.source_trace._structure import ModuleCall, StructureBuilder, module_calls, module_type
 from bench_kernel.source_trace._text import shape_text
 from bench_kernel.trace import Frame, KernelRecord

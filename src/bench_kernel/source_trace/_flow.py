@@ -9,12 +9,8 @@ the input shapes of its first kernel's op.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from bench_kernel.records import ModuleNode, SourceTraceOutput
 from bench_kernel.source_trace._text import count, kernels, pct, shape_text, us
-
-if TYPE_CHECKING:  # annotations only: the model imports the renderer (SourceTrace.to_markdown), not back
-    from bench_kernel.source_trace._model import ModuleNode, SourceTrace
 
 __all__ = ["flow_lines"]
 
@@ -22,7 +18,7 @@ __all__ = ["flow_lines"]
 MAX_OPEN_DEPTH = 3
 
 
-def _module_boxes(doc: SourceTrace, S: dict[str, str]) -> list[tuple[str, str, str, int]]:
+def _module_boxes(doc: SourceTraceOutput, S: dict[str, str]) -> list[tuple[str, str, str, int]]:
     """(label, meta, shapes, first launch order) per box, in launch order."""
     total = doc.overview.device_us_per_call or 0.0
     boxes: list[tuple[str, str, str, int]] = []
@@ -53,7 +49,7 @@ def _module_boxes(doc: SourceTrace, S: dict[str, str]) -> list[tuple[str, str, s
     for root in doc.structure:
         visit(root)
     kernels_in_modules = sum(r.kernels_per_call for r in doc.structure)
-    outside = [s for s in doc.sites if not s.module_path]
+    outside = [s for s in doc.kernels if not s.module_path]
     if outside and doc.overview.kernels_per_call - kernels_in_modules > 1e-9:
         k = sum(s.launches_per_call for s in outside)
         t = sum(s.us_per_call or 0.0 for s in outside)
@@ -62,10 +58,10 @@ def _module_boxes(doc: SourceTrace, S: dict[str, str]) -> list[tuple[str, str, s
     return sorted(boxes, key=lambda b: b[3])
 
 
-def _kernel_boxes(doc: SourceTrace) -> list[tuple[str, str, str, int]]:
+def _kernel_boxes(doc: SourceTraceOutput) -> list[tuple[str, str, str, int]]:
     chosen = set(doc.detailed)
     out = []
-    for site in doc.sites:
+    for site in doc.kernels:
         if site.order not in chosen:
             continue
         label = site.short + (f" ×{count(site.launches_per_call)}" if site.launches_per_call != 1 else "") \
@@ -75,7 +71,7 @@ def _kernel_boxes(doc: SourceTrace) -> list[tuple[str, str, str, int]]:
     return out
 
 
-def flow_lines(doc: SourceTrace, S: dict[str, str]) -> list[str]:
+def flow_lines(doc: SourceTraceOutput, S: dict[str, str]) -> list[str]:
     """The diagram as a fenced block: inputs -> boxes in launch order -> output."""
     boxes = _module_boxes(doc, S) if doc.flow == "modules" else _kernel_boxes(doc)
     width = max([len(b[0]) for b in boxes] + [len(b[1]) for b in boxes] + [20]) + 2

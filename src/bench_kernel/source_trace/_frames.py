@@ -15,8 +15,8 @@ from typing import Iterable, Sequence
 
 from bench_kernel.datafile import read_package_tsv
 from bench_kernel.errors import InputError
+from bench_kernel.records import SourceFrame
 from bench_kernel.source_trace._links import package_url
-from bench_kernel.source_trace._model import SourceFrame
 from bench_kernel.trace import MODULE_PREFIX, Frame
 
 __all__ = ["FrameRules", "plumbing_rules", "to_source_frames", "resolve_file", "display_path", "local_link"]

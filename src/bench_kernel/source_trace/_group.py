@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from bench_kernel.source_trace._model import KernelSite, PathGroup
+from bench_kernel.records import KernelSite, PathGroup
 
 __all__ = ["group_paths", "common_prefix_len"]
 
@@ -55,5 +55,5 @@ def group_paths(sites: Sequence[KernelSite]) -> tuple[PathGroup, ...]:
         else:
             title = f"`{first.short}`"
         cats = list(dict.fromkeys(m.category for m in members))
-        paths.append(PathGroup(f"{title} ({', '.join(cats)})", tuple(members)))
+        paths.append(PathGroup(f"{title} ({', '.join(cats)})", tuple(m.order for m in members)))
     return tuple(paths)

@@ -1,4 +1,4 @@
-"""Markdown for a :class:`SourceTrace`, in the seed's shape, English or Chinese.
+"""Markdown for a Source Trace document (``records.SourceTraceOutput``), in the seed's shape, English or Chinese.
 
 Sections: Overview (sentences and a table), Structure (model scale: the module tree, repeats written
 once), Paths (the distinct routes to the detailed kernels), one section per detailed kernel site,
@@ -7,15 +7,13 @@ and the end-to-end flow (``_flow``). Every phrase comes from ``data/strings.json
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Sequence
 
+from bench_kernel.records import KernelSite, ModuleNode, SourceFrame, SourceLink, SourceTraceOutput
 from bench_kernel.source_trace._flow import flow_lines
 from bench_kernel.source_trace._links import frame_target
 from bench_kernel.source_trace._text import count, kernels, pct, shape_text, strings, tuple_text, us
 from bench_kernel.units import format_bytes
-
-if TYPE_CHECKING:  # annotations only: the model does not depend on its renderer at run time
-    from bench_kernel.source_trace._model import KernelSite, ModuleNode, PathGroup, SourceFrame, SourceLink, SourceTrace
 
 __all__ = ["render"]
 
@@ -23,7 +21,7 @@ __all__ = ["render"]
 class _Doc:
     """Rendering state: the document, its phrases, its link style."""
 
-    def __init__(self, doc: SourceTrace, lang: str) -> None:
+    def __init__(self, doc: SourceTraceOutput, lang: str) -> None:
         self.doc, self.S = doc, strings(lang)
         self.api = "HIP" if doc.backend == "hip" else "CUDA"
         self.c = self.S["colon"]
@@ -38,11 +36,11 @@ class _Doc:
         return f"[{label or x.display}]({target})"
 
 
-def _tree(R: _Doc, group: PathGroup, skip: int) -> list[str]:
+def _tree(R: _Doc, sites: Sequence[KernelSite], skip: int) -> list[str]:
     """Nested list of frames (after the ``skip`` shared ones), each kernel under its launching frame."""
     lines: list[str] = []
     printed: list = []
-    for site in group.sites:
+    for site in sites:
         stack = site.stack[skip:]
         common = 0
         while common < min(len(printed), len(stack)) and printed[common] == stack[common].key:
@@ -120,13 +118,13 @@ def _overview(R: _Doc) -> list[str]:
     subject = doc.subject + ("(" + ", ".join(f"{k}: {v}" for k, v in doc.inputs) + ")" if doc.inputs else "")
     if doc.scale == "op":
         words = kernels(S, o.kernels_per_call)  # launches, not distinct sites: what the table says too
-        parts = ", ".join(f"`{s.short}` ({s.category}, {pct(s.share)})" for s in doc.sites)
+        parts = ", ".join(f"`{s.short}` ({s.category}, {pct(s.share)})" for s in doc.kernels)
         text = S["sentence"].format(subject=subject, n_kernels=words, total=us(doc.total_us), parts=parts)
     else:
         text = S["sentence_model"].format(subject=subject, n=count(o.kernels_per_call), sites=o.distinct_sites,
                                           total=us(o.device_us_per_call))
-        if len(doc.detailed) < len(doc.sites):
-            text += " " + S["detail_note"].format(n=len(doc.detailed), total=len(doc.sites))
+        if len(doc.detailed) < len(doc.kernels):
+            text += " " + S["detail_note"].format(n=len(doc.detailed), total=len(doc.kernels))
     L = [text, "", "| | |", "|---|---|",
          f"| {S['row_kernels']} | {count(o.kernels_per_call)} ({S['sites_word'].format(n=o.distinct_sites)}) |",
          f"| {S['row_time']} | {us(o.device_us_per_call)} |",
@@ -179,7 +177,7 @@ def _structure(R: _Doc, nodes: tuple[ModuleNode, ...], depth: int = 0, in_repeat
     return out
 
 
-def render(doc: SourceTrace, lang: str = "en") -> str:
+def render(doc: SourceTraceOutput, lang: str = "en") -> str:
     """The whole document as Markdown text."""
     R = _Doc(doc, lang)
     S = R.S
@@ -194,14 +192,15 @@ def render(doc: SourceTrace, lang: str = "en") -> str:
     skip = len(doc.shared_chain)
     if skip:
         L += [S["shared_chain"].format(chain=" → ".join(R.frame(f) for f in doc.shared_chain)), ""]
-    by_order = {s.order: s for s in doc.sites}
+    by_order = {s.order: s for s in doc.kernels}
     for n, group in enumerate(doc.paths, start=1):
         L += [f"## {S['path'].format(n=n, title=group.title)}", ""]
-        if any(s.stack for s in group.sites):
-            L += _tree(R, group, skip) + [""]
-        elif any(s.graph_launched for s in group.sites):
+        sites = [by_order[o] for o in group.kernels]
+        if any(s.stack for s in sites):
+            L += _tree(R, sites, skip) + [""]
+        elif any(s.graph_launched for s in sites):
             L += [f"> {S['no_stack']}", ""]
-        for site in group.sites:
-            L += _kernel_section(R, by_order[site.order])
+        for site in sites:
+            L += _kernel_section(R, site)
     L += [f"## {S['flow']}", ""] + flow_lines(doc, S) + ["", f"<sub>{S['tool_line']}</sub>", ""]
     return "\n".join(L)

@@ -20,9 +20,9 @@ from pathlib import Path
 from bench_kernel.datafile import read_package_tsv
 from bench_kernel.errors import InputError
 from bench_kernel.kernels import demangle
+from bench_kernel.records import KernelSite, KernelSource, SourceLink
 from bench_kernel.source_trace._inductor import find_inductor_kernel
 from bench_kernel.source_trace._links import github_blob, torch_tag
-from bench_kernel.source_trace._model import KernelSite, KernelSource, SourceLink
 from bench_kernel.source_trace._triton import find_jit_source, outline
 from bench_kernel.trace import KernelRecord
 

@@ -19,7 +19,7 @@ from typing import Iterable, Sequence
 
 from bench_kernel.datafile import read_package_tsv
 from bench_kernel.errors import InputError
-from bench_kernel.source_trace._model import ModuleNode, SourceFrame
+from bench_kernel.records import ModuleNode, SourceFrame
 from bench_kernel.trace import MODULE_PREFIX, Frame
 
 __all__ = ["ModuleCall", "module_calls", "module_type", "StructureBuilder", "MODULE_TYPES"]

@@ -19,33 +19,17 @@ from bench_kernel.errors import DeviceError, Interrupted, StoreError, UsageError
 from bench_kernel.gpu import has_gpu
 from bench_kernel.measure import gpu_state
 from bench_kernel.options import Options
-from bench_kernel.records import PointResult, RunInfo, params_key
-from bench_kernel.results import Best, Store, best_per_point, open_store, provenance
+from bench_kernel.records import RunInfo, SweepOutput, params_key
+from bench_kernel.results import Store, best_per_point, open_store, provenance
 from bench_kernel.sweeps._local import Unit
 from bench_kernel.sweeps._rounds import fresh_processes, make_backend, run_rounds
 from bench_kernel.sweeps._spec import DEFAULT_SPEC_NAME, SweepSpec
 
-__all__ = ["SweepResult", "sweep", "run_sweep", "parse_gpus", "check_sharding", "Progress"]
+__all__ = ["sweep", "run_sweep", "parse_gpus", "check_sharding", "Progress"]
 
 #: ``progress(done, total, current)``: points finished (stored ones included), all points, and
 #: the label of the point just started or finished.
 Progress = Callable[[int, int, str], None]
-
-
-@dataclass(frozen=True)
-class SweepResult:
-    """A finished (or interrupted) sweep: its run record and every point, in sweep order."""
-
-    run: RunInfo
-    points: tuple[PointResult, ...]
-
-    def best(self) -> list[Best]:
-        """The fastest provider per point, with its margin over the runner-up."""
-        return best_per_point(self.points)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"run": self.run.to_dict(), "points": [p.to_dict() for p in self.points],
-                "best": [b.to_dict() for b in self.best()]}
 
 
 def check_sharding(workers: int | None, gpus: Any, backend: str) -> None:
@@ -122,7 +106,7 @@ def run_sweep(spec: SweepSpec, *, options: Mapping[str, Any] | None = None,
               store: Store | str | os.PathLike[str] | None = None, resume: int | str | None = None,
               providers: Sequence[str] | None = None, workers: int | None = None,
               gpus: Sequence[int] | None = None, backend: str = "local", address: str | None = None,
-              command: Sequence[str] = (), progress: Progress | None = None) -> SweepResult:
+              command: Sequence[str] = (), progress: Progress | None = None) -> SweepOutput:
     """Run ``spec``; see :func:`sweep`. ``options``: the :class:`~bench_kernel.options.Options`
     fields the user gave, by name (the rest are the defaults, or on resume the stored run's).
     Also: ``providers`` (a subset, by name), ``workers`` (N host processes), ``gpus`` (one process
@@ -193,7 +177,7 @@ def _plan(spec: SweepSpec, db: Store | None, given: dict[str, Any], resume: int 
 
 
 def _execute(plan: _Plan, db: Store | None, make: Callable[[], Any], fresh: bool, sharding: dict[str, Any],
-             command: Sequence[str], progress: Progress | None) -> SweepResult:
+             command: Sequence[str], progress: Progress | None) -> SweepOutput:
     """Open (or reopen) the stored run once the first backend is up, run the rounds, finish the run."""
     t0 = time.perf_counter()
     opened: list[RunInfo] = []  # the stored run this call started or reopened (only then does it finish it)
@@ -236,14 +220,15 @@ def _execute(plan: _Plan, db: Store | None, make: Callable[[], Any], fresh: bool
     else:
         points = db.points(run.id)
     order = {(u.provider, params_key(u.point)): u.index for u in plan.units}
-    return SweepResult(run, tuple(sorted(points, key=lambda p: order.get(p.key, len(order)))))
+    ordered = tuple(sorted(points, key=lambda p: order.get(p.key, len(order))))
+    return SweepOutput(run=run, points=ordered, best=tuple(best_per_point(ordered)))
 
 
 def sweep(axes: Mapping[str, Sequence[Any]], providers: Mapping[str, Callable[[dict[str, Any]], Any]], *,
           baseline: str | None = None, store: Store | str | os.PathLike[str] | None = None,
           where: Callable[[dict[str, Any]], bool] | None = None, name: str = DEFAULT_SPEC_NAME,
           resume: int | str | None = None, progress: Progress | None = None, rtol: float | None = None,
-          atol: float | None = None, **options: Any) -> SweepResult:
+          atol: float | None = None, **options: Any) -> SweepOutput:
     """Time every provider at every point of the product of ``axes``; check each against the baseline.
 
     axes: axis name -> values (str, int, float or bool); the points are their product, first
@@ -262,7 +247,8 @@ def sweep(axes: Mapping[str, Sequence[Any]], providers: Mapping[str, Callable[[d
     store: a ``Store``, a database path, or None to keep nothing; each point is committed as it ends.
     resume: a stored run id (or "latest") of this sweep: only its missing points are run.
     progress: ``progress(done, total, current_label)``, called as points start and end.
-    Returns a :class:`SweepResult`. Raises TargetError for a malformed sweep, StoreError for a
+    Returns the run, its points in sweep order and the fastest provider per point: the
+    :class:`~bench_kernel.records.SweepOutput` that ``bench-kernel sweep --json`` prints. Raises TargetError for a malformed sweep, StoreError for a
     store or resume problem, UsageError for bad options.
     """
     spec = SweepSpec(axes=dict(axes), providers=dict(providers), baseline=baseline, where=where, name=name,
