@@ -19,6 +19,7 @@ from bench_kernel.hardware._measure_ceilings import calibrate
 from bench_kernel.hardware._peaks import (
     DeviceSpec,
     PeakTable,
+    devices_document,
     get_device,
     list_devices,
     normalize_name,
@@ -35,6 +36,7 @@ __all__ = [
     "calibrate",
     "calibration_path",
     "detect_device",
+    "devices_document",
     "driver_version",
     "get_device",
     "list_devices",

@@ -46,15 +46,21 @@ from bench_kernel.records._counters import (
                                              JoinedKernel,
                                              KernelCounters,
 )
+from bench_kernel.records._devices import DeviceSpec, Vendor
 from bench_kernel.records._documents import (
+                                             DECODE_SCHEMA_VERSION,
+                                             DEVICES_SCHEMA_VERSION,
                                              DOCUMENTS,
                                              OTHER_SHAPES,
                                              ROOFLINE_SCHEMA_VERSION,
                                              RUN_SCHEMA_VERSION,
                                              CaseError,
+                                             DecodeOutput,
+                                             DevicesOutput,
                                              RooflineOutput,
                                              RunOutput,
 )
+from bench_kernel.records._kernels import CATEGORIES, FAMILIES, Category, Family, KernelName
 from bench_kernel.records._measurement import (
                                              CPU_WAIT_SHARE,
                                              ROUND_STATISTICS,
@@ -127,4 +133,7 @@ __all__ = [
     "schema", "markdown_sections", "version",
     "Verdict", "VERDICTS", "Noise", "NoiseSource", "Comparison", "KernelDelta", "Reason", "Explanation", "MatchedPoint",
     "Unmatched", "NoiseFloors", "CompareOutput", "Best", "COMPARE_SCHEMA_VERSION", "FailOn", "FAIL_ON",
+    # the trace commands, decode and devices
+    "KernelName", "Family", "Category", "FAMILIES", "CATEGORIES", "DecodeOutput", "DECODE_SCHEMA_VERSION",
+    "DeviceSpec", "Vendor", "DevicesOutput", "DEVICES_SCHEMA_VERSION",
 ]

@@ -13,10 +13,14 @@ from typing import Annotated, Any
 from bench_kernel.records._base import Record, doc
 from bench_kernel.records._comparison import CompareOutput
 from bench_kernel.records._counters import CounterReport
+from bench_kernel.records._devices import DeviceSpec
+from bench_kernel.records._kernels import KernelName
 from bench_kernel.records._result import BenchResult
 from bench_kernel.records._roofline import MeasuredRoofline, RooflineResult
 
-__all__ = ["DOCUMENTS", "OTHER_SHAPES", "CaseError", "RunOutput", "RooflineOutput", "RUN_SCHEMA_VERSION", "ROOFLINE_SCHEMA_VERSION"]
+__all__ = ["DOCUMENTS", "OTHER_SHAPES", "CaseError", "RunOutput", "RooflineOutput", "RUN_SCHEMA_VERSION", "ROOFLINE_SCHEMA_VERSION",
+           # the trace commands, decode and devices
+           "DecodeOutput", "DevicesOutput", "DECODE_SCHEMA_VERSION", "DEVICES_SCHEMA_VERSION"]
 
 #: 2: each result is a BenchResult of version 2 (notes are records).
 RUN_SCHEMA_VERSION = 2
@@ -54,12 +58,38 @@ class RooflineOutput(Record, frozen=True, kw_only=True):
     plot: Annotated[str | None, doc("the plot written (`--plot`); null without")] = None
 
 
+# -- the trace commands, decode and devices ---------------------------------------------------
+
+DECODE_SCHEMA_VERSION = 1
+DEVICES_SCHEMA_VERSION = 1
+
+
+class DecodeOutput(Record, frozen=True):
+    """Each kernel name given, decoded: its family, short name, category and the fields its family's
+    grammar encodes."""
+
+    schema_version: Annotated[int, doc("this document's version")] = DECODE_SCHEMA_VERSION
+    kernels: Annotated[tuple[KernelName, ...], doc("one per name, in the order given")] = ()
+
+
+class DevicesOutput(Record, frozen=True):
+    """Devices of the peak table, every figure with its source. Compute figures are dense peaks
+    (sparse datasheet figures halved)."""
+
+    schema_version: Annotated[int, doc("this document's version")] = DEVICES_SCHEMA_VERSION
+    devices: Annotated[tuple[DeviceSpec, ...], doc("every device of the peak table, in table order; or the "
+                                                   "ones named, in the order named")] = ()
+
+
 #: command -> the type of its ``--json`` document. A command not yet here is documented by hand
 #: in docs/json.md.
 DOCUMENTS: dict[str, type[Record]] = {
     "run": RunOutput,
     "roofline": RooflineOutput,
     "compare": CompareOutput,
+    # the trace commands, decode and devices
+    "decode": DecodeOutput,
+    "devices": DevicesOutput,
 }
 #: command -> when its ``--json`` is another document than its record in :data:`DOCUMENTS` (a tool
 #: that validates output against that record's schema, as MCP does, must not promise it then).

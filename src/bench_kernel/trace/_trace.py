@@ -10,7 +10,6 @@ Links are computed on first use and cached, so ``inventory`` pays only for what 
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from functools import cached_property
 from pathlib import Path
@@ -118,7 +117,7 @@ class Trace:
             d = decode(name)
             short = self._distinct_shorts.get(name, d.short)
             if short != d.short:
-                d = dataclasses.replace(d, short=short)
+                d = d.replace(short=short)
             self._decoded[name_id] = d
         return d
 
@@ -322,5 +321,6 @@ class Trace:
         """Per kernel: its category (from ``bench_kernel.kernels.decode``) as an object array."""
         ids = self.kernels.name
         uniq, inv = np.unique(ids, return_inverse=True)
-        cats = np.array([self.decoded(int(u)).category for u in uniq] or [""], dtype=object)
+        names: list[str] = [self.decoded(int(u)).category for u in uniq]
+        cats = np.array(names or [""], dtype=object)
         return cats[inv] if len(ids) else np.zeros(0, dtype=object)
