@@ -21,6 +21,7 @@ from bench_kernel.measure import (
     guard,
     record_trace,
 )
+from bench_kernel.records import Inventory
 
 __all__ = ["profile", "profile_and_summarize", "check_profile_options", "ProfileSummary", "summarize_profile",
            "DEFAULT_STEPS"]
@@ -58,8 +59,8 @@ class ProfileSummary:
     """Kernel launches per recorded step (0 on a machine without a GPU: CPU ops only)."""
     device_us_per_step: float
     """Summed kernel durations per step (microseconds)."""
-    top: Any
-    """The per-step ``bench_kernel.trace.Inventory`` limited to the costliest kernels, or None."""
+    top: Inventory | None
+    """The per-step ``bench_kernel.records.Inventory`` limited to the costliest kernels, or None."""
     diagnosis: str | None
     """The timeline's one-line diagnosis of the whole trace, when that analysis is available."""
 
@@ -103,4 +104,6 @@ def profile_and_summarize(case: Case, *, steps: int = DEFAULT_STEPS, warmup: int
             summary = summarize_profile(tmp, top=top)
     except OSError as e:  # streaming into a device or a FIFO, or the final rename
         raise OutputError(f"cannot write {out}: {e.strerror or e}") from None
-    return replace(summary, path=str(out))
+    # the inventory names the trace it read: the temporary file, until now
+    inv = summary.top.replace(trace=str(out)) if summary.top is not None else None
+    return replace(summary, path=str(out), top=inv)

@@ -48,19 +48,49 @@ from bench_kernel.records._counters import (
 )
 from bench_kernel.records._devices import DeviceSpec, Vendor
 from bench_kernel.records._documents import (
+                                             ATTRIBUTE_SCHEMA_VERSION,
                                              DECODE_SCHEMA_VERSION,
                                              DEVICES_SCHEMA_VERSION,
+                                             DIFF_SCHEMA_VERSION,
                                              DOCUMENTS,
+                                             INVENTORY_SCHEMA_VERSION,
+                                             LAYERS_SCHEMA_VERSION,
+                                             OPS_SCHEMA_VERSION,
+                                             OTHER_DOCUMENTS,
                                              OTHER_SHAPES,
+                                             PHASES_SCHEMA_VERSION,
                                              ROOFLINE_SCHEMA_VERSION,
                                              RUN_SCHEMA_VERSION,
+                                             SAMPLE_TRACE_SCHEMA_VERSION,
+                                             TIMELINE_SCHEMA_VERSION,
+                                             AttributeOutput,
                                              CaseError,
                                              DecodeOutput,
                                              DevicesOutput,
+                                             DiffOutput,
+                                             InventoryOutput,
+                                             LayersOutput,
+                                             OpsOutput,
+                                             PhasesOutput,
+                                             RanksOutput,
                                              RooflineOutput,
                                              RunOutput,
+                                             SampleTraceOutput,
+                                             TimelineOutput,
 )
 from bench_kernel.records._kernels import CATEGORIES, FAMILIES, Category, Family, KernelName
+from bench_kernel.records._layers import (
+                                             LayerPosition,
+                                             LayerReport,
+                                             LeftOut,
+                                             OutsideSteps,
+                                             PhaseMethod,
+                                             PhaseReport,
+                                             PhaseStep,
+                                             PhaseSummary,
+                                             StepPhase,
+                                             TopKernel,
+)
 from bench_kernel.records._measurement import (
                                              CPU_WAIT_SHARE,
                                              ROUND_STATISTICS,
@@ -83,6 +113,7 @@ from bench_kernel.records._notes import (
                                              notes_from,
                                              warning,
 )
+from bench_kernel.records._ops import OpsBy, OpsReport, OpsRow, TimeBase, Uncounted
 from bench_kernel.records._points import (
                                              POINT_STATUSES,
                                              PointResult,
@@ -115,6 +146,39 @@ from bench_kernel.records._roofline import (
 )
 from bench_kernel.records._samples import MIN_SAMPLES_FOR_CI, Samples, median_ci95_ranks
 from bench_kernel.records._schema import markdown_sections, schema, version
+from bench_kernel.records._timeline import (
+                                             Breakdown,
+                                             CollectiveCall,
+                                             CollectiveGroup,
+                                             Collectives,
+                                             CollectiveSkew,
+                                             LaunchStats,
+                                             MetadataSource,
+                                             QueueDepth,
+                                             RankRow,
+                                             RanksReport,
+                                             ShortKernelCount,
+                                             StragglerBasis,
+                                             StreamBusy,
+                                             TimelineReport,
+)
+from bench_kernel.records._trace import (
+                                             MODULE_PREFIX,
+                                             UNSURE_BELOW,
+                                             AttributedKernel,
+                                             Attribution,
+                                             CountTime,
+                                             DiffRow,
+                                             DiffStatus,
+                                             Frame,
+                                             GroupBy,
+                                             Inventory,
+                                             InventoryRow,
+                                             MemoryOpRow,
+                                             Phase,
+                                             Step,
+                                             TraceDiff,
+)
 
 __all__ = [
     "Record", "derive", "doc", "finite", "from_builtins", "to_builtins",
@@ -133,7 +197,19 @@ __all__ = [
     "schema", "markdown_sections", "version",
     "Verdict", "VERDICTS", "Noise", "NoiseSource", "Comparison", "KernelDelta", "Reason", "Explanation", "MatchedPoint",
     "Unmatched", "NoiseFloors", "CompareOutput", "Best", "COMPARE_SCHEMA_VERSION", "FailOn", "FAIL_ON",
+    "OTHER_DOCUMENTS",
     # the trace commands, decode and devices
     "KernelName", "Family", "Category", "FAMILIES", "CATEGORIES", "DecodeOutput", "DECODE_SCHEMA_VERSION",
     "DeviceSpec", "Vendor", "DevicesOutput", "DEVICES_SCHEMA_VERSION",
+    "MODULE_PREFIX", "Frame", "Phase", "Step", "SampleTraceOutput", "SAMPLE_TRACE_SCHEMA_VERSION",
+    "Inventory", "InventoryRow", "CountTime", "MemoryOpRow", "GroupBy", "InventoryOutput", "INVENTORY_SCHEMA_VERSION",
+    "TraceDiff", "DiffRow", "DiffStatus", "DiffOutput", "DIFF_SCHEMA_VERSION",
+    "Attribution", "AttributedKernel", "UNSURE_BELOW", "AttributeOutput", "ATTRIBUTE_SCHEMA_VERSION",
+    "LayerReport", "LayerPosition", "LeftOut", "StepPhase", "LayersOutput", "LAYERS_SCHEMA_VERSION",
+    "PhaseReport", "PhaseSummary", "PhaseStep", "PhaseMethod", "TopKernel", "OutsideSteps", "PhasesOutput",
+    "PHASES_SCHEMA_VERSION",
+    "OpsReport", "OpsRow", "Uncounted", "OpsBy", "TimeBase", "OpsOutput", "OPS_SCHEMA_VERSION",
+    "TimelineReport", "Breakdown", "StreamBusy", "LaunchStats", "QueueDepth", "ShortKernelCount", "Collectives",
+    "CollectiveGroup", "CollectiveCall", "MetadataSource", "TimelineOutput", "TIMELINE_SCHEMA_VERSION",
+    "RanksReport", "RankRow", "CollectiveSkew", "StragglerBasis", "RanksOutput",
 ]

@@ -204,5 +204,6 @@ def kernel_view(traces: list[Path]) -> KernelView:
         {p: len(ix) for p, ix in by.items() if ix},
         med([steps[i].end_us - steps[i].start_us for i in dec]),
         med([per_step[i] for i in dec]), med([per_step[i] for i in by["prefill"]]),
-        rep.phases["prefill"].top_kernels, rep.phases["decode"].top_kernels, top_ops, n_ops, analyses,
+        tuple(k.to_dict() for k in rep.prefill.top_kernels), tuple(k.to_dict() for k in rep.decode.top_kernels),
+        top_ops, n_ops, analyses,
         tuple(notes) + rep.notes)

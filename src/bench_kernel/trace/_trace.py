@@ -36,7 +36,7 @@ from bench_kernel.trace._tables import LAUNCH_KINDS, launch_apis, launch_kinds
 from bench_kernel.userregex import UserRegex, user_regex
 
 __all__ = ["Trace", "KernelTable", "LaunchTable", "OpTable", "AnnotationTable", "MemopTable", "PythonTable",
-           "CommTable"]
+           "CommTable", "load_notes"]
 
 
 def _opt(v: int) -> int | None:
@@ -324,3 +324,10 @@ class Trace:
         names: list[str] = [self.decoded(int(u)).category for u in uniq]
         cats = np.array(names or [""], dtype=object)
         return cats[inv] if len(ids) else np.zeros(0, dtype=object)
+
+
+def load_notes(*traces: Trace) -> tuple[str, ...]:
+    """What the loader left out or repaired in each trace (``Trace.load_notes``), named by file when
+    there are several: every analysis carries these, so its tables and its JSON say them."""
+    many = len(traces) > 1
+    return tuple(f"{t.path.name}: {n}" if many else n for t in traces for n in t.load_notes)
