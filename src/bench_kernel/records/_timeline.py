@@ -38,7 +38,8 @@ class LaunchStats(Record, frozen=True, kw_only=True):
     graph_kernels: Annotated[int, doc("kernels those replays ran")]
     cpu_us_median: Annotated[float | None, doc("host time of one kernel-launch call, median; null: no launch")]
     cpu_us_total: Annotated[float, doc("host time in kernel-launch and graph-launch calls")]
-    delay_us_p50: Annotated[float | None, doc("launch delay, median")]
+    delay_us_p50: Annotated[float | None, doc("launch delay (a kernel's start − its own launch call's start), "
+                                              "median; null: no kernel launched by its own call")]
     delay_us_p90: Annotated[float | None, doc("launch delay, 90th percentile")]
     delay_us_p99: Annotated[float | None, doc("launch delay, 99th percentile")]
     delay_us_max: Annotated[float | None, doc("launch delay, longest")]
