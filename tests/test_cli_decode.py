@@ -6,7 +6,11 @@ import io
 import json
 import sys
 
+import msgspec
 import pytest
+
+from bench_kernel.kernels import decode, decode_document
+from bench_kernel.records import DecodeOutput
 
 NVJET = "nvjet_tst_144x128_64x6_2x1_v_bz_bias_TNN"
 SILU = "triton_poi_fused_mul_silu_0"
@@ -31,6 +35,17 @@ def test_json_is_always_a_list_with_the_contract_keys(run_cli):
     assert {"name", "family", "short", "category", "fields"} <= set(rec)
     assert rec["fields"]["tile_m"] == 144 and rec["fields"]["bias"] is True
     assert "tile_m" in rec["inferred"]
+
+
+def test_json_reads_back_as_its_record_and_is_the_api_document(run_cli):
+    r = run_cli("decode", "--json", NVJET, SILU)
+    assert r.exit_code == 0, r.stderr
+    doc = msgspec.json.decode(r.stdout, type=DecodeOutput, strict=True)
+    nvjet, silu = doc.kernels
+    assert (nvjet.family, nvjet.category, nvjet.rule, nvjet.fields["stages"]) == ("cublas", "gemm", "cublas", 6)
+    assert (silu.family, silu.category, silu.fields["ops"]) == ("inductor", "activation", ("mul", "silu"))
+    # read back, a decode is the one decode() makes: the list in its fields held as a tuple again
+    assert doc == decode_document([NVJET, SILU]) and silu == decode(SILU)
 
 
 def test_names_from_stdin_skip_blank_lines(run_cli, monkeypatch):

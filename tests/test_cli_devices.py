@@ -6,7 +6,10 @@ import csv
 import io
 import json
 
-from bench_kernel.hardware import list_devices
+import msgspec
+
+from bench_kernel.hardware import devices_document, get_device, list_devices
+from bench_kernel.records import DevicesOutput
 
 
 def test_lists_every_device(run_cli):
@@ -27,6 +30,18 @@ def test_json_is_every_row_with_sources(run_cli):
     assert h200["peak_tflops"]["bf16"] == 989.4 and h200["memory_tbps"] == 4.8
     assert h200["sources"]["bf16"].startswith("nv-h200-page:")
     assert "NVIDIA H200" in h200["aliases"]
+
+
+def test_json_reads_back_as_its_record_and_is_the_api_document(run_cli):
+    r = run_cli("devices", "H200", "MI300X", "--json")
+    assert r.exit_code == 0, r.stderr
+    doc = msgspec.json.decode(r.stdout, type=DevicesOutput, strict=True)
+    assert doc.schema_version == 1 and [d.name for d in doc.devices] == ["H200", "MI300X"]
+    h200, mi300 = doc.devices
+    assert (h200.vendor, h200.sm_count, h200.l2_bytes, h200.peak_tflops["fp8"]) == ("NVIDIA", 132, 60 * 2**20, 1978.9)
+    assert mi300.vendor == "AMD" and mi300.llc_bytes == 256 * 2**20
+    # what a Python caller gets is what was printed, figure for figure
+    assert doc == devices_document(["H200", "MI300X"]) and doc.devices[0] == get_device("H200")
 
 
 def test_csv_keeps_raw_values(run_cli):

@@ -13,6 +13,7 @@ import pytest
 
 from bench_kernel.records import (
     DOCUMENTS,
+    OTHER_DOCUMENTS,
     RunOutput,
     markdown_sections,
     schema,
@@ -49,12 +50,22 @@ def test_the_check_fails_on_a_page_that_drifted(tmp_path, monkeypatch):
 def test_every_schema_is_the_json_schema_of_its_record():
     for command, doc_type in DOCUMENTS.items():
         s = schema(command)
-        root = s["$ref"].rsplit("/", 1)[-1]
-        assert root == doc_type.__name__ and s["$defs"][root]["properties"]["schema_version"]["default"] == version(command)
-        # the first field of every document is its version; serve's is second, after its tag "kind"
-        # (how report tells a serving run from other JSON)
-        props = list(s["$defs"][root]["properties"])
-        assert props[:2] == ["kind", "schema_version"] if command == "serve" else props[0] == "schema_version"
+        refs = [s["$ref"]] if "$ref" in s else [r["$ref"] for r in s["anyOf"]]
+        roots = [r.rsplit("/", 1)[-1] for r in refs]
+        assert roots == [t.__name__ for t in (doc_type, *OTHER_DOCUMENTS.get(command, ()))], command
+        for root in roots:  # every document a command may print has its version, first
+            assert s["$defs"][root]["properties"]["schema_version"]["default"] == version(command)
+            assert next(iter(s["$defs"][root]["properties"])) == "schema_version"
+
+
+def test_a_command_with_several_documents_has_each_in_its_schema_and_section():
+    s = schema("timeline")
+    assert s["anyOf"] == [{"$ref": "#/$defs/TimelineOutput"}, {"$ref": "#/$defs/RanksOutput"}]
+    section = markdown_sections(["timeline"])["timeline"]
+    assert f"**schema_version {version('timeline')}**, type `TimelineOutput | RanksOutput`" in section
+    assert "### TimelineOutput" in section and "### RanksOutput" in section and "### TimelineReport" in section
+    # a folder's per-rank timelines are one trace's timeline without a version of their own
+    assert "| `per_rank` | `TimelineReport[]` |" in section
 
 
 def test_a_section_names_its_version_and_every_shape_once():

@@ -70,7 +70,7 @@ def test_no_two_kernels_of_a_shared_trace_share_a_short_name_in_a_table(traces_d
         if not names:
             continue
         seen_collisions += len(names) - len({decode(n).short for n in names})
-        rows = inventory(t).rows
+        rows = inventory(t).kernels
         assert len({r.short for r in rows}) == len(rows) == len(names), path.name
         # every record and table of the trace reads the same distinct short name
         assert {t.decoded(int(i)).short for i in set(t.kernels.name.tolist())} == {r.short for r in rows}

@@ -49,7 +49,9 @@ def test_lists_a_tool_per_command_with_schemas(server):
                           "diff", "attribute", "source_trace", "decode", "roofline", "devices", "profile", "serve"}
     assert tools["inventory"].input_schema["required"] == ["trace"]
     assert tools["run"].output_schema["type"] == "object" and "results" in tools["run"].output_schema["properties"]
-    assert tools["inventory"].output_schema is None  # not a record yet: no schema to promise
+    inv = tools["inventory"].output_schema
+    assert inv["type"] == "object" and inv["properties"]["kernels"]["items"] == {"$ref": "#/$defs/InventoryRow"}
+    assert tools["timeline"].output_schema is None  # a folder of rank files is another document: none promised
 
 
 @pytest.mark.parametrize("command", ["inventory", "layers", "phases"])

@@ -25,8 +25,8 @@ def test_summary_counts_the_kernels_of_each_step(recorded):
 
     s = summarize_profile(recorded)
     assert s.steps == 4 and s.kernels_per_step == 2  # the GEMM and the SiLU
-    assert {r["category"] for r in s.top["kernels"]} == {"gemm", "activation"}
-    assert s.device_us_per_step == pytest.approx(sum(r["total_us"] for r in s.top["kernels"]))
+    assert {r.category for r in s.top.kernels} == {"gemm", "activation"}
+    assert s.device_us_per_step == pytest.approx(sum(r.total_us for r in s.top.kernels))
     # the timeline's verdict on the recording: eager single-op steps are launch/host-bound or busy
     assert s.diagnosis and "GPU busy" in s.diagnosis
 

@@ -54,7 +54,7 @@ def test_kernel_view_of_a_real_generate_trace_splits_prefill_and_decode():
     v = kernel_view([DATA / "h200__llama_eager_generate.json.gz"])
     assert v.kernels == 4785 and v.phase_method == "shapes" and v.steps == {"prefill": 1, "decode": 11}
     assert v.decode_step_us > 0 and v.kernels_per_decode_step == 359 and v.kernels_per_prefill_step == 343
-    assert len(v.top_decode) == 5 and v.top_decode[0]["total_us"] >= v.top_decode[-1]["total_us"]
+    assert len(v.top_decode) == 5 and v.top_decode[0].total_us >= v.top_decode[-1].total_us
     assert set(v.analyses) == {"inventory", "timeline", "layers", "phases"} and v.notes == ()
 
 

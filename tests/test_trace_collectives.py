@@ -116,8 +116,8 @@ def test_ranks_side_by_side_straggler_and_skew():
 
 def test_rank_metadata_from_the_kernel_or_the_op():
     r = timeline_ranks(NCCL, workers=1)
-    meta = {rep.rank: {c.metadata for c in rep.collectives.calls} for rep in r.reports}
+    meta = {rep.rank: {c.metadata for c in rep.collectives.calls} for rep in r.per_rank}
     assert meta == {0: {"kernel"}, 1: {"record_param_comms"}}
-    for rep in r.reports:
+    for rep in r.per_rank:
         (g,) = rep.collectives.groups
         assert (g.collective, g.msg_bytes, g.group_size, g.count) == ("all_reduce", (1 << 20) * 2, 2, 3)

@@ -22,11 +22,11 @@ TOTAL_US = 10 * DECODE_STEP_US + 2 * DECODE_STEP_US
 def test_fixture_inventory_values():
     inv = inventory(load_trace(DATA / "eager.json"))
     assert inv.kernel_count == 42 and inv.total_kernel_us == pytest.approx(TOTAL_US)
-    attn = inv.rows[0]
+    attn = inv.kernels[0]
     assert attn.name.startswith("void attn<") and attn.count == 9
     assert attn.total_us == pytest.approx(7.0 * 3 * (10 + 1 + 1))
     assert (attn.min_us, attn.max_us) == (7.0, 70.0) and attn.avg_us == pytest.approx(attn.total_us / 9)
-    assert sum(r.pct for r in inv.rows) == pytest.approx(100.0)
+    assert sum(r.pct for r in inv.kernels) == pytest.approx(100.0)
     assert [m.name for m in inv.memory_ops] == ["Memcpy DtoH (Device -> Pinned)"]
     assert inv.memory_ops[0].bytes == 4096  # memcpy is listed, not counted as a kernel
 
@@ -35,21 +35,21 @@ def test_fixture_inventory_values():
 def test_grouped_inventories_sum_to_the_same_total(by):
     t = load_trace(DATA / "eager.json")
     inv = inventory(t, by=by)
-    assert sum(r.total_us for r in inv.rows) == pytest.approx(TOTAL_US)
-    assert sum(r.count for r in inv.rows) == 42
+    assert sum(r.total_us for r in inv.kernels) == pytest.approx(TOTAL_US)
+    assert sum(r.count for r in inv.kernels) == 42
 
 
 def test_top_keeps_the_rest_accounted():
     inv = inventory(load_trace(DATA / "eager.json"), top=2)
-    assert len(inv.rows) == 2 and inv.rest_count == 42 - 18
-    assert sum(r.total_us for r in inv.rows) + inv.rest_us == pytest.approx(TOTAL_US)
+    assert len(inv.kernels) == 2 and inv.rest.count == 42 - 18
+    assert sum(r.total_us for r in inv.kernels) + inv.rest.total_us == pytest.approx(TOTAL_US)
 
 
 def test_per_step_divides_by_steps():
     inv = inventory(load_trace(DATA / "eager.json"), per_step=True)
-    assert inv.steps == 3 and inv.outside_steps_count == 0
+    assert inv.steps == 3 and inv.outside_steps.count == 0
     assert inv.total_kernel_us == pytest.approx(TOTAL_US / 3)
-    assert inv.rows[0].count == pytest.approx(3.0)  # attention: 3 per step
+    assert inv.kernels[0].count == pytest.approx(3.0)  # attention: 3 per step
 
 
 def test_errors():
@@ -84,13 +84,13 @@ def test_real_trace_totals_equal_the_sum_of_kernel_durations(traces_dir, name):
     inv = inventory(load_trace(path, links=False))
     assert inv.kernel_count == len(kernels)
     assert math.isclose(inv.total_kernel_us, sum(e["dur"] for e in kernels), rel_tol=1e-12)
-    assert math.isclose(sum(r.total_us for r in inv.rows), inv.total_kernel_us, rel_tol=1e-12)
+    assert math.isclose(sum(r.total_us for r in inv.kernels), inv.total_kernel_us, rel_tol=1e-12)
 
 
 def test_rocm_trace_with_mangled_names(traces_dir):
     path = traces_dir / "mi300__resnet_act_checkpoint.json.gz"
     inv = inventory(load_trace(path, links=False))
-    mangled = [r for r in inv.rows if r.name.startswith("_Z")]
+    mangled = [r for r in inv.kernels if r.name.startswith("_Z")]
     raw = Counter(e["name"] for e in json.load(gzip.open(path))["traceEvents"] if e.get("cat") == "kernel")
     assert len(mangled) == 5
     # each mangled name is counted as often as the raw trace has it, and shown demangled

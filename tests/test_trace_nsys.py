@@ -62,13 +62,13 @@ def test_kernels_and_total_time_equal_the_export(exports, fuser):
     inv = inventory(fuser)
     assert inv.kernel_count == fuser.kernel_count == n == 18
     assert inv.total_kernel_us == pytest.approx(total_ns / 1e3, abs=1e-9)
-    assert sum(r.total_us for r in inv.rows) == pytest.approx(inv.total_kernel_us, rel=1e-12)
-    assert sum(r.count for r in inv.rows) == inv.kernel_count
+    assert sum(r.total_us for r in inv.kernels) == pytest.approx(inv.total_kernel_us, rel=1e-12)
+    assert sum(r.count for r in inv.kernels) == inv.kernel_count
     by_name = Counter()
     for name, dur in query(exports["fuser"], "SELECT s.value, k.end - k.start FROM CUPTI_ACTIVITY_KIND_KERNEL k "
                                              "JOIN StringIds s ON s.id = k.demangledName"):
         by_name[name] += dur
-    assert {r.name: r.total_us for r in inv.rows} == pytest.approx({k: v / 1e3 for k, v in by_name.items()})
+    assert {r.name: r.total_us for r in inv.kernels} == pytest.approx({k: v / 1e3 for k, v in by_name.items()})
 
 
 def test_kernel_record_fields_come_from_its_row(exports, fuser):
@@ -138,7 +138,7 @@ def test_nvtx_ranges_are_steps_by_a_rules_file(exports, fuser, tmp_path):
                      "CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId JOIN NVTX_EVENTS n ON "
                      f"r.start >= n.start AND r.start <= n.end WHERE {NVTX_TEXT.replace('text', 'n.text')} = "
                      "'FusionExecutorCache::runFusionWithInputs'")[0]
-    assert inv.kernel_count * 2 == launched[0] and inv.outside_steps_count == fuser.kernel_count - launched[0]
+    assert inv.kernel_count * 2 == launched[0] and inv.outside_steps.count == fuser.kernel_count - launched[0]
     assert inv.total_kernel_us * 2 == pytest.approx(launched[1] / 1e3)
 
 
@@ -225,7 +225,7 @@ def test_graph_level_replays_are_device_time_with_a_note(exports):
     inv = inventory(t)
     assert inv.kernel_count == len(rows) + len(kernels) == 3
     assert inv.total_kernel_us == pytest.approx(sum(d for d, in rows + kernels) / 1e3)
-    graph_rows = [r for r in inv.rows if r.name.startswith("CUDA graph (graphExecId")]
+    graph_rows = [r for r in inv.kernels if r.name.startswith("CUDA graph (graphExecId")]
     assert sum(r.count for r in graph_rows) == len(rows)
     assert any("traced whole" in n and "--cuda-graph-trace=node" in n for n in t.load_notes)
     assert int(t.graph_launched.sum()) == len(rows)

@@ -17,19 +17,19 @@ DECODE_STEP_US = 1.5 + 3 * (2.0 + 5.0 + 7.0 + 1.0) + 4.0
 def _check_sums(rep) -> None:
     for s in rep.phases.values():
         assert sum(s.categories.values()) == pytest.approx(s.kernel_us)
-    assert sum(s.kernel_us for s in rep.phases.values()) + rep.outside_steps_us == pytest.approx(rep.total_kernel_us)
+    assert sum(s.kernel_us for s in rep.phases.values()) + rep.outside_steps.kernel_us == pytest.approx(rep.total_kernel_us)
 
 
 def test_fixture_by_shapes():
     rep = phases(load_trace(DATA / "eager.json", shapes=True))
-    assert rep.method == "shapes" and rep.step_tokens == (64, 2, 2)
+    assert rep.method == "shapes" and tuple(s.tokens for s in rep.steps) == (64, 2, 2)
     assert (rep.phases["prefill"].steps, rep.phases["decode"].steps) == (1, 2)
     assert rep.phases["prefill"].kernel_us == pytest.approx(10 * DECODE_STEP_US)
     assert rep.phases["decode"].kernel_us == pytest.approx(2 * DECODE_STEP_US)
     top = rep.phases["decode"].top_kernels[0]
-    assert top["short"] == decode("void attn<{lambda()#1}, {lambda()#2}>(int)").short
+    assert top.short == decode("void attn<{lambda()#1}, {lambda()#2}>(int)").short
     # the real categories, now that the decoder is merged: attention time is its own bucket
-    assert rep.phases["decode"].categories["attention"] == pytest.approx(top["total_us"])
+    assert rep.phases["decode"].categories["attention"] == pytest.approx(top.total_us)
     _check_sums(rep)
 
 
@@ -63,7 +63,7 @@ def test_h200_eager_generate_has_1_prefill_and_11_decode(traces_dir):
     rep = phases(load_trace(traces_dir / "h200__llama_eager_generate.json.gz", shapes=True))
     assert rep.method == "shapes"
     assert (rep.phases["prefill"].steps, rep.phases["decode"].steps) == (1, 11)
-    assert rep.step_tokens == (1024,) + (2,) * 11  # batch 2 x 512 prompt tokens, then 2 per decode step
+    assert tuple(s.tokens for s in rep.steps) == (1024,) + (2,) * 11  # batch 2 x 512 prompt tokens, then 2 per decode step
     _check_sums(rep)
 
 

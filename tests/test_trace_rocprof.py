@@ -32,9 +32,9 @@ def test_docs_kernel_trace_counts_times_and_streams(path):
     assert inv.kernel_count == t.kernel_count == len(rows)
     total = sum(int(r["End_Timestamp"]) - int(r["Start_Timestamp"]) for r in rows) / 1e3
     assert inv.total_kernel_us == pytest.approx(total, abs=1e-9)
-    assert sum(r.total_us for r in inv.rows) == pytest.approx(inv.total_kernel_us, rel=1e-12)
-    assert sum(r.count for r in inv.rows) == inv.kernel_count
-    assert Counter({r.name: r.count for r in inv.rows}) == Counter(r["Kernel_Name"] for r in rows)
+    assert sum(r.total_us for r in inv.kernels) == pytest.approx(inv.total_kernel_us, rel=1e-12)
+    assert sum(r.count for r in inv.kernels) == inv.kernel_count
+    assert Counter({r.name: r.count for r in inv.kernels}) == Counter(r["Kernel_Name"] for r in rows)
     stream = "Stream_Id" if "Stream_Id" in rows[0] else "Queue_Id"
     per: dict[int, list] = {}
     for r in rows:

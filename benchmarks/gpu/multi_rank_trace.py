@@ -141,7 +141,7 @@ def _markdown(rep, torch, world: int, args, size: int) -> str:
     for c in rep.collectives[:20]:
         lines.append(f"| {c.process_group} | {c.seq} | {c.collective} | {c.msg_bytes} | {c.first_rank} | "
                      f"{c.last_rank} | {c.skew_us:.1f} | {c.transfer_us:.1f} |")
-    for rr in rep.reports:
+    for rr in rep.per_rank:
         for g in rr.collectives.groups:
             lines.append(f"\nrank {rr.rank}: {g.count} x {g.collective} {g.dtype} {g.msg_bytes} B over {g.group_size} "
                          f"ranks: algbw {g.algbw_gbps} GB/s, busbw {g.busbw_gbps} GB/s (includes waiting for peers)")

@@ -7,7 +7,7 @@ from typing import Callable
 
 import click
 
-__all__ = ["trace_argument", "rank_option", "steps_option", "step_rules", "load_notes"]
+__all__ = ["trace_argument", "rank_option", "steps_option"]
 
 
 def trace_argument(name: str = "trace") -> Callable:
@@ -24,19 +24,3 @@ def rank_option(f: Callable) -> Callable:
 def steps_option(f: Callable) -> Callable:
     return click.option("--steps", "steps_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
                         help="Step rules (JSON, the format of bench_kernel/trace/data/steps.json).")(f)
-
-
-def step_rules(path: Path | None):  # -> StepRules | None
-    """The user's step rules, or None for the packaged ones."""
-    if path is None:
-        return None
-    from bench_kernel.trace import load_step_rules
-
-    return load_step_rules(path)
-
-
-def load_notes(*traces) -> list[str]:
-    """What the loader left out or repaired in each trace (``Trace.load_notes``), named by file when
-    there are several: every trace command shows these with its notes and in ``--json``."""
-    many = len(traces) > 1
-    return [f"{t.path.name}: {n}" if many else n for t in traces for n in t.load_notes]

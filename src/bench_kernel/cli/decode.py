@@ -9,12 +9,12 @@ import click
 
 from bench_kernel.cli._common import Output, emit, output_options
 from bench_kernel.errors import UsageError
+from bench_kernel.records import DECODE_SCHEMA_VERSION
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
-#: The version of this command's --json document (docs/json.md): raise it when a field changes its
-#: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 1
+#: The version of this command's --json document (``bench_kernel.records.DecodeOutput``).
+SCHEMA_VERSION = DECODE_SCHEMA_VERSION
 
 
 def _names(names: tuple[str, ...]) -> list[str]:
@@ -40,13 +40,14 @@ def command(names: tuple[str, ...], tree: bool, rules_path: Path | None, output:
 
     Shows the short name, family, category and decoded fields; --json gives the full record.
     """
-    from bench_kernel.kernels import decode, key_fields, load_rules, render_tree
+    from bench_kernel.kernels import decode_document, key_fields, load_rules, render_tree
     from bench_kernel.report import Column, Table
 
-    rules = load_rules(rules_path) if rules_path is not None else None
-    decoded = [decode(n, rules) for n in _names(names)]
-    if not decoded:
+    given = _names(names)
+    if not given:
         raise UsageError("no kernel names on stdin: pass NAME... or pipe one name per line")
+    doc = decode_document(given, load_rules(rules_path) if rules_path is not None else None)
+    decoded = doc.kernels
     table = Table(
         columns=[Column("short", "kernel"), Column("family", "family"), Column("category", "category"),
                  Column("fields", "fields")],
@@ -55,4 +56,4 @@ def command(names: tuple[str, ...], tree: bool, rules_path: Path | None, output:
     )
     text = "\n\n".join(render_tree(k) for k in decoded) if tree else None
     # --tree replaces the table on the terminal (and in .txt); --json/--csv/--md/.xlsx keep their formats.
-    emit(output, data={"schema_version": SCHEMA_VERSION, "kernels": [k.to_dict() for k in decoded]}, tables=table, text=text)
+    emit(output, data=doc, tables=table, text=text)

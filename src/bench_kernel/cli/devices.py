@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import click
 
 from bench_kernel.cli._common import Output, emit, output_options
+from bench_kernel.records import DEVICES_SCHEMA_VERSION, DeviceSpec
 from bench_kernel.report import Column, Table
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
-#: The version of this command's --json document (docs/json.md): raise it when a field changes its
-#: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 1
+#: The version of this command's --json document (``bench_kernel.records.DevicesOutput``).
+SCHEMA_VERSION = DEVICES_SCHEMA_VERSION
 
 _DENSE = "Compute figures are DENSE peaks in TFLOP/s (int8: TOPS); sparse datasheet figures were halved."
 
 
-def _summary(specs: Any) -> Table:
+def _summary(specs: Sequence[DeviceSpec]) -> Table:
     cols = [Column("name", "Device"), Column("memory_tbps", "DRAM TB/s", "tbps"),
             Column("bf16", "bf16/fp16", "tflops"), Column("fp8", "fp8", "tflops"), Column("fp4", "fp4", "tflops"),
             Column("tf32", "tf32", "tflops"), Column("fp32", "fp32", "tflops"), Column("fp64", "fp64", "tflops"),
@@ -28,7 +28,7 @@ def _summary(specs: Any) -> Table:
     return Table(cols, rows, title="Peak table", notes=[_DENSE, "'bench-kernel devices NAME' shows the sources."])
 
 
-def _detail(spec: Any) -> Table:
+def _detail(spec: DeviceSpec) -> Table:
     rows: list[dict[str, Any]] = [
         {"figure": "memory_tbps", "value": spec.memory_tbps, "unit": "TB/s"},
         *({"figure": dt, "value": v, "unit": "TOPS" if dt == "int8" else "TFLOP/s"}
@@ -51,15 +51,7 @@ def _detail(spec: Any) -> Table:
 @output_options()
 def command(names: tuple[str, ...], output: Output) -> None:
     """List the peak table; with NAME (a table name or what torch reports), every figure and its source."""
-    from bench_kernel.hardware import get_device, list_devices
+    from bench_kernel.hardware import devices_document
 
-    if names:
-        specs = [get_device(n) for n in names]
-        emit(output, data=_data(specs), tables=[_detail(s) for s in specs])
-    else:
-        specs = list(list_devices())
-        emit(output, data=_data(specs), tables=_summary(specs))
-
-
-def _data(specs: list[Any]) -> dict[str, Any]:
-    return {"schema_version": SCHEMA_VERSION, "devices": [s.to_dict() for s in specs]}
+    doc = devices_document(names)
+    emit(output, data=doc, tables=[_detail(s) for s in doc.devices] if names else _summary(doc.devices))

@@ -7,21 +7,16 @@ from pathlib import Path
 import click
 
 from bench_kernel.cli._common import Output, emit, output_options
-from bench_kernel.cli._trace_args import (
-    load_notes,
-    rank_option,
-    step_rules,
-    steps_option,
-    trace_argument,
-)
+from bench_kernel.cli._trace_args import rank_option, steps_option, trace_argument
+from bench_kernel.records import DIFF_SCHEMA_VERSION
 from bench_kernel.report import Column, Table
 from bench_kernel.units import format_duration_us
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
-#: The version of this command's --json document (docs/json.md): raise it when a field changes its
-#: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 1
+#: The version of this command's --json document (``bench_kernel.records.DiffOutput``).
+SCHEMA_VERSION = DIFF_SCHEMA_VERSION
+
 
 
 def _columns(first: str, per_step: bool) -> list[Column]:
@@ -44,14 +39,12 @@ def _columns(first: str, per_step: bool) -> list[Column]:
 def command(trace_a: Path, trace_b: Path, top: int, rank: int | None, steps_file: Path | None,
             output: Output) -> None:
     """What changed from TRACE_A to TRACE_B, sorted by time impact (per step when both have steps)."""
-    from bench_kernel.trace import diff, load_trace
+    from bench_kernel.trace import diff_document
 
-    a, b = load_trace(trace_a, rank), load_trace(trace_b, rank)
-    d = diff(a, b, rules=step_rules(steps_file))
-    data = {"schema_version": SCHEMA_VERSION, "trace_a": str(a.path), "trace_b": str(b.path), **d.to_dict(), "load_notes": load_notes(a, b)}
+    d = diff_document(trace_a, trace_b, rank=rank, steps=steps_file)
     unit = " per step" if d.per_step else ""
     sign = "+" if d.delta_us >= 0 else "-"
-    title = (f"{a.path.name} -> {b.path.name}: {format_duration_us(d.total_us_a)} -> "
+    title = (f"{Path(d.trace_a).name} -> {Path(d.trace_b).name}: {format_duration_us(d.total_us_a)} -> "
              f"{format_duration_us(d.total_us_b)}{unit} ({sign}{format_duration_us(abs(d.delta_us))})")
     moved = [r for r in d.kernels if r.status != "unchanged"]
     notes = [f"{len(moved) - top} more changed kernels in --json"] if len(moved) > top else []
@@ -59,7 +52,7 @@ def command(trace_a: Path, trace_b: Path, top: int, rank: int | None, steps_file
     if unchanged and moved:
         notes.append(f"{unchanged} kernels unchanged (same count and time; listed in --json)")
     tables = [Table(_columns("Category", d.per_step), [r.to_dict() for r in d.categories], title=title,
-                    notes=list(d.notes) + load_notes(a, b), empty="no kernels in either trace"),
+                    notes=[*d.notes, *d.load_notes], empty="no kernels in either trace"),
               Table(_columns("Kernel", d.per_step), [r.to_dict() for r in moved[:top]], notes=notes,
                     empty=f"no kernel changed: all {unchanged} have the same count and time in both (listed in --json)")]
-    emit(output, data=data, tables=tables)
+    emit(output, data=d, tables=tables)

@@ -7,19 +7,14 @@ from pathlib import Path
 import click
 
 from bench_kernel.cli._common import Output, emit, output_options
-from bench_kernel.cli._trace_args import (
-    load_notes,
-    rank_option,
-    step_rules,
-    steps_option,
-    trace_argument,
-)
+from bench_kernel.cli._trace_args import rank_option, steps_option, trace_argument
+from bench_kernel.records import INVENTORY_SCHEMA_VERSION
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
-#: The version of this command's --json document (docs/json.md): raise it when a field changes its
-#: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 1
+#: The version of this command's --json document (``bench_kernel.records.InventoryOutput``).
+SCHEMA_VERSION = INVENTORY_SCHEMA_VERSION
+
 
 @click.command("inventory")
 @trace_argument()
@@ -35,16 +30,11 @@ def command(trace: Path, by: str, top: int | None, per_step: bool, rank: int | N
     """Per-kernel count, total/avg/min/max time and share of a trace: Kineto (.json, .json.gz), an Nsight
     Systems SQLite export or a rocprofv3 kernel trace (CSV, JSON)."""
     from bench_kernel.report import inventory_csv, inventory_tables
-    from bench_kernel.trace import inventory, load_trace
+    from bench_kernel.trace import inventory_document
 
-    # Without --per-step only device events are needed: the fast load (no launches, ops or stacks).
-    t = load_trace(trace, rank, links=per_step)
-    inv = inventory(t, by=by, top=top, per_step=per_step, rules=step_rules(steps_file))
-    data = {"schema_version": SCHEMA_VERSION, "trace": str(t.path), "rank": t.rank, "device": t.device_name,
-            **inv.to_dict(),
-            "load_notes": load_notes(t)}
+    doc = inventory_document(trace, by=by, top=top, per_step=per_step, rank=rank, steps=steps_file)
     if output.fmt == "csv":
-        tables = [inventory_csv(inv)]
+        tables = [inventory_csv(doc)]
     else:
-        tables = inventory_tables(inv, t.path.name, load_notes=load_notes(t))
-    emit(output, data=data, tables=tables)
+        tables = inventory_tables(doc, Path(doc.trace).name, load_notes=doc.load_notes)
+    emit(output, data=doc, tables=tables)

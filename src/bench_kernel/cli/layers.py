@@ -7,19 +7,14 @@ from pathlib import Path
 import click
 
 from bench_kernel.cli._common import Output, emit, output_options
-from bench_kernel.cli._trace_args import (
-    load_notes,
-    rank_option,
-    step_rules,
-    steps_option,
-    trace_argument,
-)
+from bench_kernel.cli._trace_args import rank_option, steps_option, trace_argument
+from bench_kernel.records import LAYERS_SCHEMA_VERSION
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
-#: The version of this command's --json document (docs/json.md): raise it when a field changes its
-#: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 1
+#: The version of this command's --json document (``bench_kernel.records.LayersOutput``).
+SCHEMA_VERSION = LAYERS_SCHEMA_VERSION
+
 
 @click.command("layers")
 @trace_argument()
@@ -35,11 +30,7 @@ def command(trace: Path, anchor: str | None, step: str | None, rank: int | None,
             output: Output) -> None:
     """Find the per-layer kernel sequence (works on CUDA-graph and eager traces)."""
     from bench_kernel.report import layers_table
-    from bench_kernel.trace import layers, load_trace
+    from bench_kernel.trace import layers_document
 
-    # Shapes tell prefill from decode when no annotation does; only --step needs them.
-    t = load_trace(trace, rank, shapes=step is not None)
-    rep = layers(t, anchor=anchor, step=step, rules=step_rules(steps_file))
-    data = {"schema_version": SCHEMA_VERSION, "trace": str(t.path), "rank": t.rank, **rep.to_dict(),
-            "load_notes": load_notes(t)}
-    emit(output, data=data, tables=layers_table(rep, t.path.name, step=step, load_notes=load_notes(t)))
+    doc = layers_document(trace, anchor=anchor, step=step, rank=rank, steps=steps_file)
+    emit(output, data=doc, tables=layers_table(doc, Path(doc.trace).name, step=step, load_notes=doc.load_notes))

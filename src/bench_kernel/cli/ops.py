@@ -7,13 +7,14 @@ from pathlib import Path
 import click
 
 from bench_kernel.cli._common import Output, emit, output_options
-from bench_kernel.cli._trace_args import load_notes, rank_option, trace_argument
+from bench_kernel.cli._trace_args import rank_option, trace_argument
+from bench_kernel.records import OPS_SCHEMA_VERSION
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
-#: The version of this command's --json document (docs/json.md): raise it when a field changes its
-#: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 1
+#: The version of this command's --json document (``bench_kernel.records.OpsOutput``).
+SCHEMA_VERSION = OPS_SCHEMA_VERSION
+
 
 
 @click.command("ops")
@@ -37,17 +38,9 @@ SCHEMA_VERSION = 1
 def command(trace: Path, device_name: str | None, by: str, capture: Path | None, context_len: int | None,
             moe_intermediate: int | None, top: int | None, rank: int | None, output: Output) -> None:
     """How fast each op of a Kineto trace ran against the device's roof (needs record_shapes=True)."""
-    from bench_kernel.hardware import get_device
     from bench_kernel.report import ops_tables
-    from bench_kernel.trace import load_trace, ops
+    from bench_kernel.trace import ops_document
 
-    if device_name is not None:
-        get_device(device_name)  # a wrong name fails before a large trace is read
-    t = load_trace(trace, rank, shapes=True)
-    cap = load_trace(capture, shapes=True) if capture is not None else None
-    report = ops(t, device=device_name, by=by, capture=cap, context_len=context_len, moe_intermediate=moe_intermediate)
-    tables = ops_tables(report, top)
-    data = {"schema_version": SCHEMA_VERSION, **report.to_dict(), "rows": [r.to_dict() for r in report.rows[:top] if top] or
-            [r.to_dict() for r in report.rows], "load_notes": load_notes(t, *([cap] if cap else []))}
-    tables[0].notes.extend(data["load_notes"])
-    emit(output, data=data, tables=tables)
+    doc = ops_document(trace, device=device_name, by=by, capture=capture, context_len=context_len,
+                       moe_intermediate=moe_intermediate, top=top, rank=rank)
+    emit(output, data=doc, tables=ops_tables(doc))

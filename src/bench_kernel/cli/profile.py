@@ -74,7 +74,7 @@ def command(target: str, case_name: str | None, steps: int, warmup: int, trace_p
     else:
         title = (f"{where}: {s.steps} steps, {s.kernels_per_step:g} kernels and "
                  f"{format_duration_us(s.device_us_per_step)} of device time per step")
-    rows = list(s.top["kernels"]) if s.top is not None else []
+    rows = [r.to_dict() for r in s.top.kernels] if s.top is not None else []
     table = Table([Column("short", "Kernel"), Column("category", "Category"), Column("count", "Per step", "float"),
                    Column("total_us", "Time per step", "duration_us"), Column("pct", "Share", "pct")],
                   rows, title=title, notes=notes, empty=empty)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import click
 
 from bench_kernel.cli._common import Output, emit
+from bench_kernel.records import SAMPLE_TRACE_SCHEMA_VERSION
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
-#: The version of this command's --json document (docs/json.md): raise it when a field changes its
-#: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 1
+#: The version of this command's --json document (``bench_kernel.records.SampleTraceOutput``).
+SCHEMA_VERSION = SAMPLE_TRACE_SCHEMA_VERSION
+
 
 
 @click.command("sample-trace")
@@ -26,9 +27,8 @@ def command(as_json: bool) -> None:
         bench-kernel timeline "$T"
         bench-kernel inventory "$T" --top 20
     """
-    from bench_kernel.trace import SAMPLE_TRACE_ABOUT, sample_trace
+    from bench_kernel.trace import sample_trace_document
 
-    path = sample_trace()
+    doc = sample_trace_document()
     # Only the path on stdout, so that $(bench-kernel sample-trace) is the path.
-    emit(Output("json" if as_json else "table", None), data={"schema_version": SCHEMA_VERSION, "path": str(path), "about": SAMPLE_TRACE_ABOUT},
-         text=str(path))
+    emit(Output("json" if as_json else "table", None), data=doc, text=doc.path)

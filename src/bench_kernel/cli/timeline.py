@@ -8,19 +8,14 @@ import click
 
 from bench_kernel.cli._common import Output, emit, output_options
 from bench_kernel.cli._numbers import Number
-from bench_kernel.cli._trace_args import (
-    load_notes,
-    rank_option,
-    step_rules,
-    steps_option,
-    trace_argument,
-)
+from bench_kernel.cli._trace_args import rank_option, steps_option, trace_argument
+from bench_kernel.records import TIMELINE_SCHEMA_VERSION
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
-#: The version of this command's --json document (docs/json.md): raise it when a field changes its
-#: name, type or meaning; a new field documented there does not need it.
-SCHEMA_VERSION = 1
+#: The version of this command's --json document (``bench_kernel.records.TimelineOutput``, or
+#: ``RanksOutput`` for a folder of rank files).
+SCHEMA_VERSION = TIMELINE_SCHEMA_VERSION
 
 @click.command("timeline")
 @trace_argument()
@@ -37,31 +32,17 @@ SCHEMA_VERSION = 1
 def command(trace: Path, rank: int | None, steps_file: Path | None, max_steps: int, workers: int | None,
             shapes: bool, launch_gap_us: float, output: Output) -> None:
     """Busy/idle and why per step, launch delays, exposed communication; a directory: every rank side by side."""
-    from bench_kernel.trace import load_trace, rank_files, timeline, timeline_ranks
+    from bench_kernel.report import ranks_tables, timeline_tables
+    from bench_kernel.trace import rank_files, ranks_document, timeline_document
 
-    rules = step_rules(steps_file)
     if trace.is_dir() and rank is None and len(rank_files(trace)) > 1:
-        _ranks(timeline_ranks(trace, rules=rules, workers=workers, shapes=shapes, launch_gap_max_us=launch_gap_us),
-               output)
+        ranks = ranks_document(trace, steps=steps_file, workers=workers, shapes=shapes,
+                               launch_gap_max_us=launch_gap_us)
+        tables = ranks_tables(ranks)
+        # one table of raw values per rank: what a spreadsheet wants
+        emit(output, data=ranks, tables=tables[:1] if output.fmt == "csv" else tables)
         return
-    t = load_trace(trace, rank, shapes=shapes)
-    _single(timeline(t, rules=rules, launch_gap_max_us=launch_gap_us), t.path.name, max_steps, output, load_notes(t))
-
-
-def _single(rep, name: str, max_steps: int, output: Output,  # rep: TimelineReport
-            loaded: list[str] | None = None) -> None:
-    from bench_kernel.report import timeline_tables
-
-    tables = timeline_tables(rep, name, max_steps=max_steps, load_notes=loaded or [])
-    if output.fmt == "csv":
-        tables = [tables[0]]  # one table of raw values per window: what a spreadsheet wants
-    emit(output, data={"schema_version": SCHEMA_VERSION, **rep.to_dict(), "load_notes": loaded or []}, tables=tables)
-
-
-def _ranks(rep, output: Output) -> None:  # rep: RanksReport
-    from bench_kernel.report import ranks_tables
-
-    tables = ranks_tables(rep)
-    if output.fmt == "csv":
-        tables = tables[:1]
-    emit(output, data={"schema_version": SCHEMA_VERSION, **rep.to_dict()}, tables=tables)
+    doc = timeline_document(trace, rank=rank, steps=steps_file, shapes=shapes, launch_gap_max_us=launch_gap_us)
+    tables = timeline_tables(doc, Path(doc.trace).name, max_steps=max_steps, load_notes=doc.load_notes)
+    # one table of raw values per window: what a spreadsheet wants
+    emit(output, data=doc, tables=tables[:1] if output.fmt == "csv" else tables)

@@ -18,6 +18,7 @@ from bench_kernel.hardware._measure_ceilings import calibrate
 from bench_kernel.hardware._peaks import (
     DeviceSpec,
     PeakTable,
+    devices_document,
     get_device,
     list_devices,
     normalize_name,
@@ -32,6 +33,7 @@ __all__ = [
     "calibrate",
     "calibration_path",
     "detect_device",
+    "devices_document",
     "driver_version",
     "get_device",
     "list_devices",

@@ -14,16 +14,18 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Iterable, Mapping, cast, get_args
 
 import msgspec
 
-from bench_kernel.dtypes import all_dtypes, peak_class
+from bench_kernel.dtypes import all_dtypes
 from bench_kernel.errors import DeviceError, InputError
+from bench_kernel.records import DevicesOutput, DeviceSpec, Vendor
 
 __all__ = [
     "DeviceSpec",
     "PeakTable",
+    "devices_document",
     "get_device",
     "list_devices",
     "normalize_name",
@@ -33,7 +35,7 @@ __all__ = [
 
 #: Scalar figures of a row that need a source when they are not null.
 _SCALAR_FIGURES = ("memory_tbps", "l2_tbps", "l1_tbps", "l2_mib", "llc_mib", "sm_count", "boost_clock_mhz")
-_VENDORS = ("NVIDIA", "AMD")
+_VENDORS: tuple[Vendor, ...] = get_args(Vendor)
 _MIB = 1 << 20
 
 
@@ -61,58 +63,6 @@ class _PeakFile(msgspec.Struct, forbid_unknown_fields=True):
     dtypes: list[str]
     refs: dict[str, str]
     devices: list[_DeviceRow]
-
-
-@dataclass(frozen=True)
-class DeviceSpec:
-    """One device of the peak table: spec (datasheet) ceilings, all compute figures DENSE."""
-
-    name: str
-    """Table name, e.g. ``"H200"``; what ``--device`` takes."""
-    vendor: str
-    arch: str
-    aliases: tuple[str, ...]
-    """Names PyTorch reports for this device (``torch.cuda.get_device_name()``) and common spellings."""
-    memory_tbps: float
-    """DRAM bandwidth in TB/s (1e12 bytes/s)."""
-    peak_tflops: Mapping[str, float] = field(hash=False)
-    """Dense peak per canonical dtype, TFLOP/s (TOPS for int8); dtypes without a figure are absent."""
-    l2_bytes: int | None
-    llc_bytes: int | None
-    """Last-level cache beyond L2 (AMD Infinity Cache); ``None`` where L2 is the last level."""
-    sm_count: int
-    """SMs (NVIDIA) or CUs (AMD) of one torch device."""
-    boost_clock_mhz: int | None
-    sources: Mapping[str, str] = field(hash=False)
-    """Figure name (``memory_tbps``, a dtype, ``l2_mib``, ...) -> where the number comes from."""
-    notes: str = ""
-    l2_tbps: float | None = None
-    """L2 bandwidth in TB/s, all SMs together; None where no figure can be sourced."""
-    l1_tbps: float | None = None
-    """L1/shared-memory bandwidth in TB/s, all SMs together; None where no figure can be sourced."""
-
-    def peak(self, dtype: Any) -> float:
-        """Dense peak for ``dtype`` (any alias or torch dtype) in TFLOP/s; DeviceError if none."""
-        canon = peak_class(dtype)
-        value = self.peak_tflops.get(canon)
-        if value is None:
-            have = ", ".join(self.peak_tflops)
-            why = f" ({self.notes})" if self.notes else ""
-            raise DeviceError(
-                f"device {self.name!r} has no dense {canon} peak in the peak table{why}; "
-                f"choose --dtype from: {have}"
-            )
-        return value
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name, "vendor": self.vendor, "arch": self.arch,
-            "aliases": list(self.aliases), "memory_tbps": self.memory_tbps,
-            "peak_tflops": dict(self.peak_tflops), "l2_bytes": self.l2_bytes,
-            "llc_bytes": self.llc_bytes, "sm_count": self.sm_count,
-            "boost_clock_mhz": self.boost_clock_mhz, "sources": dict(self.sources),
-            "notes": self.notes, "l2_tbps": self.l2_tbps, "l1_tbps": self.l1_tbps,
-        }
 
 
 @dataclass(frozen=True)
@@ -200,7 +150,7 @@ def _row_to_spec(origin: str, i: int, row: _DeviceRow, dtypes: tuple[str, ...],
         _check_source(origin, f"{where}.sources.{fig}", text, refs)
 
     return DeviceSpec(
-        name=row.name, vendor=row.vendor, arch=row.arch, aliases=tuple(row.aliases),
+        name=row.name, vendor=cast(Vendor, row.vendor), arch=row.arch, aliases=tuple(row.aliases),
         memory_tbps=float(row.memory_tbps),
         peak_tflops=MappingProxyType({d: float(v) for d, v in row.peak_tflops.items() if v is not None}),
         l2_bytes=None if row.l2_mib is None else int(row.l2_mib * _MIB),
@@ -272,3 +222,10 @@ def get_device(name: str | DeviceSpec) -> DeviceSpec:
             else f"known devices: {', '.join(d.name for d in table.devices)}")
     raise DeviceError(f"unknown device {name!r}; {hint}. Pass --device with one of these names "
                       f"(see 'bench-kernel devices'), or add a row to bench_kernel/hardware/data/peaks.json")
+
+
+def devices_document(names: Iterable[str] = ()) -> DevicesOutput:
+    """What ``devices --json`` prints: the devices ``names`` name (:func:`get_device`: DeviceError for
+    an unknown one), in that order; without names, every device of the peak table."""
+    wanted = list(names)
+    return DevicesOutput(devices=tuple(get_device(n) for n in wanted) if wanted else list_devices())

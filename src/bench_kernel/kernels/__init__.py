@@ -15,7 +15,7 @@ linear in the name's length and names over :data:`MAX_NAME_CHARS` are decoded fr
 from __future__ import annotations
 
 from bench_kernel.kernels._classify import Rule, Rules, default_rules, load_rules
-from bench_kernel.kernels._decode import MAX_NAME_CHARS, decode
+from bench_kernel.kernels._decode import MAX_NAME_CHARS, decode, decode_document, tree_layout
 from bench_kernel.kernels._demangle import demangle
 from bench_kernel.kernels._distinct import distinct_shorts
 from bench_kernel.kernels._model import CATEGORIES, FAMILIES, KernelName, Span
@@ -29,6 +29,6 @@ from bench_kernel.kernels._triton_source import (
                                                  triton_source_category,
 )
 
-__all__ = ["KernelName", "Span", "decode", "distinct_shorts", "demangle", "render_tree", "key_fields", "Rule", "Rules",
+__all__ = ["KernelName", "Span", "decode", "decode_document", "distinct_shorts", "demangle", "render_tree", "tree_layout", "key_fields", "Rule", "Rules",
            "load_rules", "default_rules", "FAMILIES", "CATEGORIES", "MAX_SHORT", "MAX_NAME_CHARS",
            "loaded_jit_functions", "loaded_jit_source", "pointer_roles", "triton_category", "triton_source_category"]

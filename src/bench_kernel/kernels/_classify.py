@@ -17,11 +17,11 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from bench_kernel.errors import InputError
 from bench_kernel.kernels._data import package_text, read_tsv, user_file_text
-from bench_kernel.kernels._model import CATEGORIES, FAMILIES
+from bench_kernel.kernels._model import CATEGORIES, FAMILIES, Category
 from bench_kernel.userregex import IGNORECASE, user_regex
 
 __all__ = ["Rule", "Rules", "load_rules", "default_rules"]
@@ -34,7 +34,7 @@ class Rule:
     """One classification rule (a row of a rules file)."""
 
     id: str
-    category: str
+    category: Category
     families: frozenset[str]  # empty = any family
     on: str
     pattern: Any
@@ -91,7 +91,7 @@ def _parse(text: str, source: str, *, user: bool = False) -> tuple[Rule, ...]:
     compiled: dict[str, Any] = {}
     for row in read_tsv(text, source, _COLUMNS, check):
         fams = frozenset(f.strip() for f in row["family"].split(",") if f.strip() != "*")
-        rules.append(Rule(row["id"], row["category"], fams, row["on"], compiled[seen[row["id"]]], seen[row["id"]]))
+        rules.append(Rule(row["id"], cast(Category, row["category"]), fams, row["on"], compiled[seen[row["id"]]], seen[row["id"]]))
     return tuple(rules)
 
 
@@ -107,7 +107,7 @@ class Rules:
         """A rule list that tries ``first``'s rules, then these."""
         return Rules(first.rules + self.rules, f"{first.source}+{self.source}")
 
-    def classify(self, family: str, subjects: Mapping[str, Any]) -> tuple[str, str | None]:
+    def classify(self, family: str, subjects: Mapping[str, Any]) -> tuple[Category, str | None]:
         """(category, id of the rule that matched or None for ``other``)."""
         for rule in self.rules:
             if rule.matches(family, subjects):

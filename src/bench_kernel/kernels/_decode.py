@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from bench_kernel.kernels._aiter import decode_aiter
 from bench_kernel.kernels._aten import decode_aten
@@ -15,13 +15,14 @@ from bench_kernel.kernels._cublas import decode_cublas
 from bench_kernel.kernels._cutlass import decode_cutlass
 from bench_kernel.kernels._cxx import parse_function, split_component, split_scope
 from bench_kernel.kernels._demangle import Demangled, demangle
-from bench_kernel.kernels._model import Decoded, KernelName
+from bench_kernel.kernels._model import Decoded, KernelName, Span
 from bench_kernel.kernels._nccl import decode_nccl
 from bench_kernel.kernels._shorten import MAX_SHORT, fit, shorten_cxx
 from bench_kernel.kernels._tensile import decode_tensile
 from bench_kernel.kernels._triton import decode_inductor, decode_triton
+from bench_kernel.records import DecodeOutput
 
-__all__ = ["decode", "DECODERS", "MAX_NAME_CHARS"]
+__all__ = ["decode", "decode_document", "tree_layout", "DECODERS", "MAX_NAME_CHARS"]
 
 #: Family decoders in the order they are tried. Order matters where names nest: FlashAttention
 #: kernels carry cutlass types, cuDNN ships CUTLASS kernels, and ``triton`` (names that merely
@@ -100,8 +101,7 @@ def _build(name: str, rules: Rules) -> KernelName:
     subjects.setdefault("kernel", _base_kernel(readable))
     category, rule = rules.classify(d.family, subjects)
     return KernelName(name=name, demangled=demangled, family=d.family, short=short, category=category,
-                      fields=d.fields, notes=notes, inferred=d.inferred, spans=d.spans,
-                      tree_text=d.tree_text, rule=rule)
+                      fields=d.fields, notes=notes, inferred=d.inferred, rule=rule)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -143,3 +143,16 @@ def decode(name: str, rules: Rules | str | Path | None = None) -> KernelName:
             cache.clear()
         hit = cache[name] = _build(name, r)
     return hit
+
+
+def decode_document(names: Iterable[str], rules: Rules | str | Path | None = None) -> DecodeOutput:
+    """What ``decode --json`` prints: each of ``names`` decoded (:func:`decode`), in order."""
+    return DecodeOutput(kernels=tuple(decode(n, rules) for n in names))
+
+
+def tree_layout(kn: KernelName) -> tuple[str, tuple[Span, ...]]:
+    """The text ``--tree`` draws ``kn`` under (its raw name or demangled template) and the positional
+    fields in it. Not part of the record: offsets into a drawing are no JSON a reader wants, and
+    they depend on the name alone, so they are read back from the decode cache."""
+    d = _parts(kn.name)[2]
+    return d.tree_text, d.spans

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from bench_kernel.kernels._decode import decode
+from bench_kernel.kernels._decode import decode, tree_layout
 
 __all__ = ["distinct_shorts"]
 
@@ -38,7 +38,8 @@ def _features(name: str) -> list[list[str]]:
     """The features that may tell ``name`` apart, by preference: decoded fields (as the name writes
     them where that names the parameter, ``MIWT4_12``, else ``field=value``), words, word pairs, parts."""
     k = decode(name)
-    written = {sp.fields[0]: k.tree_text[sp.start:sp.end] for sp in k.spans if len(sp.fields) == 1}
+    text, spans = tree_layout(k)
+    written = {sp.fields[0]: text[sp.start:sp.end] for sp in spans if len(sp.fields) == 1}
     fields = [written[f] if _LETTER.search(written.get(f, "")) else f"{f}={_text(v)}" for f, v in k.fields.items()]
     words = list(_WORD.finditer(k.demangled))
     pairs = [k.demangled[a.start():b.end()].replace(" ", "") for a, b in zip(words, words[1:]) if b.start() - a.end() <= 3]

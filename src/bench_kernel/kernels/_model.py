@@ -1,28 +1,14 @@
-"""The records of ``kernels/``: families, categories, a positional span, and :class:`KernelName`."""
+"""The records of ``kernels/``: a positional span, and what a family decoder returns. A decoded name
+(:class:`KernelName`), the families and the categories are records (``bench_kernel.records``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
-__all__ = ["FAMILIES", "CATEGORIES", "Span", "KernelName", "Decoded"]
+from bench_kernel.records import CATEGORIES, FAMILIES, Category, Family, KernelName
 
-#: Every value ``KernelName.family`` can take, in the order decoders are tried (``other`` last).
-FAMILIES: tuple[str, ...] = (
-    "ck", "tensile", "cublas", "cutlass", "inductor", "triton", "flash_attn", "flashinfer", "cudnn",
-    "aiter", "nccl", "aten", "other",
-)
-
-#: Every value ``KernelName.category`` can take; ``other`` is what no rule claimed. ``copy`` and
-#: ``fill`` are kernels that copy or fill memory; ``memcpy`` and ``memset`` are the runtime's copy and
-#: set activities (``Memcpy HtoD``), which are not kernels (one word for both hid which was which).
-#: ``topk`` and ``sort`` serve sampling and MoE routing alike, so they are not called ``sampling``.
-CATEGORIES: tuple[str, ...] = (
-    "gemm", "attention", "norm", "activation", "elementwise", "reduction", "softmax", "rope",
-    "kv_cache", "quant", "moe", "communication", "copy", "fill", "memcpy", "memset", "sampling", "topk",
-    "sort", "embedding", "other",
-)
+__all__ = ["FAMILIES", "CATEGORIES", "Family", "Category", "Span", "KernelName", "Decoded"]
 
 
 @dataclass(frozen=True)
@@ -43,7 +29,7 @@ class Span:
 class Decoded:
     """What one family decoder returns (internal; :func:`decode` turns it into a :class:`KernelName`)."""
 
-    family: str
+    family: Family
     fields: dict[str, Any] = field(default_factory=dict)
     #: field names whose meaning was inferred from observed names, not read from a published grammar.
     inferred: tuple[str, ...] = ()
@@ -54,61 +40,3 @@ class Decoded:
     #: the text the spans index into (the raw instance name or the demangled template).
     tree_text: str = ""
     notes: tuple[str, ...] = ()
-
-
-def _freeze(value: Any) -> Any:
-    return tuple(value) if isinstance(value, list) else value
-
-
-def _thaw(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
-
-
-@dataclass(frozen=True)
-class KernelName:
-    """One kernel name, decoded.
-
-    ``fields`` is read-only (decoded names are cached and shared): lists are stored as tuples and
-    come back as lists from :meth:`to_dict`.
-    """
-
-    #: the name exactly as the profiler showed it.
-    name: str
-    #: the demangled name (``name`` itself when it was not mangled or demangling failed).
-    demangled: str
-    #: one of :data:`FAMILIES`.
-    family: str
-    #: a readable name of at most 80 characters for tables; the same name always gives the same short.
-    short: str
-    #: one of :data:`CATEGORIES`.
-    category: str
-    #: decoded fields: normalised ``tile_m``/``tile_n``/``tile_k`` for GEMM-like kernels, then
-    #: family fields in snake_case. Integers are ints.
-    fields: Mapping[str, Any] = field(default_factory=dict)
-    #: caveats: demangling unavailable, fields inferred, a name part that is not what it looks like.
-    notes: tuple[str, ...] = ()
-    #: names of fields inferred from observed names rather than from a published grammar.
-    inferred: tuple[str, ...] = ()
-    #: positional fields of ``tree_text`` (see :func:`bench_kernel.kernels.render_tree`).
-    spans: tuple[Span, ...] = ()
-    tree_text: str = ""
-    #: id of the category rule that matched (None: no rule, category ``other``).
-    rule: str | None = None
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.fields, MappingProxyType):
-            frozen = {k: _freeze(v) for k, v in dict(self.fields).items()}
-            object.__setattr__(self, "fields", MappingProxyType(frozen))
-
-    def __hash__(self) -> int:
-        # fields is a read-only mapping (unhashable); name + rules-dependent category identify a decode.
-        return hash((self.name, self.family, self.category))
-
-    def to_dict(self) -> dict[str, Any]:
-        """The stable JSON form: name, family, short, category, fields (+ demangled, inferred, notes)."""
-        return {
-            "name": self.name, "family": self.family, "short": self.short,
-            "category": self.category, "fields": {k: _thaw(v) for k, v in self.fields.items()},
-            "demangled": self.demangled, "inferred": list(self.inferred), "notes": list(self.notes),
-            "rule": self.rule,
-        }

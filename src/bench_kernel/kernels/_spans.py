@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bench_kernel.kernels._model import Decoded, Span
+from bench_kernel.kernels._model import Decoded, Family, Span
 
 __all__ = ["Builder", "Spans", "as_int", "ints", "tokens"]
 
@@ -29,7 +29,7 @@ def ints(text: str, sep: str = "x") -> list[int] | None:
 class Builder:
     """Accumulates fields, inferred markers and positional spans for one name."""
 
-    def __init__(self, family: str, tree_text: str = "") -> None:
+    def __init__(self, family: Family, tree_text: str = "") -> None:
         self.family = family
         self.tree_text = tree_text
         self.fields: dict[str, Any] = {}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench_kernel.kernels._decode import tree_layout
 from bench_kernel.kernels._model import KernelName
 
 __all__ = ["render_tree", "key_fields", "MAX_TREE_FIELDS"]
@@ -35,9 +36,9 @@ def render_tree(kn: KernelName) -> str:
     Fields that start at the same offset share one line (``triton_poi_fused_0`` has no ops: a
     zero-width field used to sit on its index and made the drawing raise IndexError).
     """
-    text = kn.tree_text
+    text, spans = tree_layout(kn)
     by_start: dict[int, list] = {}
-    for s in kn.spans:
+    for s in spans:
         if 0 <= s.start < len(text) and s.end > s.start:
             by_start.setdefault(s.start, []).append(s)
     if not text or not by_start:

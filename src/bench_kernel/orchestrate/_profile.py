@@ -65,7 +65,7 @@ def summarize_profile(path: str | Path, *, top: int = 10) -> ProfileOutput:
     return ProfileOutput(
         path=str(path), steps=steps, events=trace.event_total,
         kernels_per_step=float(inv.kernel_count) if inv else 0.0,
-        device_us_per_step=float(inv.total_kernel_us) if inv else 0.0, top=inv.to_dict() if inv else None,
+        device_us_per_step=float(inv.total_kernel_us) if inv else 0.0, top=inv,
         diagnosis=_diagnosis(trace) if trace.kernel_count else None)
 
 
@@ -82,4 +82,6 @@ def profile_and_summarize(case: Case, *, steps: int = DEFAULT_STEPS, warmup: int
             summary = summarize_profile(tmp, top=top)
     except OSError as e:  # streaming into a device or a FIFO, or the final rename
         raise OutputError(f"cannot write {out}: {e.strerror or e}") from None
-    return summary.replace(path=str(out))
+    # the inventory names the trace it read: the temporary file, until now
+    inv = summary.top.replace(trace=str(out)) if summary.top is not None else None
+    return summary.replace(path=str(out), top=inv)

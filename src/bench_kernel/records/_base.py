@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from pathlib import PurePath
+from types import MappingProxyType
 from typing import Any, Callable, TypeVar
 
 import msgspec
@@ -62,9 +63,12 @@ def finite(x: float | None) -> float | None:
 def encode_other(o: Any) -> Any:
     """How a value that is not plain JSON is written, in a record's free-form fields (``params``,
     ``env``): a ``str`` subclass (torch's version) as its text, a path as its text, a numpy scalar as
-    its number. Anything else is a TypeError naming its type: never a silently wrong value."""
+    its number, a read-only mapping (a record's shared ``fields``) as a dict. Anything else is a
+    TypeError naming its type: never a silently wrong value."""
     if isinstance(o, (str, PurePath)):
         return str(o)
+    if isinstance(o, MappingProxyType):
+        return dict(o)
     if hasattr(o, "item") and hasattr(o, "dtype"):
         return o.item()
     if hasattr(o, "to_dict"):

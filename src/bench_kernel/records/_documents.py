@@ -16,7 +16,11 @@ from bench_kernel.records._base import Record, derive, doc, from_builtins
 from bench_kernel.records._calibration import Calibration
 from bench_kernel.records._comparison import Best, CompareOutput
 from bench_kernel.records._counters import CounterReport
+from bench_kernel.records._devices import DeviceSpec
+from bench_kernel.records._kernels import KernelName
+from bench_kernel.records._layers import LayerReport, PhaseReport
 from bench_kernel.records._notes import Note, notes_from
+from bench_kernel.records._ops import OpsReport
 from bench_kernel.records._points import PointResult, RunInfo
 from bench_kernel.records._result import BenchResult
 from bench_kernel.records._roofline import MeasuredRoofline, RooflineResult
@@ -35,11 +39,10 @@ from bench_kernel.records._serve import (
 from bench_kernel.records._serve_extra import GpuTelemetry, GroupSplit, ServerMetrics, Slices, TurnRow
 from bench_kernel.records._serve_run import ProfileWindow, Repeats
 from bench_kernel.records._source_trace import KernelSite, ModuleNode, Overview, PathGroup, SourceFrame
+from bench_kernel.records._timeline import RanksReport, TimelineReport
+from bench_kernel.records._trace import Attribution, Inventory, TraceDiff
 
-__all__ = ["DOCUMENTS", "OTHER_SHAPES", "CaseError", "RunOutput", "RooflineOutput", "RUN_SCHEMA_VERSION", "ROOFLINE_SCHEMA_VERSION",
-           "SweepOutput", "HistoryOutput", "HistoryPoint", "SWEEP_SCHEMA_VERSION", "HISTORY_SCHEMA_VERSION",
-           "ReportInput", "ReportOutput", "REPORT_SCHEMA_VERSION", "SourceTraceOutput", "SOURCE_TRACE_SCHEMA_VERSION",
-           "ProfileOutput", "PROFILE_SCHEMA_VERSION", "ServeOutput", "SERVE_SCHEMA_VERSION"]
+__all__ = ["DOCUMENTS", "OTHER_SHAPES", "CaseError", "RunOutput", "RooflineOutput", "RUN_SCHEMA_VERSION", "ROOFLINE_SCHEMA_VERSION", "SweepOutput", "HistoryOutput", "HistoryPoint", "SWEEP_SCHEMA_VERSION", "HISTORY_SCHEMA_VERSION", "ReportInput", "ReportOutput", "REPORT_SCHEMA_VERSION", "SourceTraceOutput", "SOURCE_TRACE_SCHEMA_VERSION", "ProfileOutput", "PROFILE_SCHEMA_VERSION", "ServeOutput", "SERVE_SCHEMA_VERSION", "OTHER_DOCUMENTS", "InventoryOutput", "TimelineOutput", "RanksOutput", "LayersOutput", "PhasesOutput", "OpsOutput", "AttributeOutput", "DiffOutput", "SampleTraceOutput", "DecodeOutput", "DevicesOutput", "INVENTORY_SCHEMA_VERSION", "TIMELINE_SCHEMA_VERSION", "LAYERS_SCHEMA_VERSION", "PHASES_SCHEMA_VERSION", "OPS_SCHEMA_VERSION", "ATTRIBUTE_SCHEMA_VERSION", "DIFF_SCHEMA_VERSION", "SAMPLE_TRACE_SCHEMA_VERSION", "DECODE_SCHEMA_VERSION", "DEVICES_SCHEMA_VERSION"]
 
 #: 2: each result is a BenchResult of version 2 (notes are records).
 RUN_SCHEMA_VERSION = 2
@@ -176,9 +179,7 @@ class ProfileOutput(Record, frozen=True, kw_only=True):
     events: Annotated[int, doc("events in the trace")]
     kernels_per_step: Annotated[float, doc("kernel launches per step (0 without a GPU: CPU ops only)")]
     device_us_per_step: Annotated[float, doc("summed kernel durations per step")]
-    # A plain map until the inventory's record and this one meet: the same object `inventory --per-step
-    # --json` prints, so its fields are documented there.
-    top: Annotated[dict[str, Any] | None, doc("the per-step inventory of the costliest kernels (`--top`), as `inventory --per-step --top N --json` holds it: `by`, `kernel_count`, `total_kernel_us`, `per_step`, `steps`, `kernels` (per kernel `name`, `short`, `family`, `category`, `count`, `total_us`, `avg_us`, `min_us`, `max_us`, `pct`), `rest`, `outside_steps`, `memory_ops`; null when no kernel was recorded")]
+    top: Annotated[Inventory | None, doc("the per-step inventory of the costliest kernels (`--top`): what `inventory --per-step --top N --json` prints, naming the trace written; null when no kernel was recorded")]
     diagnosis: Annotated[str | None, doc("the timeline's one line on the whole recording (is the GPU busy, and if not, why); null without kernels")]
 
 
@@ -268,6 +269,100 @@ class ServeOutput(Record, frozen=True, kw_only=True, tag_field="kind", tag="serv
         return from_builtins(d, cls)
 
 
+# -- the trace commands, decode and devices ---------------------------------------------------
+# A trace command's document is its analysis's record with ``schema_version`` in front: the record
+# is keyword-only, so the one positional field a document adds comes first in its JSON.
+
+INVENTORY_SCHEMA_VERSION = 1
+#: Also the version of ``RanksOutput`` (a folder of rank files). Its ``per_rank`` timelines carry
+#: their ``load_notes`` since the records (a new field).
+TIMELINE_SCHEMA_VERSION = 1
+LAYERS_SCHEMA_VERSION = 1
+PHASES_SCHEMA_VERSION = 1
+#: ``rest_rows`` and ``rest_us`` (what ``--top`` left out) are new fields since the records.
+OPS_SCHEMA_VERSION = 1
+ATTRIBUTE_SCHEMA_VERSION = 1
+DIFF_SCHEMA_VERSION = 1
+SAMPLE_TRACE_SCHEMA_VERSION = 1
+DECODE_SCHEMA_VERSION = 1
+DEVICES_SCHEMA_VERSION = 1
+
+
+class InventoryOutput(Inventory, frozen=True):
+    """Count and time per kernel name (or category, or family) of one trace; memcpy/memset apart."""
+
+    schema_version: Annotated[int, doc("this document's version")] = INVENTORY_SCHEMA_VERSION
+
+
+class TimelineOutput(TimelineReport, frozen=True):
+    """One trace's timeline: is the GPU busy, and if not, why, per step and overall; launch delays;
+    exposed communication. A folder of rank files gives `RanksOutput` instead."""
+
+    schema_version: Annotated[int, doc("this document's version")] = TIMELINE_SCHEMA_VERSION
+
+
+class RanksOutput(RanksReport, frozen=True):
+    """A folder of per-rank traces (`timeline DIR`): the ranks side by side, the straggler, the skew
+    of each collective, and every rank's own timeline."""
+
+    schema_version: Annotated[int, doc("this document's version")] = TIMELINE_SCHEMA_VERSION
+
+
+class LayersOutput(LayerReport, frozen=True):
+    """The repeating per-layer kernel sequence of one trace, with per-position times."""
+
+    schema_version: Annotated[int, doc("this document's version")] = LAYERS_SCHEMA_VERSION
+
+
+class PhasesOutput(PhaseReport, frozen=True):
+    """One trace's steps split into prefill and decode, with each phase's kernel time."""
+
+    schema_version: Annotated[int, doc("this document's version")] = PHASES_SCHEMA_VERSION
+
+
+class OpsOutput(OpsReport, frozen=True):
+    """Per-op FLOPs, bytes, TFLOP/s, TB/s, % of roof and bound of one trace, from its recorded shapes."""
+
+    schema_version: Annotated[int, doc("this document's version")] = OPS_SCHEMA_VERSION
+
+
+class AttributeOutput(Attribution, frozen=True):
+    """Graph-replayed kernels given the op, module and Python stack of their capture."""
+
+    schema_version: Annotated[int, doc("this document's version")] = ATTRIBUTE_SCHEMA_VERSION
+
+
+class DiffOutput(TraceDiff, frozen=True):
+    """What changed from trace A to trace B, per category and per kernel, by time impact."""
+
+    schema_version: Annotated[int, doc("this document's version")] = DIFF_SCHEMA_VERSION
+
+
+class SampleTraceOutput(Record, frozen=True, kw_only=True):
+    """The trace shipped with bench-kernel, to try every trace command on."""
+
+    schema_version: Annotated[int, doc("this document's version")] = SAMPLE_TRACE_SCHEMA_VERSION
+    path: Annotated[str, doc("the sample trace's path")]
+    about: Annotated[str, doc("what it holds")]
+
+
+class DecodeOutput(Record, frozen=True):
+    """Each kernel name given, decoded: its family, short name, category and the fields its family's
+    grammar encodes."""
+
+    schema_version: Annotated[int, doc("this document's version")] = DECODE_SCHEMA_VERSION
+    kernels: Annotated[tuple[KernelName, ...], doc("one per name, in the order given")] = ()
+
+
+class DevicesOutput(Record, frozen=True):
+    """Devices of the peak table, every figure with its source. Compute figures are dense peaks
+    (sparse datasheet figures halved)."""
+
+    schema_version: Annotated[int, doc("this document's version")] = DEVICES_SCHEMA_VERSION
+    devices: Annotated[tuple[DeviceSpec, ...], doc("every device of the peak table, in table order; or the "
+                                                   "ones named, in the order named")] = ()
+
+
 #: command -> the type of its ``--json`` document. A command not yet here is documented by hand
 #: in docs/json.md.
 DOCUMENTS: dict[str, type[Record]] = {
@@ -281,9 +376,26 @@ DOCUMENTS: dict[str, type[Record]] = {
     "source-trace": SourceTraceOutput,
     "profile": ProfileOutput,
     "serve": ServeOutput,
+    # the trace commands, decode and devices
+    "inventory": InventoryOutput,
+    "timeline": TimelineOutput,
+    "layers": LayersOutput,
+    "phases": PhasesOutput,
+    "ops": OpsOutput,
+    "attribute": AttributeOutput,
+    "diff": DiffOutput,
+    "sample-trace": SampleTraceOutput,
+    "decode": DecodeOutput,
+    "devices": DevicesOutput,
 }
 #: command -> when its ``--json`` is another document than its record in :data:`DOCUMENTS` (a tool
 #: that validates output against that record's schema, as MCP does, must not promise it then).
 OTHER_SHAPES: dict[str, str] = {
     "compare": "two serving runs compared give a serving comparison (`kind` `serve`, docs/serving.md)",
+    "timeline": "a folder of rank files gives `RanksOutput` (in :data:`OTHER_DOCUMENTS`)",
+}
+#: command -> the other records its ``--json`` may be, told apart by their fields: they are
+#: documented in the command's section and its schema is any one of them.
+OTHER_DOCUMENTS: dict[str, tuple[type[Record], ...]] = {
+    "timeline": (RanksOutput,),
 }

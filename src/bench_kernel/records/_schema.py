@@ -7,6 +7,8 @@ The Markdown follows the page's conventions: a command is ``## `name` `` with a 
 and meaning. Types are ``string``, ``integer``, ``number``, ``boolean``, ``null``, ``any``, a
 shape's name, ``T[]``, ``map<T>`` and unions ``A | B``; a field with a fixed set of values says them
 in its meaning, and a field that may be absent (``msgspec.UNSET`` until set) is written ``name?``.
+A command that may print one of several documents (``_documents.OTHER_DOCUMENTS``) has a type
+``A | B`` and every shape of each.
 """
 
 from __future__ import annotations
@@ -15,17 +17,28 @@ from typing import Any, Iterable
 
 import msgspec
 
-from bench_kernel.records._documents import DOCUMENTS
+from bench_kernel.records._base import Record
+from bench_kernel.records._documents import DOCUMENTS, OTHER_DOCUMENTS
 
 __all__ = ["schema", "markdown_sections", "version"]
 
 _REF = "#/$defs/{name}"
 
 
+def _roots(command: str) -> tuple[type[Record], ...]:
+    """The records ``command``'s ``--json`` may be: its document, then any other."""
+    return (DOCUMENTS[command], *OTHER_DOCUMENTS.get(command, ()))
+
+
 def schema(command: str) -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of ``command``'s ``--json`` document. KeyError for a command
-    whose document is not a record yet."""
-    out = msgspec.json.schema(DOCUMENTS[command], ref_template=_REF)
+    """The JSON Schema (draft 2020-12) of ``command``'s ``--json`` document (any one of them, for a
+    command with several). KeyError for a command whose document is not a record yet."""
+    roots = _roots(command)
+    if len(roots) == 1:
+        out = msgspec.json.schema(roots[0], ref_template=_REF)
+    else:
+        refs, components = msgspec.json.schema_components(roots, ref_template=_REF)
+        out = {"anyOf": list(refs), "$defs": components}
     out["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     out["title"] = f"bench-kernel {command} --json"
     return out
@@ -64,7 +77,8 @@ def _type(s: dict[str, Any]) -> str:
 
 def _choices(s: dict[str, Any]) -> list[Any]:
     if "enum" in s:
-        return list(s["enum"])
+        # an empty string is a choice too (a field left empty): written as JSON writes it
+        return ['""' if v == "" else v for v in s["enum"]]
     return [v for x in s.get("anyOf", ()) for v in _choices(x)]
 
 
@@ -106,16 +120,20 @@ def markdown_sections(commands: Iterable[str]) -> dict[str, str]:
     """command -> its section of ``docs/json.md``. Each shape is written once, in the section of the
     first of ``commands`` that uses it; later sections refer to it by name."""
     commands = list(commands)
-    _, components = msgspec.json.schema_components([DOCUMENTS[c] for c in commands], ref_template=_REF)
+    _, components = msgspec.json.schema_components([r for c in commands for r in _roots(c)], ref_template=_REF)
     written: set[str] = set()
     out = {}
     for command in commands:
-        root = DOCUMENTS[command].__name__
-        lines = [f"## `{command}`", "", f"**schema_version {version(command)}**, type `{root}`", ""]
-        text = DOCUMENTS[command].__doc__
-        if text:
-            lines += [_paragraph(text), ""]
-        todo = [root]
+        roots = [r.__name__ for r in _roots(command)]
+        lines = [f"## `{command}`", "", f"**schema_version {version(command)}**, type `{' | '.join(roots)}`", ""]
+        for r in _roots(command):
+            text = _paragraph(r.__doc__ or "")
+            if text and len(roots) > 1:  # one paragraph per document: "`RanksOutput`: a folder of ..."
+                first = text.split()[0]
+                text = f"`{r.__name__}`: {text if len(first) > 1 and first.isupper() else text[:1].lower() + text[1:]}"
+            if text:
+                lines += [text, ""]
+        todo = list(roots)
         while todo:
             name = todo.pop(0)
             if name in written or name not in components:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from bench_kernel.records._base import Record, doc
+from bench_kernel.records._layers import TopKernel
 from bench_kernel.records._serve import Load, ServePoint
 
 __all__ = ["RepeatStat", "Repeats", "KernelView", "ProfileWindow"]
@@ -44,8 +45,8 @@ class KernelView(Record, frozen=True, kw_only=True):
     decode_step_us: Annotated[float | None, doc("median wall time of a decode step (host annotation interval); null without decode steps")]
     kernels_per_decode_step: Annotated[float | None, doc("median kernels per decode step")]
     kernels_per_prefill_step: Annotated[float | None, doc("median kernels per prefill step")]
-    top_prefill: Annotated[tuple[dict[str, Any], ...], doc("the costliest kernels of the prefill steps (as `phases --json` lists them)")]
-    top_decode: Annotated[tuple[dict[str, Any], ...], doc("the costliest kernels of the decode steps")]
+    top_prefill: Annotated[tuple[TopKernel, ...], doc("the costliest kernels of the prefill steps (as `phases --json` lists them)")]
+    top_decode: Annotated[tuple[TopKernel, ...], doc("the costliest kernels of the decode steps")]
     top_ops: Annotated[tuple[dict[str, Any], ...], doc("a trace without kernels (a CPU server): its costliest CPU ops (`name`, `count`, `total_us` inclusive)")] = ()
     ops: Annotated[int, doc("CPU ops in the trace")] = 0
     analyses: Annotated[dict[str, Any], doc("the trace commands' documents of the trace: `inventory`, `timeline`, `layers`, `phases` (or, without kernels, its `steps`)")] = {}

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 from bench_kernel.report._table import Column, Table
 from bench_kernel.units import format_duration_us as _us
 
-if TYPE_CHECKING:  # read only; the trace package loads numpy
-    from bench_kernel.trace import OpsReport, OpsRow
+if TYPE_CHECKING:  # read only
+    from bench_kernel.records import OpsReport, OpsRow
 
 __all__ = ["ops_table", "ops_tables"]
 
@@ -17,9 +17,9 @@ __all__ = ["ops_table", "ops_tables"]
 _SHARED_AT = 2
 
 
-def ops_table(report: OpsReport, top: int | None = None) -> Table:
-    """The rows of a ``bench_kernel.trace.OpsReport`` (the ``top`` longest), their notes grouped."""
-    rows = list(report.rows[:top] if top else report.rows)
+def ops_table(report: OpsReport) -> Table:
+    """The rows of a ``bench_kernel.records.OpsReport``, their notes grouped, then its load notes."""
+    rows = list(report.rows)
     cols = [Column("op", "Op")]
     if report.by == "shape":
         cols.append(Column("shapes", "Shapes"))
@@ -45,15 +45,16 @@ def ops_table(report: OpsReport, top: int | None = None) -> Table:
             notes.append(f"{n} ({len(ops)} ops: {', '.join(ops[:4])}{' ...' if len(ops) > 4 else ''})")
         else:
             notes.append(f"{ops[0]}: {n}")
-    if len(rows) < len(report.rows):
-        rest = report.rows[len(rows):]
-        notes.append(f"{len(rows)} of {len(report.rows)} rows shown; the rest: {_us(sum(r.kernel_us for r in rest))}")
+    if report.rest_rows:
+        notes.append(f"{len(rows)} of {len(rows) + report.rest_rows} rows shown; the rest: {_us(report.rest_us)}")
     device = f" on {report.device}" if report.device else ""
     what = "host time of CPU ops" if host else "of kernels"
-    title = (f"{report.trace.rsplit('/', 1)[-1]}: {len(report.rows)} {'ops' if report.by == 'op' else 'op shapes'}, "
+    title = (f"{report.trace.rsplit('/', 1)[-1]}: {len(rows) + report.rest_rows} "
+             f"{'ops' if report.by == 'op' else 'op shapes'}, "
              f"{_us(report.total_kernel_us)} {what}{device}, {report.counted_share:.1%} of it counted")
     if any(r.estimate for r in rows):
         notes.append("Basis ~: the count rests on an estimate the row's notes name")
+    notes += report.load_notes
     return Table(cols, [r.to_dict() | {"basis": _basis(r)} for r in rows], title=title, notes=notes, sheet="ops")
 
 
@@ -64,9 +65,9 @@ def _basis(row: OpsRow) -> str:
     return text + (" ~" if row.estimate else "")
 
 
-def ops_tables(report: OpsReport, top: int | None = None) -> list[Table]:
-    """The op table, then the collectives (when any) and the time not counted (when any)."""
-    out = [ops_table(report, top)]
+def ops_tables(report: OpsReport) -> list[Table]:
+    """The op table, then the collectives among its rows (when any) and the time not counted (when any)."""
+    out = [ops_table(report)]
     colls = [r for r in report.rows if r.collective is not None]
     if colls:
         out.append(Table([Column("op", "Collective"), Column("calls", "Calls", "int"),

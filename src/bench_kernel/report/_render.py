@@ -92,7 +92,7 @@ def render_body(fmt: str, data: object, tables: Sequence[Table], text: str | Non
         from bench_kernel.report._xlsx import to_xlsx
 
         book = io.BytesIO()
-        to_xlsx(tables, book, data=data)
+        to_xlsx(tables, book, data=_plain(data))  # a document record as the JSON it prints
         return book.getvalue()
     if fmt == "table":
         from rich.console import Console

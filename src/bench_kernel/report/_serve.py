@@ -123,7 +123,7 @@ def _profile_tables(run: ServeOutput) -> list[Table]:
                  {"what": "kernels per decode / prefill step",
                   "value": f"{_num(v.kernels_per_decode_step)} / {_num(v.kernels_per_prefill_step)}"}]
         notes += list(v.notes)
-        top = [{"phase": ph, "short": k.get("short") or k.get("name"), "count": k["count"], "total_us": k["total_us"]}
+        top = [{"phase": ph, "short": k.short or k.name, "count": k.count, "total_us": k.total_us}
                for ph, ks in (("prefill", v.top_prefill), ("decode", v.top_decode)) for k in ks]
         top += [{"phase": "cpu op", "short": k["name"], "count": k["count"], "total_us": k["total_us"]}
                 for k in v.top_ops if not v.kernels]

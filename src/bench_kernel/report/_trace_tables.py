@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Sequence
 
 from bench_kernel.report._table import Column, Table, format_value
 
-if TYPE_CHECKING:  # read only; the trace package loads numpy
-    from bench_kernel.trace import Inventory, LayerReport, PhaseReport, RanksReport, TimelineReport
+if TYPE_CHECKING:  # read only
+    from bench_kernel.records import Inventory, LayerReport, PhaseReport, RanksReport, TimelineReport
 
 __all__ = ["inventory_tables", "inventory_csv", "phases_tables", "layers_table", "timeline_tables", "ranks_tables",
            "categories_table"]
@@ -36,13 +36,13 @@ def _inventory_columns(per_step: bool) -> list[Column]:
 def inventory_tables(inv: Inventory, name: str, *, load_notes: Sequence[str] = ()) -> list[Table]:
     """The per-kernel table of an ``Inventory`` (then its memcpy/memset, when any): the rows shown,
     what the rest add up to, what was left out."""
-    rows = [r.to_dict() for r in inv.rows]
+    rows = [r.to_dict() for r in inv.kernels]
     per = f" per step over {inv.steps} steps" if inv.per_step else ""
     notes = []
-    if inv.rest_us:
-        notes.append(f"{len(rows)} of the groups shown; the rest: {inv.rest_count:g} kernels, {_us(inv.rest_us)}")
-    if inv.per_step and inv.outside_steps_count:
-        notes.append(f"{inv.outside_steps_count} kernels ({_us(inv.outside_steps_us)}) launched outside every "
+    if inv.rest.total_us:
+        notes.append(f"{len(rows)} of the groups shown; the rest: {inv.rest.count:g} kernels, {_us(inv.rest.total_us)}")
+    if inv.per_step and inv.outside_steps.count:
+        notes.append(f"{inv.outside_steps.count:g} kernels ({_us(inv.outside_steps.total_us)}) launched outside every "
                      f"step are left out")
     if inv.memory_ops:
         notes.append("memcpy/memset are not kernels: listed separately, not in the kernel total")
@@ -58,14 +58,14 @@ def inventory_tables(inv: Inventory, name: str, *, load_notes: Sequence[str] = (
 
 def inventory_csv(inv: Inventory) -> Table:
     """The inventory with the seed script's CSV columns (what existing spreadsheets read)."""
-    return Table(_INVENTORY_CSV, [r.to_dict() for r in inv.rows])
+    return Table(_INVENTORY_CSV, [r.to_dict() for r in inv.kernels])
 
 
 def categories_table(inv: Inventory) -> Table:
     """An inventory grouped ``by="category"``: time per kernel category."""
     cols = [Column("name", "Category"), Column("count", "Count", "int"), Column("total_us", "Total", _D),
             Column("pct", "Share", "pct")]
-    return Table(cols, [r.to_dict() for r in inv.rows], title="By category", sheet="categories")
+    return Table(cols, [r.to_dict() for r in inv.kernels], title="By category", sheet="categories")
 
 
 def phases_tables(rep: PhaseReport, name: str, *, load_notes: Sequence[str] = ()) -> list[Table]:
@@ -75,14 +75,14 @@ def phases_tables(rep: PhaseReport, name: str, *, load_notes: Sequence[str] = ()
     rows: list[dict[str, object]]  # cells of several kinds: a phase's name, counts, times
     rows = [{"phase": p, "steps": s.steps, "kernel_count": s.kernel_count, "kernel_us": s.kernel_us,
              "pct": 100.0 * s.kernel_us / total} for p, s in rep.phases.items() if s.steps or s.kernel_count]
-    rows.append({"phase": "outside steps", "steps": None, "kernel_count": rep.outside_steps_count,
-                 "kernel_us": rep.outside_steps_us, "pct": 100.0 * rep.outside_steps_us / total})
+    rows.append({"phase": "outside steps", "steps": None, "kernel_count": rep.outside_steps.count,
+                 "kernel_us": rep.outside_steps.kernel_us, "pct": 100.0 * rep.outside_steps.kernel_us / total})
     summary = Table([Column("phase", "Phase"), Column("steps", "Steps", "int"),
                      Column("kernel_count", "Kernels", "int"), Column("kernel_us", "Kernel time", _D),
                      Column("pct", "Share", "pct")], rows,
                     title=f"{name}: phases by {rep.method}", notes=list(rep.notes) + list(load_notes), sheet="phases")
     cats = [{"phase": p, "category": c, "us": us} for p, s in rep.phases.items() for c, us in s.categories.items()]
-    top = [{"phase": p, "short": k["short"], "count": k["count"], "total_us": k["total_us"]}
+    top = [{"phase": p, "short": k.short, "count": k.count, "total_us": k.total_us}
            for p, s in rep.phases.items() for k in s.top_kernels]
     return [summary,
             Table([Column("phase", "Phase"), Column("category", "Category"), Column("us", "Time", _D)],
@@ -160,7 +160,7 @@ def timeline_tables(rep: TimelineReport, name: str, *, max_steps: int = 20, load
                                                                             L.delay_us_p99, L.delay_us_max))),
             ("queue depth mean / max", f"{L.queue_depth_mean:.2f} / {L.queue_depth_max}"),
             ("kernels shorter than their launch", f"{L.short_kernels:,} ({_us(L.short_kernels_us)} of device time)")]
-    short = [f"most often shorter than their launch: {', '.join(f'{n} ({c})' for n, c in rep.short_kernel_names)}"] \
+    short = [f"most often shorter than their launch: {', '.join(f'{k.short} ({k.count})' for k in rep.short_kernel_names)}"] \
         if rep.short_kernel_names else []
     tables.append(Table(_LAUNCHES, [{"what": w, "value": v} for w, v in rows], title="Launches (whole trace)",
                         notes=short, sheet="launches"))

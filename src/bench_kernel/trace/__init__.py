@@ -20,18 +20,36 @@ Python stacks are read lazily: ``trace.stack(i)`` re-reads the file once for the
 events unless the trace was loaded with ``stacks=True``. Kernels replayed from a CUDA/HIP graph have
 no op of their own (their launch is the graph launch); ``attribute(graph_trace, capture_trace)`` gives
 them the op, module and stack of the launch that was captured.
+
+Each analysis returns a record (``bench_kernel.records``) that names its trace and carries its load
+notes. What a command prints with ``--json`` is that record with ``schema_version`` in front, and
+``<command>_document(path, ...)`` returns it from the trace's path (``inventory_document``,
+``timeline_document`` or ``ranks_document``, ``layers_document``, ``phases_document``, ``ops_document``,
+``attribute_document``, ``diff_document``, ``sample_trace_document``).
 """
 
+from bench_kernel.records import OpsReport, OpsRow, ShortKernelCount, Uncounted
 from bench_kernel.trace._attribute import AttributedKernel, Attribution, attribute
 from bench_kernel.trace._collectives import CollectiveCall, CollectiveGroup, Collectives, collective_calls
 from bench_kernel.trace._diff import DiffRow, TraceDiff, diff
+from bench_kernel.trace._documents import (
+                                           Steps,
+                                           attribute_document,
+                                           diff_document,
+                                           inventory_document,
+                                           layers_document,
+                                           ops_document,
+                                           phases_document,
+                                           ranks_document,
+                                           sample_trace_document,
+                                           timeline_document,
+)
 from bench_kernel.trace._inventory import Inventory, InventoryRow, MemoryOpRow, inventory
 from bench_kernel.trace._launches import LaunchStats, QueueDepth
 from bench_kernel.trace._layers import LayerPosition, LayerReport, LeftOut, layers
 from bench_kernel.trace._load import find_rank_files, load_trace
 from bench_kernel.trace._match import kernel_regex
 from bench_kernel.trace._ops import ops
-from bench_kernel.trace._ops_records import OpsReport, OpsRow, Uncounted
 from bench_kernel.trace._phases import PhaseReport, PhaseSummary, annotated_tokens, phases
 from bench_kernel.trace._ranks import CollectiveSkew, RankRow, RanksReport, rank_files, timeline_ranks
 from bench_kernel.trace._records import MODULE_PREFIX, Frame, KernelRecord, LaunchRecord, OpRecord, Step, parse_frame
@@ -42,6 +60,17 @@ from bench_kernel.trace._timeline import Breakdown, StreamBusy, TimelineReport, 
 from bench_kernel.trace._trace import Trace
 
 __all__ = [
+    "Steps",
+    "attribute_document",
+    "diff_document",
+    "inventory_document",
+    "layers_document",
+    "ops_document",
+    "phases_document",
+    "ranks_document",
+    "sample_trace_document",
+    "timeline_document",
+    "ShortKernelCount",
     "annotated_tokens",
     "MODULE_PREFIX",
     "SAMPLE_TRACE_ABOUT",

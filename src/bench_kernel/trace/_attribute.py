@@ -28,76 +28,21 @@ everywhere; a lone elementwise kernel aligned across a gap scores 0.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 from bench_kernel.errors import TraceError
+from bench_kernel.records import UNSURE_BELOW, AttributedKernel, Attribution
 from bench_kernel.trace._foreign import require_data
 from bench_kernel.trace._records import MODULE_PREFIX, Frame
 from bench_kernel.trace._steps import _by_module, require_links, steps_of
 from bench_kernel.trace._tables import LAUNCH_KINDS, StepRule
-from bench_kernel.trace._trace import Trace
+from bench_kernel.trace._trace import Trace, load_notes
 
 __all__ = ["AttributedKernel", "Attribution", "attribute", "lcs_pairs", "UNSURE_BELOW"]
 
-
-
-@dataclass(frozen=True)
-class AttributedKernel:
-    """One replayed kernel and what the reference says launched it."""
-
-    launch: int
-    """Which graph launch (0-based, in time order) replayed it."""
-    pos: int
-    """Position within that replay."""
-    kernel_index: int
-    name: str
-    short: str
-    dur_us: float
-    matched: bool
-    op: str | None
-    module: str | None
-    """Innermost ``nn.Module`` around the reference launch (e.g. ``LlamaAttention_3``), if recorded."""
-    stack: tuple[Frame, ...]
-    """Python frames of the reference launch, outermost first (empty when unmatched)."""
-    confidence: float
-    """0..1: how well the alignment around the match agrees with it (module docstring; 0 when unmatched)."""
-    op_index: int | None = None
-    """Row of the reference trace's ``ops`` (its shapes, for ``ops --capture``), None when unmatched."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-#: Matches below this confidence are counted (and flagged) as unsure.
-UNSURE_BELOW = 0.5
-
-
-@dataclass(frozen=True)
-class Attribution:
-    """Replayed kernels of a graph trace, attributed from a reference trace."""
-
-    reference: str
-    """capture (launches inside stream captures) | eager (executed kernels)."""
-    region: str
-    """What the reference windows are: captures | module forwards | whole trace (region unknown)."""
-    reference_kernels: int
-    reference_named: int
-    """Reference entries whose kernel name is known (CUDA captures record none)."""
-    graph_launches: int
-    replayed_kernels: int
-    matched: int
-    match_rate: float
-    """matched / replayed_kernels (0 when nothing was replayed)."""
-    unsure: int
-    """Matched kernels with a confidence below :data:`UNSURE_BELOW`."""
-    kernels: tuple[AttributedKernel, ...]
-    notes: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass
@@ -106,7 +51,11 @@ class _Entry:
     launch: int  # index into the reference trace's launches, -1 when none
 
 
-def _reference(ref: Trace, captures: bool = True) -> tuple[str, str, list[list[_Entry]]]:
+_Reference = Literal["capture", "eager"]
+_Region = Literal["captures", "module forwards", "whole trace"]
+
+
+def _reference(ref: Trace, captures: bool = True) -> tuple[_Reference, _Region, list[list[_Entry]]]:
     L = ref.launches
     kinds = ref.launch_kind
     begin, end = (np.flatnonzero(kinds == LAUNCH_KINDS.index(k)) for k in ("capture_begin", "capture_end"))
@@ -255,5 +204,8 @@ def attribute(graph: Trace, reference: Trace, *, captures: bool = True) -> Attri
     if unsure:
         notes.append(f"{unsure} of {matched} matches have a confidence below {UNSURE_BELOW:g} (a name match whose "
                      f"neighbours align elsewhere): treat their op and stack as a guess")
-    return Attribution(kind, region, sum(len(w) for w in windows), named, len(replays), total, matched,
-                       matched / total if total else 0.0, unsure, tuple(out), tuple(notes))
+    return Attribution(graph_trace=str(graph.path), capture_trace=str(reference.path), reference=kind, region=region,
+                       reference_kernels=sum(len(w) for w in windows), reference_named=named,
+                       graph_launches=len(replays), replayed_kernels=total, matched=matched,
+                       match_rate=matched / total if total else 0.0, unsure=unsure, kernels=tuple(out),
+                       notes=tuple(notes), load_notes=load_notes(graph, reference))

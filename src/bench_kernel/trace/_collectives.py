@@ -21,12 +21,11 @@ not a slow link (the multi-rank report separates the two).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
-from typing import Any
 
 import numpy as np
 
 from bench_kernel.dtypes import bits, lookup
+from bench_kernel.records import CollectiveCall, CollectiveGroup, Collectives, MetadataSource
 from bench_kernel.trace._intervals import IntervalForest
 from bench_kernel.trace._tables import Collective, collectives
 from bench_kernel.trace._trace import Trace
@@ -36,76 +35,6 @@ __all__ = ["CollectiveCall", "CollectiveGroup", "Collectives", "collective_calls
 
 #: The process-group key of collectives whose trace names none.
 NO_GROUP = "?"
-
-
-@dataclass(frozen=True)
-class CollectiveCall:
-    """One communication kernel."""
-
-    kernel_index: int
-    short: str
-    collective: str
-    """all_reduce, all_gather, reduce_scatter, ... (``data/collectives.tsv``), or ``unknown``."""
-    metadata: str
-    """Where size and group came from: kernel | record_param_comms | op_shapes | name."""
-    dtype: str | None
-    """In bench-kernel's dtype vocabulary (``bf16``) where known, else as the trace wrote it."""
-    in_nelems: int | None
-    out_nelems: int | None
-    msg_bytes: int | None
-    """S of nccl-tests: the larger of the input and output message, in bytes."""
-    group_size: int | None
-    process_group: str
-    """The process group's name (``NO_GROUP`` when not recorded)."""
-    seq: int
-    """0-based position among this trace's collectives of the same process group: the cross-rank key."""
-    start_us: float
-    dur_us: float
-    stream: int
-    algbw_gbps: float | None
-    """S / t in GB/s (1e9 bytes/s)."""
-    busbw_gbps: float | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class CollectiveGroup:
-    """Calls of one collective with one dtype, message size and group size, summed."""
-
-    collective: str
-    dtype: str | None
-    msg_bytes: int | None
-    group_size: int | None
-    count: int
-    total_us: float
-    mean_us: float
-    min_us: float
-    max_us: float
-    algbw_gbps: float | None
-    """Total bytes over total time."""
-    busbw_gbps: float | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class Collectives:
-    """Every communication kernel of a trace, per call and summed."""
-
-    calls: tuple[CollectiveCall, ...]
-    groups: tuple[CollectiveGroup, ...]
-    """Sorted by total time, largest first; their totals sum to ``total_us``."""
-    total_us: float
-    total_bytes: int
-    """Bytes of the calls whose size is known."""
-    notes: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"total_us": self.total_us, "total_bytes": self.total_bytes, "notes": list(self.notes),
-                "groups": [g.to_dict() for g in self.groups], "calls": [c.to_dict() for c in self.calls]}
 
 
 def collective_of(*names: str | None) -> Collective | None:
@@ -147,7 +76,7 @@ class _Metadata:
         self.by_ext = {int(C.external_id[r]): int(r) for r in self.ops if C.external_id[r] >= 0}
         self.forest = IntervalForest(C.pid[self.ops], C.tid[self.ops], C.start_us[self.ops], C.dur_us[self.ops])
 
-    def row(self, i: int) -> tuple[int, str]:
+    def row(self, i: int) -> tuple[int, MetadataSource]:
         t, K = self.t, self.t.kernels
         r = self.by_kernel.get((int(K.correlation[i]), float(K.start_us[i])))
         if r is not None:
@@ -194,7 +123,7 @@ def _op_input(trace: Trace, i: int) -> tuple[int, str] | None:
     return math.prod(dims[0]), types[0]
 
 
-def _call(trace: Trace, i: int, r: int, source: str, pg_sizes: dict[str, int], seq: int, pg: str) -> CollectiveCall:
+def _call(trace: Trace, i: int, r: int, source: MetadataSource, pg_sizes: dict[str, int], seq: int, pg: str) -> CollectiveCall:
     K, C = trace.kernels, trace.comms
     d = trace.decoded(int(K.name[i]))
     if r >= 0:
@@ -249,7 +178,8 @@ def collective_calls(trace: Trace) -> Collectives:
     groups = _groups(calls)
     total = float(sum(c.dur_us for c in calls))
     assert math.isclose(sum(g.total_us for g in groups), total, rel_tol=1e-9, abs_tol=1e-6)
-    return Collectives(tuple(calls), groups, total, int(sum(c.msg_bytes or 0 for c in calls)), tuple(notes))
+    return Collectives(total_us=total, total_bytes=int(sum(c.msg_bytes or 0 for c in calls)), notes=tuple(notes),
+                       groups=groups, calls=tuple(calls))
 
 
 def _groups(calls: list[CollectiveCall]) -> tuple[CollectiveGroup, ...]:

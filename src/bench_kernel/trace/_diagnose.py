@@ -12,8 +12,7 @@ Rules, in order (the first that holds speaks):
 
 from __future__ import annotations
 
-from typing import Any
-
+from bench_kernel.records import Breakdown
 from bench_kernel.units import format_duration_us as fmt_us
 
 __all__ = ["diagnose", "COMM_BOUND_SHARE", "GPU_BOUND_SHARE"]
@@ -22,7 +21,7 @@ COMM_BOUND_SHARE = 0.25
 GPU_BOUND_SHARE = 0.90
 
 
-def diagnose(w: Any, *, graphs: str, sync_names: list[str], sync_calls: int) -> str:
+def diagnose(w: Breakdown, *, graphs: str, sync_names: list[str], sync_calls: int) -> str:
     """One line for a window ``w`` (a ``timeline`` Breakdown); ``graphs`` is "CUDA" or "HIP"."""
     if w.wall_us <= 0 or w.busy_us <= 0:
         return "no device work in this window"

@@ -8,57 +8,18 @@ then comparable -- and kernels launched outside every step are left out of both.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
-from typing import Any
 
 import numpy as np
 
 from bench_kernel.errors import TraceError
 from bench_kernel.kernels import distinct_shorts
+from bench_kernel.records import DiffRow, DiffStatus, TraceDiff
 from bench_kernel.trace._inventory import group_kernels
 from bench_kernel.trace._steps import find_steps, kernel_steps
 from bench_kernel.trace._tables import StepRules
-from bench_kernel.trace._trace import Trace
+from bench_kernel.trace._trace import Trace, load_notes
 
 __all__ = ["DiffRow", "TraceDiff", "diff"]
-
-
-@dataclass(frozen=True)
-class DiffRow:
-    """One category or kernel short name in both traces."""
-
-    key: str
-    status: str
-    """unchanged (same count and time) | changed | new (only in B) | vanished (only in A)."""
-    count_a: float
-    count_b: float
-    total_us_a: float
-    total_us_b: float
-    delta_us: float
-    """total_us_b - total_us_a."""
-    delta_pct: float | None
-    """delta_us relative to A, in percent (``None`` for new kernels)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class TraceDiff:
-    """Per-category and per-kernel differences between trace A and trace B."""
-
-    per_step: bool
-    steps_a: int | None
-    steps_b: int | None
-    total_us_a: float
-    total_us_b: float
-    delta_us: float
-    categories: tuple[DiffRow, ...]
-    kernels: tuple[DiffRow, ...]
-    notes: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _side(trace: Trace, steps: list | None, by: str, shorts: dict[str, str] | None = None
@@ -78,6 +39,7 @@ def _rows(a: dict[str, tuple[float, float]], b: dict[str, tuple[float, float]]) 
     for key in a.keys() | b.keys():
         ca, ta = a.get(key, (0.0, 0.0))
         cb, tb = b.get(key, (0.0, 0.0))
+        status: DiffStatus
         if key not in a or key not in b:
             status = "new" if key not in a else "vanished"
         else:
@@ -114,6 +76,7 @@ def diff(a: Trace, b: Trace, *, rules: StepRules | None = None) -> TraceDiff:
     # STYLE habit 8: both breakdowns account for the whole change.
     for rows in (kernels, categories):
         assert math.isclose(sum(r.delta_us for r in rows), total_b - total_a, rel_tol=1e-9, abs_tol=1e-6)
-    return TraceDiff(has_steps, steps_a, steps_b, total_a, total_b, total_b - total_a, categories, kernels,
-                     tuple(notes))
+    return TraceDiff(trace_a=str(a.path), trace_b=str(b.path), per_step=has_steps, steps_a=steps_a, steps_b=steps_b,
+                     total_us_a=total_a, total_us_b=total_b, delta_us=total_b - total_a, categories=categories,
+                     kernels=kernels, notes=tuple(notes), load_notes=load_notes(a, b))
 

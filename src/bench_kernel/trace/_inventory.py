@@ -7,89 +7,21 @@ separately (``memory_ops``), so ``total_kernel_us`` is exactly the sum of kernel
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
-from typing import Any
+from typing import cast, get_args
 
 import numpy as np
 
 from bench_kernel.errors import TraceError, UsageError
+from bench_kernel.records import CountTime, GroupBy, Inventory, InventoryRow, MemoryOpRow
 from bench_kernel.trace._steps import find_steps, kernel_steps
 from bench_kernel.trace._tables import StepRules
-from bench_kernel.trace._trace import Trace
+from bench_kernel.trace._trace import Trace, load_notes
 
 __all__ = ["InventoryRow", "MemoryOpRow", "Inventory", "inventory", "group_kernels", "BY_CHOICES"]
 
-BY_CHOICES = ("name", "category", "family")
+BY_CHOICES: tuple[GroupBy, ...] = get_args(GroupBy)
 #: Group keys ``group_kernels`` accepts: the choices above plus the decoder's short name (for diff).
 _GROUP_KEYS = BY_CHOICES + ("short",)
-
-
-@dataclass(frozen=True)
-class InventoryRow:
-    """One group of kernels (one name, category or family)."""
-
-    name: str
-    """The kernel name (``by="name"``), else the category or family."""
-    short: str
-    family: str
-    category: str
-    count: float
-    """Executions; per step when the inventory is per step."""
-    total_us: float
-    avg_us: float
-    min_us: float
-    max_us: float
-    pct: float
-    """Share of ``Inventory.total_kernel_us``, in percent."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class MemoryOpRow:
-    """Memcpy/memset operations of one name (``Memcpy HtoD (Pageable -> Device)``, ...)."""
-
-    name: str
-    count: int
-    total_us: float
-    bytes: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class Inventory:
-    """The kernel inventory of one trace."""
-
-    by: str
-    kernel_count: float
-    """Kernels counted (an int; a mean per step when ``per_step``)."""
-    total_kernel_us: float
-    """Sum of their durations: equals the sum of ``rows``' totals plus ``rest_us``."""
-    rows: tuple[InventoryRow, ...]
-    """Sorted by total time, largest first; the top ``top`` when limited."""
-    rest_count: float
-    rest_us: float
-    """Kernels beyond ``top`` (0 when not limited)."""
-    memory_ops: tuple[MemoryOpRow, ...]
-    per_step: bool
-    steps: int | None
-    """Steps the totals are divided by (``per_step``), else ``None``."""
-    outside_steps_count: int
-    outside_steps_us: float
-    """Kernels launched outside every step, left out of a per-step inventory."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "by": self.by, "kernel_count": self.kernel_count, "total_kernel_us": self.total_kernel_us,
-            "per_step": self.per_step, "steps": self.steps,
-            "kernels": [r.to_dict() for r in self.rows],
-            "rest": {"count": self.rest_count, "total_us": self.rest_us},
-            "outside_steps": {"count": self.outside_steps_count, "total_us": self.outside_steps_us},
-            "memory_ops": [m.to_dict() for m in self.memory_ops],
-        }
 
 
 def group_kernels(trace: Trace, mask: np.ndarray | None, by: str) -> tuple[list[str], np.ndarray, np.ndarray,
@@ -170,8 +102,11 @@ def inventory(trace: Trace, *, by: str = "name", top: int | None = None, per_ste
     rest = rows[len(kept):]
     rest_us = sum(r.total_us for r in rest)
     kernel_count = int(count.sum()) if not steps else float(count.sum()) / div
-    inv = Inventory(by, kernel_count, grand / div, tuple(kept), sum(r.count for r in rest), rest_us,
-                    _memory_ops(trace), per_step, steps, outside_n, outside_us)
+    inv = Inventory(trace=str(trace.path), rank=trace.rank, device=trace.device_name, by=cast(GroupBy, by),
+                    kernel_count=kernel_count, total_kernel_us=grand / div, per_step=per_step, steps=steps,
+                    kernels=tuple(kept), rest=CountTime(sum(r.count for r in rest), rest_us),
+                    outside_steps=CountTime(outside_n, outside_us), memory_ops=_memory_ops(trace),
+                    load_notes=load_notes(trace))
     # STYLE habit 8: the parts add up to the whole.
     assert math.isclose(sum(r.total_us for r in kept) + rest_us, inv.total_kernel_us,
                         rel_tol=1e-9, abs_tol=1e-6), "inventory rows do not sum to the total"

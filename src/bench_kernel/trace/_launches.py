@@ -13,56 +13,12 @@ own launch.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
-
 import numpy as np
 
+from bench_kernel.records import LaunchStats, QueueDepth
 from bench_kernel.trace._spans import coverage
 
 __all__ = ["LaunchStats", "QueueDepth", "launch_stats", "queue_depth_series"]
-
-
-@dataclass(frozen=True)
-class LaunchStats:
-    """Launches of the kernels that ran in one window (a step, or the whole trace)."""
-
-    kernel_launches: int
-    """Kernels started by their own launch call."""
-    graph_launches: int
-    """CUDA/HIP graph replays."""
-    graph_kernels: int
-    """Kernels those replays ran."""
-    cpu_us_median: float | None
-    """Median host time of one kernel-launch call."""
-    cpu_us_total: float
-    """Host time in kernel-launch and graph-launch calls."""
-    delay_us_p50: float | None
-    delay_us_p90: float | None
-    delay_us_p99: float | None
-    delay_us_max: float | None
-    queue_depth_mean: float
-    """Time-weighted mean of the launch queue depth over the window."""
-    queue_depth_max: int
-    short_kernels: int
-    """Kernels that ran for less time than their launch call took on the host."""
-    short_kernels_us: float
-    """Their summed device time."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class QueueDepth:
-    """The launch queue depth over one time bin."""
-
-    start_us: float
-    mean: float
-    max: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _pct(x: np.ndarray, q: float) -> float | None:

@@ -28,78 +28,20 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import asdict, dataclass
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Callable, cast
 
 import numpy as np
 
 from bench_kernel.errors import TraceError, UsageError
+from bench_kernel.records import LayerPosition, LayerReport, LeftOut, StepPhase
 from bench_kernel.trace._match import kernel_regex, matching_kernel_names
 from bench_kernel.trace._phases import classify_steps
 from bench_kernel.trace._steps import find_steps, kernel_steps
 from bench_kernel.trace._tables import PHASES, StepRules
-from bench_kernel.trace._trace import Trace
+from bench_kernel.trace._trace import Trace, load_notes
 
 __all__ = ["LayerPosition", "LeftOut", "LayerReport", "layers"]
-
-
-@dataclass(frozen=True)
-class LayerPosition:
-    """One position of the repeating unit, over every kept unit."""
-
-    pos: int
-    name: str
-    short: str
-    category: str
-    min_us: float
-    median_us: float
-    mean_us: float
-    max_us: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class LeftOut:
-    """Units not counted, and why."""
-
-    count: int
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class LayerReport:
-    """The per-layer kernel sequence of a trace."""
-
-    period: int
-    """Kernels per repeating unit (per layer, or per pair of layers for alternating models)."""
-    layer_count: int
-    """Units kept (all of the dominant kernel sequence)."""
-    anchor: str
-    """The anchor kernel's short name (``|``-joined when a regex matched several names)."""
-    anchor_offset: int
-    """Positions of the unit before the anchor kernel."""
-    anchor_per_unit: int
-    """How many times the anchor runs in one unit (1 for an automatic anchor)."""
-    layer_total_us: float
-    """Mean kernel time of one unit: the sum of the positions' means."""
-    total_us: float
-    """``layer_total_us × layer_count``: the kernel time of all kept units."""
-    positions: tuple[LayerPosition, ...]
-    left_out: tuple[LeftOut, ...]
-    sequences: int
-    """Steps (or 1: the whole trace) searched."""
-    unit_starts: tuple[int, ...]
-    """Kernel index (``Trace.kernel(i)``) of each kept unit's first kernel."""
-    step_phase: str | None
-    """The phase the steps were restricted to (``--step``), if any."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass
@@ -287,6 +229,9 @@ def layers(trace: Trace, *, anchor: str | None = None, step: str | None = None,
     # STYLE habit 8: the per-position means add up to the mean unit, and x units to the kept total.
     assert math.isclose(layer_total * len(fit.units), total, rel_tol=1e-9, abs_tol=1e-6)
     anchor_names = sorted({trace.decoded(int(i)).short for i in anchor_ids if int(i) in set(fit.signature)})
-    return LayerReport(P, len(fit.units), " | ".join(anchor_names), fit.offset, per_unit, layer_total, total,
-                       tuple(positions), tuple(LeftOut(n, why) for why, n in fit.left_out.most_common()),
-                       len(seqs), tuple(int(seqs[q][s]) for q, s in fit.units), step)
+    return LayerReport(trace=str(trace.path), rank=trace.rank, period=P, layer_count=len(fit.units),
+                       anchor=" | ".join(anchor_names), anchor_offset=fit.offset, anchor_per_unit=per_unit,
+                       layer_total_us=layer_total, total_us=total, positions=tuple(positions),
+                       left_out=tuple(LeftOut(n, why) for why, n in fit.left_out.most_common()),
+                       sequences=len(seqs), unit_starts=tuple(int(seqs[q][s]) for q, s in fit.units),
+                       step_phase=cast("StepPhase | None", step), load_notes=load_notes(trace))

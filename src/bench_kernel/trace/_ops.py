@@ -20,24 +20,25 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import Any
+from typing import Any, Literal, cast, get_args
 
 import numpy as np
 
 from bench_kernel.errors import DeviceError, TraceError, UsageError
+from bench_kernel.records import OpsBy, OpsReport, OpsRow, Uncounted
 from bench_kernel.roofline import OVER_ROOF_MARK
 from bench_kernel.trace._collectives import collective_calls, communication_mask
 from bench_kernel.trace._foreign import require_data
 from bench_kernel.trace._ops_calls import REASONS, place_kernels
 from bench_kernel.trace._ops_context import ServingContext
-from bench_kernel.trace._ops_records import OpsReport, OpsRow, Uncounted
 from bench_kernel.trace._ops_rows import build_row, price_calls
 from bench_kernel.trace._steps import require_links
-from bench_kernel.trace._trace import Trace
+from bench_kernel.trace._trace import Trace, load_notes
 
 __all__ = ["ops", "BY"]
 
-BY = ("op", "shape")
+BY: tuple[OpsBy, ...] = get_args(OpsBy)
+_DeviceSource = Literal["trace", "--device"]
 
 
 def _trace_device(trace: Trace) -> tuple[str | None, int | None]:
@@ -55,7 +56,7 @@ def _trace_device(trace: Trace) -> tuple[str | None, int | None]:
     return match["name"].strip(), sms if isinstance(sms, int) else None
 
 
-def _resolve_device(trace: Trace, name: str | None) -> tuple[Any, str | None, list[str]]:
+def _resolve_device(trace: Trace, name: str | None) -> tuple[Any, _DeviceSource | None, list[str]]:
     from bench_kernel.hardware import get_device, resolve_reported
 
     notes: list[str] = []
@@ -85,7 +86,7 @@ def _has_shapes(t: Trace) -> bool:
 
 
 def ops(trace: Trace, *, device: str | None = None, by: str = "op", capture: Trace | None = None,
-        context_len: int | None = None, moe_intermediate: int | None = None) -> OpsReport:
+        context_len: int | None = None, moe_intermediate: int | None = None, top: int | None = None) -> OpsReport:
     """Per-op time, FLOPs, bytes, TFLOP/s, TB/s, intensity, % of roof and bound (module docstring).
 
     ``trace`` (and ``capture``) must be loaded with ``shapes=True``. ``device``: a peak-table name,
@@ -93,10 +94,24 @@ def ops(trace: Trace, *, device: str | None = None, by: str = "op", capture: Tra
     the capture trace of a CUDA/HIP-graph trace (the trace's own captures are used when it holds
     them). ``context_len``: the keys every query token of a paged attention sees, where the trace
     records no step lengths; ``moe_intermediate``: a fused MoE's intermediate size (else taken as
-    its hidden size, an estimate). Raises TraceError for a trace recorded without shapes.
+    its hidden size, an estimate). ``top``: keep the ``top`` rows with the most kernel time (the
+    rest are counted in ``rest_rows`` and ``rest_us``). Raises TraceError for a trace recorded
+    without shapes.
     """
     if by not in BY:
         raise UsageError(f"by must be one of {', '.join(BY)}, got {by!r}")
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
+        raise UsageError(f"--top must be a positive whole number, got {top!r}")
+    report = _ops(trace, device=device, by=cast(OpsBy, by), capture=capture, context_len=context_len,
+                  moe_intermediate=moe_intermediate)
+    if top is None or top >= len(report.rows):
+        return report
+    rest = report.rows[top:]
+    return report.replace(rows=report.rows[:top], rest_rows=len(rest), rest_us=sum(r.kernel_us for r in rest))
+
+
+def _ops(trace: Trace, *, device: str | None, by: OpsBy, capture: Trace | None, context_len: int | None,
+         moe_intermediate: int | None) -> OpsReport:
     for value, flag in ((context_len, "--context-len"), (moe_intermediate, "--moe-intermediate")):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise UsageError(f"{flag} must be a positive whole number, got {value!r}")
@@ -154,5 +169,7 @@ def ops(trace: Trace, *, device: str | None = None, by: str = "op", capture: Tra
     if over:
         notes.append(f"{OVER_ROOF_MARK} above 100% of the roof: {', '.join(over[:6])}{' ...' if len(over) > 6 else ''}; "
                      f"each row's notes name the likely causes")
-    return OpsReport(str(trace.path), spec.name if spec else None, device_source, by, tuple(rows), total,
-                     unlinked_n, unlinked_us, counted / total if total else 0.0, tuple(notes), uncounted)
+    return OpsReport(trace=str(trace.path), device=spec.name if spec else None, device_source=device_source, by=by,
+                     total_kernel_us=total, unlinked_kernels=unlinked_n, unlinked_us=unlinked_us,
+                     counted_share=counted / total if total else 0.0, rows=tuple(rows), uncounted=uncounted,
+                     notes=tuple(notes), load_notes=load_notes(trace, *([capture] if capture is not None else [])))

@@ -15,12 +15,12 @@ from collections import defaultdict
 
 import numpy as np
 
+from bench_kernel.records import OpsBy, OpsReport, OpsRow, Uncounted
 from bench_kernel.roofline import formula_kind
 from bench_kernel.trace._ops_calls import Call
 from bench_kernel.trace._ops_context import ServingContext
-from bench_kernel.trace._ops_records import OpsReport, OpsRow, Uncounted
 from bench_kernel.trace._ops_rows import NO_FORMULA, build_row, price_calls
-from bench_kernel.trace._trace import Trace
+from bench_kernel.trace._trace import Trace, load_notes
 
 __all__ = ["cpu_ops"]
 
@@ -46,7 +46,7 @@ def _parents(t: Trace) -> np.ndarray:
     return parent
 
 
-def cpu_ops(trace: Trace, *, by: str) -> OpsReport:
+def cpu_ops(trace: Trace, *, by: OpsBy) -> OpsReport:
     """The ``OpsReport`` of a trace with no kernels (module docstring)."""
     o = trace.ops
     names = [trace.names[int(n)] for n in o.name]
@@ -100,5 +100,6 @@ def cpu_ops(trace: Trace, *, by: str) -> OpsReport:
     notes = ("a CPU-only trace (no kernels): each op counted on the host over its own duration, children "
              "included; an op is counted where no op inside it has a formula (aten::mm, not the aten::linear "
              "around it)", "no roofs: the peak table has no CPUs")
-    return OpsReport(str(trace.path), None, None, by, tuple(rows), total, 0, 0.0, counted / total if total else 0.0,
-                     notes, tuple(uncounted), time_base="host")
+    return OpsReport(trace=str(trace.path), by=by, time_base="host", total_kernel_us=total, unlinked_kernels=0,
+                     unlinked_us=0.0, counted_share=counted / total if total else 0.0, rows=tuple(rows),
+                     uncounted=tuple(uncounted), notes=notes, load_notes=load_notes(trace))

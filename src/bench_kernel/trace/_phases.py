@@ -19,65 +19,23 @@ How a step's phase is decided, in order (``PhaseReport.method`` says which one w
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from bench_kernel.errors import TraceError
+from bench_kernel.records import OutsideSteps, Phase, PhaseMethod, PhaseReport, PhaseStep, PhaseSummary, TopKernel
 from bench_kernel.trace._records import Step
 from bench_kernel.trace._steps import find_steps, kernel_steps
 from bench_kernel.trace._tables import PHASES, StepRules, load_step_rules
-from bench_kernel.trace._trace import Trace
+from bench_kernel.trace._trace import Trace, load_notes
 
 __all__ = ["PhaseSummary", "PhaseReport", "phases", "classify_steps", "step_tokens", "annotated_tokens"]
 
 #: A step is prefill under the kernel_time heuristic at this multiple of the cheapest step's time.
 PREFILL_TIME_RATIO = 2.0
 _TOP_KERNELS = 5
-
-
-@dataclass(frozen=True)
-class PhaseSummary:
-    """The kernels launched by the steps of one phase."""
-
-    steps: int
-    kernel_count: int
-    kernel_us: float
-    categories: dict[str, float]
-    """category -> microseconds; sums to ``kernel_us``."""
-    top_kernels: tuple[dict[str, Any], ...]
-    """The longest kernels by total time: ``{"short", "name", "count", "total_us"}``."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class PhaseReport:
-    """Steps split by phase."""
-
-    method: str
-    """annotation | shapes | kernel_time | none (no steps found)."""
-    phases: dict[str, PhaseSummary]
-    """prefill, decode, mixed (a step serving both), unknown (phase not decidable); always all four."""
-    steps: tuple[Step, ...]
-    step_tokens: tuple[int | None, ...]
-    """Token count M per step (``shapes`` method), else ``None``s."""
-    step_kernel_us: tuple[float, ...]
-    outside_steps_count: int
-    outside_steps_us: float
-    total_kernel_us: float
-    notes: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {k: v.to_dict() for k, v in self.phases.items()}
-        d.update(method=self.method, total_kernel_us=self.total_kernel_us,
-                 outside_steps={"count": self.outside_steps_count, "kernel_us": self.outside_steps_us},
-                 steps=[dict(s.to_dict(), tokens=t, kernel_us=k)
-                        for s, t, k in zip(self.steps, self.step_tokens, self.step_kernel_us)],
-                 notes=list(self.notes))
-        return d
 
 
 def step_tokens(trace: Trace, steps: list[Step], rules: StepRules) -> list[int | None]:
@@ -140,7 +98,7 @@ def decode_ceiling(tokens: list[int]) -> int | None:
 
 
 def classify_steps(trace: Trace, steps: list[Step], rules: StepRules | None = None
-                   ) -> tuple[list[Step], str, list[int | None], list[str]]:
+                   ) -> tuple[list[Step], PhaseMethod, list[int | None], list[str]]:
     """Give every step a phase; returns (steps, method, token counts, notes). A step's token count
     comes from the GEMM shapes, else from its annotation (:func:`annotated_tokens`)."""
     rules = rules or load_step_rules()
@@ -149,7 +107,7 @@ def classify_steps(trace: Trace, steps: list[Step], rules: StepRules | None = No
     if not steps:
         return [], "none", [], ["no steps found: every kernel is counted outside steps"]
     if any(s.phase is not None for s in steps):
-        return [s if s.phase else replace(s, phase="unknown") for s in steps], "annotation", tokens, notes
+        return [s if s.phase else s.replace(phase="unknown") for s in steps], "annotation", tokens, notes
     known = [t for t in tokens if t is not None]
     if known:
         top = decode_ceiling(known)
@@ -158,15 +116,16 @@ def classify_steps(trace: Trace, steps: list[Step], rules: StepRules | None = No
             notes.append(f"every step processes M={lo} tokens: prefill and decode cannot be told apart by shape"
                          if lo == hi else f"the steps process {lo}-{hi} tokens, no gap of {PHASE_GAP_RATIO:g}x between "
                          f"them: prefill and decode cannot be told apart by shape")
-        phase = ["unknown" if t is None or top is None else ("decode" if t <= top else "prefill") for t in tokens]
-        return [replace(s, phase=p) for s, p in zip(steps, phase)], "shapes", tokens, notes
+        phase: list[Phase] = ["unknown" if t is None or top is None else ("decode" if t <= top else "prefill")
+                              for t in tokens]
+        return [s.replace(phase=p) for s, p in zip(steps, phase)], "shapes", tokens, notes
     which = kernel_steps(trace, steps)
     times = np.bincount(which[which >= 0], weights=trace.kernels.dur_us[which >= 0], minlength=len(steps))
     floor = times[times > 0].min() if (times > 0).any() else 0.0
     notes.append(f"no phase annotation and no recorded shapes: steps with >= {PREFILL_TIME_RATIO:g}x the kernel "
                  f"time of the cheapest step are called prefill (a heuristic)")
-    phase = ["prefill" if floor and t >= PREFILL_TIME_RATIO * floor else "decode" for t in times]
-    return [replace(s, phase=p) for s, p in zip(steps, phase)], "kernel_time", tokens, notes
+    by_time: list[Phase] = ["prefill" if floor and t >= PREFILL_TIME_RATIO * floor else "decode" for t in times]
+    return [s.replace(phase=p) for s, p in zip(steps, by_time)], "kernel_time", tokens, notes
 
 
 def _summary(trace: Trace, mask: np.ndarray, steps: int, cats: np.ndarray) -> PhaseSummary:
@@ -180,8 +139,8 @@ def _summary(trace: Trace, mask: np.ndarray, steps: int, cats: np.ndarray) -> Ph
     names, inv = np.unique(K.name[mask], return_inverse=True)
     per = np.bincount(inv, weights=dur, minlength=len(names))
     cnt = np.bincount(inv, minlength=len(names))
-    top = tuple({"short": trace.decoded(int(names[i])).short, "name": trace.names[names[i]],
-                 "count": int(cnt[i]), "total_us": float(per[i])} for i in np.argsort(-per)[:_TOP_KERNELS])
+    top = tuple(TopKernel(trace.decoded(int(names[i])).short, trace.names[names[i]], int(cnt[i]), float(per[i]))
+                for i in np.argsort(-per)[:_TOP_KERNELS])
     return PhaseSummary(steps, int(mask.sum()), total, dict(sorted(categories.items(), key=lambda kv: -kv[1])), top)
 
 
@@ -195,15 +154,19 @@ def phases(trace: Trace, rules: StepRules | None = None) -> PhaseReport:
     step_phase = np.array([s.phase for s in steps] + [None], dtype=object)
     phase_of_kernel = step_phase[which]  # -1 picks the trailing None: outside every step
     cats = trace.kernel_categories()
-    out = {}
-    for p in PHASES + ("unknown",):
-        out[p] = _summary(trace, phase_of_kernel == p, sum(1 for s in steps if s.phase == p), cats)
+    out = {p: _summary(trace, phase_of_kernel == p, sum(1 for s in steps if s.phase == p), cats)
+           for p in PHASES + ("unknown",)}
     outside = which < 0
     dur = trace.kernels.dur_us
     step_us = np.bincount(which[~outside], weights=dur[~outside], minlength=len(steps))
     total = float(dur.sum())
-    report = PhaseReport(method, out, tuple(steps), tuple(tokens), tuple(float(x) for x in step_us),
-                         int(outside.sum()), float(dur[outside].sum()), total, tuple(notes))
-    assert math.isclose(sum(v.kernel_us for v in out.values()) + report.outside_steps_us, total,
+    report = PhaseReport(
+        trace=str(trace.path), rank=trace.rank, prefill=out["prefill"], decode=out["decode"], mixed=out["mixed"],
+        unknown=out["unknown"], method=method, total_kernel_us=total,
+        outside_steps=OutsideSteps(int(outside.sum()), float(dur[outside].sum())),
+        steps=tuple(PhaseStep(**msgspec.structs.asdict(s), tokens=t, kernel_us=float(k))
+                    for s, t, k in zip(steps, tokens, step_us)),
+        notes=tuple(notes), load_notes=load_notes(trace))
+    assert math.isclose(sum(v.kernel_us for v in out.values()) + report.outside_steps.kernel_us, total,
                         rel_tol=1e-9, abs_tol=1e-6), "phase times do not sum to the kernel total"
     return report

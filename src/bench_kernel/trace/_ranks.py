@@ -22,85 +22,19 @@ import multiprocessing
 import os
 import statistics
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from bench_kernel.errors import TraceError
+from bench_kernel.records import CollectiveSkew, RankRow, RanksReport, StragglerBasis, TimelineReport
 from bench_kernel.trace._load import find_rank_files, load_trace
 from bench_kernel.trace._tables import StepRules
-from bench_kernel.trace._timeline import LAUNCH_GAP_MAX_US, TimelineReport, timeline
+from bench_kernel.trace._timeline import LAUNCH_GAP_MAX_US, timeline
 
 __all__ = ["RankRow", "CollectiveSkew", "RanksReport", "timeline_ranks", "rank_files"]
 
 #: Ranks closer than this share of the compared time (step, busy, or the collective's transfer) tie.
 TIE_SHARE = 0.01
-
-
-@dataclass(frozen=True)
-class RankRow:
-    """One rank, side by side with the others. Microseconds."""
-
-    rank: int
-    trace: str
-    wall_us: float
-    busy_us: float
-    idle_us: float
-    exposed_comm_us: float
-    comm_us: float
-    steps: int
-    step_median_us: float | None
-    """Median wall time of its steps (None without steps)."""
-    waited_us: float
-    """Summed time its collectives started before the last rank arrived: waiting for peers."""
-    last_arrivals: int
-    """Matched collectives at which it arrived last."""
-    diagnosis: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class CollectiveSkew:
-    """One collective matched across ranks."""
-
-    process_group: str
-    seq: int
-    collective: str
-    msg_bytes: int | None
-    ranks: int
-    first_rank: int
-    last_rank: int
-    skew_us: float
-    """Last arrival - first arrival (kernel starts)."""
-    transfer_us: float
-    """The shortest kernel duration over the ranks: the collective with everyone present."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class RanksReport:
-    """Every rank of a directory of per-rank traces."""
-
-    directory: str
-    ranks: tuple[RankRow, ...]
-    straggler: int | None
-    straggler_by_us: float | None
-    straggler_basis: str | None
-    """collective arrivals | step time | busy time (None for a single rank)."""
-    collectives: tuple[CollectiveSkew, ...]
-    """Matched collectives, largest skew first."""
-    reports: tuple[TimelineReport, ...]
-    notes: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"directory": self.directory, "straggler": self.straggler, "straggler_by_us": self.straggler_by_us,
-                "straggler_basis": self.straggler_basis, "ranks": [r.to_dict() for r in self.ranks],
-                "collectives": [c.to_dict() for c in self.collectives], "notes": list(self.notes),
-                "per_rank": [r.to_dict() for r in self.reports]}
 
 
 def rank_files(directory: Path) -> dict[int, Path]:
@@ -122,7 +56,7 @@ def rank_files(directory: Path) -> dict[int, Path]:
 
 def _one(path: str, rank: int, rules: StepRules | None, gap_us: float, shapes: bool) -> TimelineReport:
     """Worker: load one rank's trace and analyse it (runs in a child process)."""
-    return replace(timeline(load_trace(path, shapes=shapes), rules=rules, launch_gap_max_us=gap_us), rank=rank)
+    return timeline(load_trace(path, shapes=shapes), rules=rules, launch_gap_max_us=gap_us).replace(rank=rank)
 
 
 def timeline_ranks(directory: str | Path, *, rules: StepRules | None = None, workers: int | None = None,
@@ -155,9 +89,10 @@ def _compare(directory: str, reports: list[TimelineReport]) -> RanksReport:
     for rep in reports:
         o, r = rep.overall, int(rep.rank)  # type: ignore[arg-type]
         walls = [s.wall_us for s in rep.steps]
-        rows.append(RankRow(r, rep.trace, o.wall_us, o.busy_us, o.idle_us, o.exposed_comm_us, o.comm_us, len(walls),
-                            statistics.median(walls) if walls else None, waited.get(r, 0.0), last.get(r, 0),
-                            o.diagnosis))
+        rows.append(RankRow(rank=r, trace=rep.trace, wall_us=o.wall_us, busy_us=o.busy_us, idle_us=o.idle_us,
+                            exposed_comm_us=o.exposed_comm_us, comm_us=o.comm_us, steps=len(walls),
+                            step_median_us=statistics.median(walls) if walls else None, waited_us=waited.get(r, 0.0),
+                            last_arrivals=last.get(r, 0), diagnosis=o.diagnosis))
     steps = {r.rank: r.steps for r in rows}
     if len(set(steps.values())) > 1:
         notes.append(f"ranks found different numbers of steps ({', '.join(f'rank {k}: {v}' for k, v in steps.items())}): "
@@ -166,7 +101,8 @@ def _compare(directory: str, reports: list[TimelineReport]) -> RanksReport:
     if basis is not None and straggler is None:
         notes.append(f"no straggler: the ranks' {basis} agree within {100 * TIE_SHARE:g}%")
     skews.sort(key=lambda s: (-s.skew_us, s.process_group, s.seq))
-    return RanksReport(directory, tuple(rows), straggler, by, basis, tuple(skews), tuple(reports), tuple(notes))
+    return RanksReport(directory=directory, straggler=straggler, straggler_by_us=by, straggler_basis=basis,
+                       ranks=tuple(rows), collectives=tuple(skews), notes=tuple(notes), per_rank=tuple(reports))
 
 
 def _skews(reports: list[TimelineReport], notes: list[str]
@@ -193,8 +129,10 @@ def _skews(reports: list[TimelineReport], notes: list[str]
             waited[r] = waited.get(r, 0.0) + starts[latest] - s
         last[latest] = last.get(latest, 0) + 1
         c0 = calls[first]
-        skews.append(CollectiveSkew(pg, seq, c0.collective, c0.msg_bytes, len(calls), first, latest,
-                                    starts[latest] - starts[first], min(c.dur_us for c in calls.values())))
+        skews.append(CollectiveSkew(process_group=pg, seq=seq, collective=c0.collective, msg_bytes=c0.msg_bytes,
+                                    ranks=len(calls), first_rank=first, last_rank=latest,
+                                    skew_us=starts[latest] - starts[first],
+                                    transfer_us=min(c.dur_us for c in calls.values())))
     if unmatched:
         notes.append(f"{unmatched} collectives appear in one rank's trace only (the traces cover different "
                      f"iterations, or a rank is missing): left out of the skew")
@@ -204,7 +142,8 @@ def _skews(reports: list[TimelineReport], notes: list[str]
     return skews, waited, last
 
 
-def _straggler(rows: list[RankRow], skews: list[CollectiveSkew]) -> tuple[int | None, float | None, str | None]:
+def _straggler(rows: list[RankRow], skews: list[CollectiveSkew]
+               ) -> tuple[int | None, float | None, StragglerBasis | None]:
     if len(rows) < 2:
         return None, None, None
     if skews:
@@ -216,7 +155,7 @@ def _straggler(rows: list[RankRow], skews: list[CollectiveSkew]) -> tuple[int | 
         return (top, by, "collective arrivals") if by > noise else (None, None, "collective arrivals")
     if all(r.step_median_us is not None for r in rows):
         value = {r.rank: float(r.step_median_us) for r in rows}  # type: ignore[arg-type]
-        basis = "step time"
+        basis: StragglerBasis = "step time"
     else:
         value = {r.rank: r.busy_us for r in rows}
         basis = "busy time"

@@ -1,7 +1,8 @@
 """Record types for one trace event of each level: kernel, launch, CPU op, Python frame, step.
 
 Times are microseconds (``*_us``), as Kineto writes them. Records are frozen and serialise with
-``to_dict()``; the trace keeps columns, and builds a record only when one is asked for.
+``to_dict()``; the trace keeps columns, and builds a record only when one is asked for. A frame and
+a step are in documents (``attribute``, ``phases``): they are ``bench_kernel.records``' records.
 """
 
 from __future__ import annotations
@@ -10,10 +11,9 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["Frame", "LaunchRecord", "OpRecord", "KernelRecord", "Step", "parse_frame", "MODULE_PREFIX"]
+from bench_kernel.records import MODULE_PREFIX, Frame, Step
 
-#: How the profiler names the frame of an nn.Module call (``with_modules``): "nn.Module: LlamaMLP_0".
-MODULE_PREFIX = "nn.Module: "
+__all__ = ["Frame", "LaunchRecord", "OpRecord", "KernelRecord", "Step", "parse_frame", "MODULE_PREFIX"]
 
 # Kineto names a Python frame "path/to/file.py(123): function"; C functions and module markers
 # ("<built-in method ...>", "nn.Module: Linear_0") have no file and line.
@@ -21,26 +21,6 @@ MODULE_PREFIX = "nn.Module: "
 # "(<line>): " in O(1) per candidate. Without it a newline in a frame name failed every candidate
 # after scanning to the newline: quadratic in a crafted name.
 _FRAME = re.compile(r"^(?P<file>.+?)\((?P<line>\d{1,9})\): (?P<function>.*)$", re.DOTALL)
-
-
-@dataclass(frozen=True)
-class Frame:
-    """One Python frame of a call stack."""
-
-    file: str | None
-    """Source file as the profiler recorded it (``None`` for built-ins and module markers)."""
-    line: int | None
-    """1-based line number, or ``None``."""
-    function: str
-    """Function name; for module markers the whole text, e.g. ``nn.Module: LlamaMLP_0``."""
-
-    @property
-    def is_module(self) -> bool:
-        """True for the ``nn.Module: X`` markers the profiler adds with ``with_modules``."""
-        return self.file is None and self.function.startswith(MODULE_PREFIX)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def parse_frame(text: str) -> Frame:
@@ -126,24 +106,6 @@ class KernelRecord:
     contain the launch. Use ``Trace.stack(i)`` to get it on demand."""
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class Step:
-    """One iteration of the workload (an engine step, a profiler step, a model forward)."""
-
-    index: int
-    name: str
-    start_us: float
-    end_us: float
-    """Host-side interval: a kernel belongs to the step whose interval contains its launch."""
-    phase: str | None
-    """prefill | decode | mixed, from the annotation or from ``phases``; ``None`` when unknown."""
-    source: str
-    """The step rule that found it (``vllm``, ``sglang``, ``profiler_step``, ``model_module``, ...)."""
-    fields: dict[str, str]
-    """Named groups of the rule's regex (batch size, token count, ...)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        d["stack"] = None if self.stack is None else [f.to_dict() for f in self.stack]
+        return d

@@ -28,108 +28,24 @@ the parts are asserted to sum to their totals.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, replace
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
 from bench_kernel.errors import TraceError
-from bench_kernel.trace._collectives import Collectives, collective_calls, communication_mask
+from bench_kernel.records import Breakdown, ShortKernelCount, StreamBusy, TimelineReport
+from bench_kernel.trace._collectives import collective_calls, communication_mask
 from bench_kernel.trace._diagnose import diagnose
-from bench_kernel.trace._launches import LaunchStats, QueueDepth, launch_stats, queue_depth_series
+from bench_kernel.trace._launches import launch_stats, queue_depth_series
 from bench_kernel.trace._spans import Spans, union
 from bench_kernel.trace._steps import find_steps, require_links, steps_of
 from bench_kernel.trace._tables import LAUNCH_KINDS, StepRules
-from bench_kernel.trace._trace import Trace
+from bench_kernel.trace._trace import Trace, load_notes
 from bench_kernel.units import format_duration_us as fmt_us
 
 __all__ = ["StreamBusy", "Breakdown", "TimelineReport", "timeline", "LAUNCH_GAP_MAX_US"]
 
 _COMPUTE, _COMM, _MEMCPY = 0, 1, 2
-
-
-@dataclass(frozen=True)
-class StreamBusy:
-    """One device stream's busy time in a window."""
-
-    device: int
-    stream: int
-    busy_us: float
-    kernels: int
-    memory_ops: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class Breakdown:
-    """Where the wall time of one window (a step, or the whole trace) went. Microseconds."""
-
-    label: str
-    """``all`` or the step's name."""
-    step: int | None
-    phase: str | None
-    start_us: float
-    end_us: float
-    wall_us: float
-    busy_us: float
-    """Union of kernel + memcpy/memset intervals over all streams."""
-    idle_us: float
-    """wall - busy = host_bound + sync_wait + launch_gap + dependency_wait."""
-    host_bound_us: float
-    sync_wait_us: float
-    launch_gap_us: float
-    dependency_wait_us: float
-    compute_us: float
-    comm_us: float
-    memcpy_us: float
-    exposed_comm_us: float
-    """Communication not overlapped by compute (compute + exposed comm + exposed memcpy = busy)."""
-    exposed_memcpy_us: float
-    comm_overlap_pct: float | None
-    """Share of communication time overlapped by compute, in percent (None: no communication)."""
-    memcpy_overlap_pct: float | None
-    streams: tuple[StreamBusy, ...]
-    launches: LaunchStats
-    sync_calls: int
-    """Blocking host calls (synchronise, blocking copy) that started in the window."""
-    diagnosis: str
-
-    @property
-    def busy_pct(self) -> float:
-        return 100.0 * self.busy_us / self.wall_us if self.wall_us > 0 else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["busy_pct"] = self.busy_pct
-        return d
-
-
-@dataclass(frozen=True)
-class TimelineReport:
-    """Busy/idle per step and overall, launch diagnostics and collectives of one rank's trace."""
-
-    trace: str
-    rank: int | None
-    device: str | None
-    overall: Breakdown
-    steps: tuple[Breakdown, ...]
-    step_rule: str | None
-    """The step rule that found the steps (``data/steps.json``), None without steps."""
-    collectives: Collectives
-    queue_depth: tuple[QueueDepth, ...]
-    """The launch queue depth over the whole trace, in up to 100 bins."""
-    short_kernel_names: tuple[tuple[str, int], ...]
-    """The kernels most often shorter than their launch call: (short name, count)."""
-    notes: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"trace": self.trace, "rank": self.rank, "device": self.device, "overall": self.overall.to_dict(),
-                "step_rule": self.step_rule, "steps": [s.to_dict() for s in self.steps],
-                "collectives": self.collectives.to_dict(), "queue_depth": [q.to_dict() for q in self.queue_depth],
-                "short_kernel_names": [{"short": n, "count": c} for n, c in self.short_kernel_names],
-                "notes": list(self.notes)}
 
 
 @dataclass
@@ -278,12 +194,14 @@ def timeline(trace: Trace, *, rules: StepRules | None = None, launch_gap_max_us:
             memcpy_overlap_pct=100.0 * (mem - float(m["exposed_memcpy"][k])) / mem if mem > 0 else None,
             streams=streams[k], launches=stats[k], sync_calls=n_sync, diagnosis="")
         _check(b)
-        out.append(replace(b, diagnosis=diagnose(b, graphs=graphs, sync_names=sync_names, sync_calls=n_sync)))
+        out.append(b.replace(diagnosis=diagnose(b, graphs=graphs, sync_names=sync_names, sync_calls=n_sync)))
     queue = queue_depth_series(np.where(np.isnan(ev.queued), ev.start, ev.queued), ev.start, float(lo[0]),
                                float(hi[0]), base)
-    return TimelineReport(str(trace.path), trace.rank, trace.device_name, out[0], tuple(out[1:]),
-                          steps[0].source if steps else None, collective_calls(trace), queue,
-                          _short_kernel_names(trace), tuple(_notes(trace, ev, lo, hi, steps)))
+    return TimelineReport(trace=str(trace.path), rank=trace.rank, device=trace.device_name, overall=out[0],
+                          step_rule=steps[0].source if steps else None, steps=tuple(out[1:]),
+                          collectives=collective_calls(trace), queue_depth=queue,
+                          short_kernel_names=_short_kernel_names(trace), notes=tuple(_notes(trace, ev, lo, hi, steps)),
+                          load_notes=load_notes(trace))
 
 
 def _sync_calls(trace: Trace, base: float) -> tuple[np.ndarray, list[str]]:
@@ -295,7 +213,7 @@ def _sync_calls(trace: Trace, base: float) -> tuple[np.ndarray, list[str]]:
             [trace.names[int(n)] for n in names[np.argsort(-counts, kind="stable")]])
 
 
-def _short_kernel_names(trace: Trace, top: int = 5) -> tuple[tuple[str, int], ...]:
+def _short_kernel_names(trace: Trace, top: int = 5) -> tuple[ShortKernelCount, ...]:
     K, L = trace.kernels, trace.launches
     j = trace.kernel_launch
     own = (j >= 0) & (trace.launch_kind[np.clip(j, 0, None)] == LAUNCH_KINDS.index("kernel")) if len(L) else j >= 0
@@ -304,7 +222,7 @@ def _short_kernel_names(trace: Trace, top: int = 5) -> tuple[tuple[str, int], ..
     short = np.flatnonzero(own)[K.dur_us[own] < L.dur_us[j[own]]]
     names, counts = np.unique(K.name[short], return_counts=True)
     best = np.argsort(-counts, kind="stable")[:top]
-    return tuple((trace.decoded(int(names[i])).short, int(counts[i])) for i in best)
+    return tuple(ShortKernelCount(trace.decoded(int(names[i])).short, int(counts[i])) for i in best)
 
 
 def _notes(trace: Trace, ev: _Events, lo: np.ndarray, hi: np.ndarray, steps: list) -> list[str]:

@@ -10,7 +10,6 @@ Links are computed on first use and cached, so ``inventory`` pays only for what 
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from functools import cached_property
 from pathlib import Path
@@ -37,7 +36,7 @@ from bench_kernel.trace._tables import LAUNCH_KINDS, launch_apis, launch_kinds
 from bench_kernel.userregex import UserRegex, user_regex
 
 __all__ = ["Trace", "KernelTable", "LaunchTable", "OpTable", "AnnotationTable", "MemopTable", "PythonTable",
-           "CommTable"]
+           "CommTable", "load_notes"]
 
 
 def _opt(v: int) -> int | None:
@@ -118,7 +117,7 @@ class Trace:
             d = decode(name)
             short = self._distinct_shorts.get(name, d.short)
             if short != d.short:
-                d = dataclasses.replace(d, short=short)
+                d = d.replace(short=short)
             self._decoded[name_id] = d
         return d
 
@@ -322,5 +321,13 @@ class Trace:
         """Per kernel: its category (from ``bench_kernel.kernels.decode``) as an object array."""
         ids = self.kernels.name
         uniq, inv = np.unique(ids, return_inverse=True)
-        cats = np.array([self.decoded(int(u)).category for u in uniq] or [""], dtype=object)
+        names: list[str] = [self.decoded(int(u)).category for u in uniq]
+        cats = np.array(names or [""], dtype=object)
         return cats[inv] if len(ids) else np.zeros(0, dtype=object)
+
+
+def load_notes(*traces: Trace) -> tuple[str, ...]:
+    """What the loader left out or repaired in each trace (``Trace.load_notes``), named by file when
+    there are several: every analysis carries these, so its tables and its JSON say them."""
+    many = len(traces) > 1
+    return tuple(f"{t.path.name}: {n}" if many else n for t in traces for n in t.load_notes)
