@@ -1,8 +1,9 @@
-"""Every command's --json is versioned and documented: docs/json.md holds each command's
-schema_version and the type of every field, and these tests run every command on real inputs and
-fail when what it prints drifts from the page (a field added, renamed, retyped or gone).
+"""Every command's --json is versioned and documented: each is a record of
+``bench_kernel.records.DOCUMENTS``, from which docs/json.md and the schemas are generated
+(tests/test_json_schema.py), and these tests run every command on real inputs and fail when what it
+prints is not exactly its record written out (a field added, renamed, retyped or gone).
 
-A new command adds a section to docs/json.md and a line to ``CORPUS`` below.
+A new command adds its document to ``DOCUMENTS`` and a line to ``CORPUS`` below.
 """
 
 from __future__ import annotations
@@ -12,21 +13,19 @@ import json
 import textwrap
 from pathlib import Path
 
-import msgspec
 import pytest
 
-from _json_docs import check, parse, used_shapes
+from _documents import drift, read_back
 from _sweep_helpers import write_spec
 from bench_kernel.cli import _COMMANDS as _ALL_COMMANDS
 from bench_kernel.cli import cli
-from bench_kernel.records import DOCUMENTS, OTHER_DOCUMENTS
+from bench_kernel.records import DOCUMENTS, version
 from bench_kernel.trace import sample_trace
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The commands that print a --json document (not `mcp`, a server, nor `skill`, a Markdown file).
 _COMMANDS = {name: target for name, target in _ALL_COMMANDS.items()
              if any("--json" in getattr(p, "opts", ()) for p in cli.get_command(None, name).params)}  # type: ignore[arg-type]
-DOC = parse(ROOT / "docs" / "json.md")
 TRACES = ROOT / "tests" / "data" / "trace"
 SAMPLE = str(sample_trace())
 FAST = ["-m", "host", "--precision", "0.5", "--max-time", "0.02", "--rounds", "1"]
@@ -136,27 +135,23 @@ def run_cli_module():
     return _run
 
 
-def test_the_page_parses_and_every_shape_is_used():
-    assert DOC.problems == []
-    assert set(DOC.shapes) - used_shapes(DOC) == set()
-
-
 def test_every_command_is_documented_and_checked():
-    assert set(DOC.commands) == set(_COMMANDS), "a command without a section of docs/json.md (or the reverse)"
+    assert set(DOCUMENTS) == set(_COMMANDS), "a command whose --json is no record (or the reverse)"
     assert set(CORPUS) | GPU_ONLY == set(_COMMANDS), "a command whose --json no test checks: add it to CORPUS"
+    page = (ROOT / "docs" / "json.md").read_text()
+    assert all(f"## `{c}`" in page for c in DOCUMENTS)
 
 
 @pytest.mark.parametrize("command", sorted(_COMMANDS))
 def test_each_command_has_one_schema_version_constant(command):
     module = importlib.import_module(_COMMANDS[command].split(":")[0])
-    assert DOC.commands[command][0] == module.SCHEMA_VERSION
+    assert version(command) == module.SCHEMA_VERSION
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("command", sorted(CORPUS))
 @pytest.mark.multiprocess
 def test_each_commands_json_is_what_the_page_says(command, inputs, run_cli, request):
-    version, root = DOC.commands[command]
     names = dict(inputs)
     if command == "serve":  # a server only for this one
         names["serve_url"] = request.getfixturevalue("serve_url")
@@ -167,55 +162,35 @@ def test_each_commands_json_is_what_the_page_says(command, inputs, run_cli, requ
         data = json.loads(r.stdout)
         # first, but for serve's, whose first key "kind" tells report a serving run from other JSON
         first = list(data)[:2] if command == "serve" else list(data)[:1]
-        assert first in (["schema_version"], ["kind", "schema_version"]) and data["schema_version"] == version, argv
-        errors = check(data, root, DOC)
-        assert not errors, "\n".join([" ".join(argv), *errors])
-        if command in DOCUMENTS:  # a record: what was printed reads back as it, and writes out the same
-            kinds = {t.__name__: t for t in (DOCUMENTS[command], *OTHER_DOCUMENTS.get(command, ()))}
-            back = msgspec.convert(data, kinds[_root_of(data, root, DOC)])
-            assert json.loads(json.dumps(back.to_dict())) == data, argv
-
-
-def _root_of(data: dict, root: str, doc) -> str:
-    """Which of the page's alternatives (``A | B``) ``data`` is: the one it conforms to."""
-    fits = [t for t in root.split(" | ") if not check(data, t, doc)]
-    assert len(fits) == 1, (root, fits)
-    return fits[0]
+        assert first in (["schema_version"], ["kind", "schema_version"]), argv
+        read_back(command, data)
 
 
 def test_calibrate_json_is_its_record():
     from _hardware_helpers import make_calibration
     from bench_kernel.cli.calibrate import SCHEMA_VERSION
 
-    # calibrate prints Calibration.to_dict() as it is (cli/calibrate.py); a real record, as the command would.
-    data = make_calibration().to_dict()
-    version, root = DOC.commands["calibrate"]
-    assert data["schema_version"] == version == SCHEMA_VERSION
-    assert check(data, root, DOC) == []
+    # calibrate prints its Calibration record as it is (cli/calibrate.py); a real one, as the command would.
+    data = json.loads(json.dumps(make_calibration().to_dict()))
+    assert data["schema_version"] == version("calibrate") == SCHEMA_VERSION
+    assert read_back("calibrate", data) == make_calibration()
 
 
-def test_the_checker_catches_drift():
-    # The checker itself: an extra field, a missing one, a wrong type, a wrong item type.
-    shape = next(s for s in DOC.shapes.values() if any(t == "string" and not o for t, o in s.fields.values()))
-    f = next(k for k, (t, o) in shape.fields.items() if t == "string" and not o)
-    good = {k: _example(t) for k, (t, _) in shape.fields.items()}
-    assert check(good, shape.name, DOC) == []
-    assert check({**good, "surprise": 1}, shape.name, DOC) == [
-        f"$.surprise: not documented in {shape.name} (a integer: add a row to docs/json.md)"]
-    assert check({k: v for k, v in good.items() if k != f}, shape.name, DOC) == [
-        f"$.{f}: documented in {shape.name} but absent (mark it `{f}?` if it may be)"]
-    assert check({**good, f: 3}, shape.name, DOC) == [f"$.{f}: integer, documented as `string`"]
-    assert check([1, "x"], "integer[]", DOC) == ["$[1]: string, documented as `integer`"]
-    assert check({"a": 1.5}, "map<integer>", DOC) == ["$.a: number, documented as `integer`"]
-    assert check(None, "number | null", DOC) == [] and check(3, "number", DOC) == []
+def test_the_check_catches_drift():
+    # The check itself, on a real document: a field added, one gone, one retyped, one renamed.
+    data = json.loads(json.dumps(make_calibration_doc()))
+    record = DOCUMENTS["calibrate"]
+    assert drift(data, record) is None
+    assert "extra ['surprise']" in drift({**data, "surprise": 1}, record)
+    gone = next(k for k in data if k != "schema_version" and data[k] is not None)
+    assert drift({k: v for k, v in data.items() if k != gone}, record) is not None
+    assert "not a Calibration" in drift({**data, "device": 3}, record)
+    assert drift({("device_name" if k == "device" else k): v for k, v in data.items()}, record) is not None
+    with pytest.raises(AssertionError):
+        read_back("calibrate", {**data, "schema_version": data["schema_version"] + 1})
 
 
-def _example(t: str):
-    """A value of type ``t`` (the first alternative; a shape becomes its required fields)."""
-    alt = t.split(" | ")[0]
-    if alt.endswith("[]") or alt.startswith("map<"):
-        return [] if alt.endswith("[]") else {}
-    base = {"string": "s", "integer": 1, "number": 1.5, "boolean": True, "null": None, "any": None}
-    if alt in base:
-        return base[alt]
-    return {k: _example(ft) for k, (ft, o) in DOC.shapes[alt].fields.items() if not o}
+def make_calibration_doc() -> dict:
+    from _hardware_helpers import make_calibration
+
+    return make_calibration().to_dict()

@@ -4,8 +4,8 @@ published with the package) and its section of ``docs/json.md``.
     python tools/gen_json_docs.py           # write them
     python tools/gen_json_docs.py --check   # exit 1 if a committed file differs (tests/test_json_schema.py)
 
-A command whose document is a record (``bench_kernel.records.DOCUMENTS``) gets a generated section
-in place of its hand-written one; the page's other sections are kept as they are.
+Every command's section is generated from its record (``bench_kernel.records.DOCUMENTS``); the
+page's head, above the first section, is kept as it is.
 """
 
 from __future__ import annotations

@@ -363,8 +363,8 @@ class DevicesOutput(Record, frozen=True):
                                                    "ones named, in the order named")] = ()
 
 
-#: command -> the type of its ``--json`` document. A command not yet here is documented by hand
-#: in docs/json.md.
+#: command -> the type of its ``--json`` document: every command that takes ``--json`` is here
+#: (tests/test_json_docs.py holds this to the CLI).
 DOCUMENTS: dict[str, type[Record]] = {
     "run": RunOutput,
     "roofline": RooflineOutput,

@@ -106,7 +106,7 @@ def _shape(name: str, comp: dict[str, Any]) -> list[str]:
         elif choices and all(isinstance(c, str) for c in choices):
             meaning += f" (one of {', '.join(f'`{c}`' for c in choices)})"
         # msgspec leaves a field that may be absent (``msgspec.UNSET``) out of ``required`` and gives it
-        # no default: the page writes it ``name?``, as tests/_json_docs.py reads it.
+        # no default: the page writes it ``name?``.
         absent = "?" if field not in required and "default" not in s else ""
         lines.append(f"| `{field}{absent}` | `{_cell(_type(s))}` | {_cell(meaning) or '-'} |")
     return lines + [""]
