@@ -72,6 +72,12 @@ def test_rounds_default_per_method_and_a_given_count_wins():
     assert Options(methods=("graph",)).rounds_for(gpu=False) == DEFAULT_ROUNDS["host"]
     assert Options(methods=("graph", "host")).rounds_for(gpu=True) == max(DEFAULT_ROUNDS["graph"], DEFAULT_ROUNDS["host"])
     assert Options(rounds=7).rounds_for(gpu=True) == Options(rounds=7).rounds_for(gpu=False) == 7
+    # steady, the mode for small regressions, times GPU methods in more rounds; the host keeps its own
+    from bench_kernel.options import STEADY_GPU_ROUNDS
+
+    assert Options(steady=True).rounds_for(gpu=True) == STEADY_GPU_ROUNDS > DEFAULT_ROUNDS["graph"]
+    assert Options(steady=True).rounds_for(gpu=False) == DEFAULT_ROUNDS["host"]
+    assert Options(steady=True, rounds=2).rounds_for(gpu=True) == 2
     for bad in (0, -1, 1.5, True, "3", 101):
         with pytest.raises(UsageError, match="rounds must be a whole number from 1 to 100"):
             Options(rounds=bad)

@@ -8,6 +8,8 @@ another speed on the same code (a fresh compile's other pick), another machine, 
 
 from __future__ import annotations
 
+import re
+
 from _results_helpers import rounds_measurement
 from bench_kernel.records import BenchResult, KernelStat, PointResult, RunInfo
 from bench_kernel.results import compare_points, explain, launch_text
@@ -100,3 +102,34 @@ def test_a_same_point_carries_no_explanation_and_one_without_kernels_says_so():
     why = explain(bare, slow, "graph", _one(bare, slow).comparison)
     assert why.summary == ("nothing both sides recorded differs but the time; no kernel breakdown on either side "
                            "(time both with -m kernel to see which kernels moved)")
+
+
+def test_an_inconclusive_point_whose_noise_is_outside_the_kernels_says_so_and_names_the_noisy_side():
+    # The H100's first, freshly compiling sweep: graph rounds 1.94, 2.88, 2.84 us, kernel rounds steady.
+    from _results_helpers import gpu_like_samples
+    from bench_kernel.records import Measurement, Samples
+
+    def rounds(medians, method="graph"):
+        values = [v for i, m in enumerate(medians) for v in gpu_like_samples(i + int(m * 100), n=30, median_us=m,
+                                                                            sigma=0.005)]
+        return Measurement.of(method, Samples.of(values), calls_per_sample=20, stop_reason="precision", wall_s=0.5,
+                              round_sizes=(30,) * len(medians))
+
+    ks = (_k("triton_red_fused_add_mean_mul_pow_rsqrt_0", 2.35, 2.35),)
+
+    def point(graph, kernel):
+        r = BenchResult(name="compiled", params={"tokens": 1}, kernels=ks,
+                        measurements={"graph": rounds(graph), "kernel": rounds(kernel, "kernel")},
+                        env={"device": "NVIDIA H100", "git_commit": "abc", "torch": "2.11"})
+        return PointResult("compiled", {"tokens": 1}, "ok", r)
+
+    row = _one(point([1.94, 2.88, 2.84], [2.368, 2.368, 2.336]), point([2.03, 1.95, 1.93], [2.304, 2.336, 2.336]))
+    assert row.comparison.verdict == "inconclusive"
+    why = row.explanation
+    assert why.reasons[0].kind == "outside-kernels"
+    assert why.summary.startswith("cannot tell at this noise (noise floor +/-")
+    assert "; the noise is outside the kernels: graph's noise floor" in why.summary
+    assert re.search(r"A's rounds spread (48|49)%, B's 5%", why.summary) and "on A's side" in why.summary  # 2.88 / 1.94
+    # steady graph rounds on both sides: no such reason, however wide the threshold leaves it
+    calm = _one(point([1.94, 1.95, 1.93], [2.368, 2.368, 2.336]), point([2.03, 1.95, 1.93], [2.304, 2.336, 2.336]))
+    assert all(r.kind != "outside-kernels" for r in (calm.explanation.reasons if calm.explanation else ()))

@@ -41,6 +41,11 @@ DEFAULT_TIMEOUT_S = 300.0
 #: points once warm: at ~1% between rounds, 3 rounds give a noise floor of ~4%
 #: (t(0.995, 4) x 1% x sqrt(2/3)), below a 10% regression; benchmarks/gpu/verdicts.py measures it.
 DEFAULT_ROUNDS = {"host": 5, "graph": 3, "events": 3, "kernel": 3}
+#: Rounds of GPU methods under ``steady`` when none are asked for: steady is the mode for small
+#: regressions, and with 3 rounds a +10% slowdown of a 14 us RMSNorm went uncalled on an H200 (its
+#: noise floor +/-11.2%), while 5 rounds called it at 4 of 4 points on an H100, floors +/-0.7-6.2%
+#: (benchmarks/results/verdicts-h100.md, part B).
+STEADY_GPU_ROUNDS = 5
 #: More rounds than this is a typo, not a plan.
 MAX_ROUNDS = 100
 #: More intra-op threads than this is a typo, not a machine.
@@ -67,7 +72,7 @@ class Options:
         sample at least 1 s per method (power-capped GPUs).
     rounds: time each case this many times (rounds), so that comparisons see the noise between
         runs and not only within one; None: the per-method default (:data:`DEFAULT_ROUNDS`, see
-        :meth:`rounds_for`), and more, up to twice as many, for a method whose rounds disagree by
+        :meth:`rounds_for`; under ``steady`` on a GPU at least :data:`STEADY_GPU_ROUNDS`), and more, up to twice as many, for a method whose rounds disagree by
         more than ``precision`` (``measure._rounds``). A sweep interleaves the rounds across its points and providers (and runs
         each host-method round in a fresh process); ``bench()``, ``run`` and the pytest plugin run
         them back to back.
@@ -147,7 +152,8 @@ class Options:
         if self.rounds is not None:
             return self.rounds
         methods = self.methods if gpu else ("host",)
-        return max(DEFAULT_ROUNDS[m] for m in methods)
+        base = max(DEFAULT_ROUNDS[m] for m in methods)
+        return max(base, STEADY_GPU_ROUNDS) if self.steady and gpu else base
 
     @property
     def gpu_methods(self) -> tuple[str, ...]:

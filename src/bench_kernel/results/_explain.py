@@ -14,6 +14,11 @@ measured again), most telling first:
   the launch or graph-replay path. Three identical H200 sweeps showed this: a first, freshly
   compiling process read 2.11 us by ``graph`` against 1.81-1.87 us in the next two, while the
   kernel's own time and name did not change;
+- **noise outside the kernels**: an ``inconclusive`` point whose ``graph`` or ``events`` rounds spread
+  far wider than the kernels' device time did: the noise that hides the answer is in the launch or
+  replay path, and the side whose rounds spread is named. The H100's first, freshly compiling sweep
+  read a compiled RMSNorm's graph rounds at 1.94, 2.88 and 2.84 us while its kernel rounds read
+  2.37, 2.37 and 2.34 us (the next process's graph rounds: 2.03, 1.95, 1.93);
 - **methods**: the methods both sides measured give different verdicts (one says ``slower``, another
   ``same``): the point says so rather than pick one;
 - **same kernels, other speed**: identical kernel names and launch configuration, identical code,
@@ -50,6 +55,9 @@ MOVED_SHARE = 0.02
 _MACHINE = ("device", "driver", "cuda", "hip", "torch", "triton", "compute_capability", "sm_count")
 #: The SM clocks of the two sides are said to differ when this far apart (fraction).
 _CLOCK_APART = 0.04
+#: An inconclusive point's noise is "outside the kernels" when its method's noise floor is at least
+#: this many times the kernel method's.
+NOISIER = 3.0
 
 
 def launch_text(k: KernelStat) -> str | None:
@@ -126,6 +134,25 @@ def _code(a: PointResult, b: PointResult, a_run: RunInfo | None, b_run: RunInfo 
     return out, bool(ga and gb)
 
 
+def _spread(p: PointResult, method: str) -> float | None:
+    """max / min - 1 of ``method``'s round medians on one side; None with fewer than two rounds."""
+    m = p.result.measurements.get(method)
+    rounds = [x for x in (m.round_medians_us if m is not None else ()) if x]
+    return max(rounds) / min(rounds) - 1 if len(rounds) > 1 else None
+
+
+def _noisy_outside(a: PointResult, b: PointResult, method: str, c: Comparison, kernel: Comparison) -> Reason:
+    """The reason of an inconclusive point whose noise is in the launch or replay path (module docstring)."""
+    sa, sb = _spread(a, method), _spread(b, method)
+    spreads = f"A's rounds spread {sa:.0%}, B's {sb:.0%}" if sa is not None and sb is not None else "its rounds spread"
+    who = ("A" if sa > 2 * sb else "B" if sb > 2 * sa else None) if sa is not None and sb is not None else None
+    return Reason(kind="outside-kernels", text=(
+        f"the noise is outside the kernels: {method}'s noise floor +/-{c.noise_floor or 0:.1%} ({spreads}) against "
+        f"the kernels' device time's +/-{kernel.noise_floor or 0:.1%} ({kernel.ratio:.3f}): the launch or "
+        f"graph-replay path varied between rounds" + (f", on {who}'s side" if who else "")
+        + ", not the kernels"))
+
+
 def _delta(d: KernelDelta) -> float:
     """B's device time per call minus A's (a kernel missing on a side counts 0 there), us."""
     return (d.b_us or 0.0) - (d.a_us or 0.0)
@@ -173,6 +200,10 @@ def explain(a: PointResult, b: PointResult, method: str, c: Comparison, *, a_run
             f"outside the kernels: {method} {c.ratio:.3f} but the kernels' device time {kernel.ratio:.3f} "  # type: ignore[union-attr]
             f"({kernel.verdict}): the launch or graph-replay path moved (a first, freshly compiling process "  # type: ignore[union-attr]
             f"replays slower), not the kernels")))
+    noisy_outside = (method != "kernel" and c.verdict == "inconclusive" and kernels_held and c.noise_floor is not None
+                     and kernel.noise_floor is not None and kernel.noise_floor * NOISIER < c.noise_floor)  # type: ignore[union-attr]
+    if noisy_outside:
+        reasons.append(_noisy_outside(a, b, method, c, kernel))  # type: ignore[arg-type]
     directions = {m: x.verdict for m, x in verdicts.items()}
     if len({v for v in directions.values() if v in ("slower", "faster")}) > 1 or (
             any(v in ("slower", "faster") for v in directions.values()) and "same" in directions.values()):
@@ -192,11 +223,12 @@ def explain(a: PointResult, b: PointResult, method: str, c: Comparison, *, a_run
         reasons.append(Reason(kind="machine", text="the machine differs: " + "; ".join(machine)))
     if code:
         reasons.append(Reason(kind="code", text="the code differs: " + "; ".join(code)))
-    if reasons:
-        summary = reasons[0].text
-    elif c.verdict == "inconclusive":
+    if c.verdict == "inconclusive":  # what it would take, then where the noise or a difference is
         summary = (f"cannot tell at this noise (noise floor +/-{c.noise_floor or 0:.1%})"
-                   + (f": about {c.rounds_needed} rounds a side would resolve it" if c.rounds_needed else ""))
+                   + (f": about {c.rounds_needed} rounds a side would resolve it" if c.rounds_needed else "")
+                   + (f"; {reasons[0].text}" if reasons else ""))
+    elif reasons:
+        summary = reasons[0].text
     elif not a.result.kernels or not b.result.kernels:
         summary = ("nothing both sides recorded differs but the time; no kernel breakdown on "
                    + ("either side" if not a.result.kernels and not b.result.kernels else "one side")
