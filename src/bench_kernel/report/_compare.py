@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from bench_kernel.report._table import Column, Table
+from bench_kernel.units import first_and_more
 
 if TYPE_CHECKING:  # read only; importing them would load numpy for every command
     from bench_kernel.results import Comparison, MatchedPoint, ResultsComparison
@@ -157,10 +158,9 @@ def comparison_table(rc: ResultsComparison) -> Table:
                   for r in rc.rows if r.explanation is not None and r.comparison.verdict != "inconclusive"]
         unsure = rc.inconclusive
         if unsure:
-            said = "; ".join(f"{where(r)}: {r.comparison.rounds_needed or 'over 100'}" for r in unsure[:5])
-            more = f" (+{len(unsure) - 5} more)" if len(unsure) > 5 else ""
+            said = first_and_more([f"{where(r)}: {r.comparison.rounds_needed or 'over 100'}" for r in unsure], 5, "; ")
             notes.append(f"inconclusive: the CI spans the threshold's band; rounds a side that would likely resolve "
-                         f"it, from the measured noise: {said}{more}")
+                         f"it, from the measured noise: {said}")
         notes += noise_notes(rc)  # how the rows were judged: nothing to say without rows
         notes += _clock_notes(rc, where)
     else:

@@ -45,6 +45,7 @@ from bench_kernel.records import (
     RunInfo,
 )
 from bench_kernel.results._compare import compare, samples_problem
+from bench_kernel.units import first_and_more
 
 __all__ = ["explain", "launch_text", "MOVED_SHARE"]
 
@@ -178,9 +179,8 @@ def explain(a: PointResult, b: PointResult, method: str, c: Comparison, *, a_run
     kernel = verdicts.get("kernel")
     if moved:
         change = sum(_delta(d) for d in moved)
-        reasons.append(Reason(kind="kernels", text="kernels moved: " + "; ".join(
-            f"{d.short} {d.a_us:.4g} -> {d.b_us:.4g} us ({_pct(d.ratio)})" for d in moved[:3])  # type: ignore[arg-type]
-            + (f" (+{len(moved) - 3} more)" if len(moved) > 3 else "")
+        reasons.append(Reason(kind="kernels", text="kernels moved: " + first_and_more(
+            [f"{d.short} {d.a_us:.4g} -> {d.b_us:.4g} us ({_pct(d.ratio)})" for d in moved], 3, "; ")  # type: ignore[arg-type]
             + f": {change:+.4g} us per call of {total_a:.4g}"))
     if gone or added:
         parts = ([f"gone: {', '.join(d.short for d in gone[:3])}"] if gone else []) + \
