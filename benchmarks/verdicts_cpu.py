@@ -85,8 +85,11 @@ def main(argv: list[str] | None = None) -> int:
     for k in (1, 1, 2, 10):
         scaling.append(sweep(db, k))
         print(f"--rounds {k}: {scaling[-1]}", flush=True)
-    pairs = [{"a": a["run"], "b": b["run"], "rows": pair_verdicts(db, a["run"], b["run"])} for a, b in zip(runs, runs[1:])]
-    catch = [{"a": runs[-1]["run"], "b": s["run"], "rows": pair_verdicts(db, runs[-1]["run"], s["run"])} for s in slowed]
+    # with the store's history, as `bench-kernel compare` judges them: the runs' spread bounds each interval
+    pairs = [{"a": a["run"], "b": b["run"], "rows": pair_verdicts(db, a["run"], b["run"], history=True)}
+             for a, b in zip(runs, runs[1:])]
+    catch = [{"a": runs[-1]["run"], "b": s["run"], "rows": pair_verdicts(db, runs[-1]["run"], s["run"], history=True)}
+             for s in slowed]
     one_slow = sweep(db, 1, slow="manual:1:3")
     print(f"one-round slowed sweep: {one_slow}", flush=True)
     one_a, one_b = (s["run"] for s in scaling if s["rounds"] == 1)

@@ -286,7 +286,7 @@ def test_compare_points_matches_and_lists_what_it_cannot_compare():
     assert [r.explanation is None for r in rc.rows] == [False, False, False]
 
 
-def test_compare_points_asks_the_history_only_for_one_round_points():
+def test_compare_points_asks_every_point_its_history():
     asked = []
 
     def history(pa, pb, method):
@@ -297,9 +297,36 @@ def test_compare_points_asks_the_history_only_for_one_round_points():
     b = [_point("t", 1, (np.asarray(gpu_like_samples(2)) * 1.3).tolist()),
          rounds_point("t", {"M": 2}, rounds_measurement(2, 3, method="host"))]
     rc = compare_points(a, b, history=history)
-    assert asked == [(1, "host")]
+    assert asked == [(1, "host"), (2, "host")]
+    # one round a side takes the history's rounds noise; rounds of their own keep theirs (no runs' noise here)
     assert [(r.comparison.verdict, r.comparison.noise.source) for r in rc.rows] == [("slower", "history"),
                                                                                    ("inconclusive", "rounds")]
+
+
+def test_the_runs_spread_bounds_an_interval_that_the_rounds_of_one_run_make_too_narrow():
+    # Two identical CPU sweeps read a 64-token point 8.6% apart in every round (a machine's slow phase
+    # outlasting a run); the rounds' t-interval (+/-8.5%) called it slower. The point's stored runs had
+    # spread as much, run to run: their noise bounds the interval, and the verdict cannot tell.
+    a = rounds_measurement(3, 5, median_us=100.0, between=0.01, method="host")
+    b = rounds_measurement(4, 5, median_us=108.6, between=0.01, method="host")
+    alone = compare(a, b)
+    assert alone.verdict == "slower"
+    runs = [100.0, 93.0, 106.0, 97.0, 104.0, 108.0, 95.0, 101.0]  # stored runs' means: ~5% apart
+    history = noise_from_history([v for r in runs for v in (r * 0.99, r, r * 1.01)], runs)
+    assert history.runs == 8 and 0.03 < history.runs_sd_log < 0.08
+    held = compare(a, b, history=history)
+    assert held.verdict == "inconclusive" and held.noise.source == "history"
+    assert held.noise_floor > alone.noise_floor and "stored runs" in held.ci_method
+    assert held.rounds_needed is None  # more rounds of one run cannot narrow the runs' noise
+    # a real 2x change still reads slower, even with a stored regression among the runs: the runs'
+    # spread is robust (their median absolute deviation), so one 2x run does not swamp it
+    slow = rounds_measurement(5, 5, median_us=200.0, between=0.01, method="host")
+    with_regression = noise_from_history([v for r in runs + [200.0] for v in (r * 0.99, r, r * 1.01)], runs + [200.0])
+    assert compare(a, slow, history=with_regression).verdict == "slower"
+    # a quiet history leaves a tight interval as it is
+    quiet = [100.0, 100.1, 99.95, 100.05, 99.98, 100.02]
+    q = noise_from_history([v for r in quiet for v in (r, r * 1.001)], quiet)
+    assert compare(a, b, history=q).noise_floor == alone.noise_floor and compare(a, b, history=q).verdict == "slower"
 
 
 def test_two_providers_are_matched_on_params():

@@ -154,14 +154,16 @@ def main(argv: list[str] | None = None) -> int:
             runs.append(sweep(db, log, budget, "--max-time", "0.2",
                               methods=("graph", "kernel") if len(runs) < 2 else ("graph",)))
         done = [r for r in runs if r["status"] == "done"]
-        pairs = [{"a": a["run"], "b": b["run"], "rows": _rows(db, a["run"], b["run"])} for a, b in zip(done, done[1:])]
+        # with the store's history, as `bench-kernel compare` judges them: the runs' spread bounds each interval
+        pairs = [{"a": a["run"], "b": b["run"], "rows": _rows(db, a["run"], b["run"], history=True)}
+                 for a, b in zip(done, done[1:])]
         return {"runs": runs, "pairs": pairs, "launch_config": _launch_configs(db, done[0]["run"]) if done else None}
 
     def steady() -> dict:
         base = sweep(db, log, budget, "--steady", "--provider", "manual", "--rounds", str(args.steady_rounds))
         slow = sweep(db, log, budget, "--steady", "--provider", "manual", "--rounds", str(args.steady_rounds),
                      slow="manual:10")
-        rows = _rows(db, base["run"], slow["run"]) if base["status"] == slow["status"] == "done" else []
+        rows = _rows(db, base["run"], slow["run"], history=True) if base["status"] == slow["status"] == "done" else []
         return {"base": base, "slowed": slow, "rows": rows, "rounds": args.steady_rounds}
 
     def one_round() -> dict:

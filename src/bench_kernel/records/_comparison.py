@@ -38,6 +38,8 @@ class Noise(Record, frozen=True):
     source: Annotated[NoiseSource, doc("`rounds` (the two sides' own), `history` (the point's stored earlier runs) or `floor` (neither: the method's documented worst run-to-run noise, `results.METHOD_FLOORS`)")]
     n: Annotated[int, doc("round times it was measured from (0 for `floor`)")]
     relative: Annotated[float, doc("derived: that SD as a fraction of the time (exp(sd) - 1)")] = 0.0
+    runs_sd_log: Annotated[float | None, doc("`history`: the SD of the log of each stored run's mean time (1.4826 x their median absolute deviation, so that a few runs of another speed in the history do not swamp it): the noise a run's rounds share, which more rounds do not average out; null with fewer than 3 stored runs")] = None
+    runs: Annotated[int, doc("`history`: the stored runs `runs_sd_log` was measured from")] = 0
 
     def __post_init__(self) -> None:
         derive(self, relative=math.expm1(self.sd_log))

@@ -48,12 +48,13 @@ unless ``strict_clocks`` (``compare --strict-clocks``, ``--kernel-bench-strict-c
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 from bench_kernel.errors import InputError, UsageError
 from bench_kernel.records import Comparison, Measurement, Noise, Samples
 from bench_kernel.results._clocks import median_clock_mhz
-from bench_kernel.results._noise import CONFIDENCE, noise_from_rounds, round_test
+from bench_kernel.results._noise import CONFIDENCE, RoundTest, noise_from_rounds, round_test, run_level_half
 from bench_kernel.results._verdict import (
     DEFAULT_FLOOR,
     METHOD_FLOORS,
@@ -128,8 +129,9 @@ def compare(a: Measurement | Samples | Sequence[float], b: Measurement | Samples
 
     threshold: relative difference below which the verdict is ``same`` (0.04 = 4%).
     a_clocks_mhz, b_clocks_mhz: SM clock readings for plain samples (a Measurement brings its own).
-    history: the point's run-to-run noise from stored earlier runs (``noise_from_history``), used
-        only when the rounds give none (one round a side); without either, the method's floor.
+    history: the point's noise from its stored earlier runs (``noise_from_history``): its rounds'
+        noise where the rounds give none (one round a side; without either, the method's floor),
+        and its runs' noise as a lower bound on the interval's half-width (``run_level_half``).
     confidence: the interval's level (default 0.99; ``_noise`` says why).
     See the module docstring for the verdict rules. InputError when a side holds no samples or
     samples that are not times (:func:`samples_problem`).
@@ -157,12 +159,23 @@ def compare(a: Measurement | Samples | Sequence[float], b: Measurement | Samples
         floor = floor_noise(ma.method, confidence)
         noise = floor if floor.sd_log > noise.sd_log else noise
     test = round_test(ra, rb, noise, confidence)
+    run_half = run_level_half(history, confidence)
+    widened = history is not None and run_half is not None and run_half > math.log1p(test.floor)
+    if history is not None and run_half is not None and widened:
+        # the rounds of one run share its moment: the stored runs' spread bounds the interval (_noise)
+        test = RoundTest(test.ratio, test.ratio * math.exp(-run_half), test.ratio * math.exp(run_half),
+                         math.expm1(run_half), history, confidence)
+        noise = history
     said = verdict(test.ratio, test.ci_low, test.ci_high, threshold)
     limited = said in ("slower", "faster") and clock_explains(test.ratio, clocks["clock_a_mhz"],
                                                               clocks["clock_b_mhz"], threshold)
     method = {"rounds": "t-interval of log round times", "history": "t-interval, noise from the point's stored history",
               "floor": f"the method's worst run-to-run noise (+/-{METHOD_FLOORS.get(ma.method, DEFAULT_FLOOR):.0%}) as a bound"}
-    needed = rounds_to_resolve(test.ratio, noise, threshold, confidence) if said == "inconclusive" else None
+    if widened:
+        method["history"] = (f"t-interval widened to the run-to-run noise of the point's {noise.runs} stored runs "
+                             "(more rounds of one run cannot narrow it)")
+    # more rounds narrow an interval of rounds, not one set by the runs' spread
+    needed = rounds_to_resolve(test.ratio, noise, threshold, confidence) if said == "inconclusive" and not widened else None
     return Comparison(am, bm, test.ratio, test.ci_low, test.ci_high, said, test.ci_low > 1.0 or test.ci_high < 1.0,
                       threshold, **sizes, noise=noise, noise_floor=test.floor, ci_method=method[noise.source],
                       rounds_needed=needed,

@@ -27,8 +27,9 @@ from bench_kernel.results._explain import explain
 
 __all__ = ["ResultsComparison", "compare_points", "best_per_point", "History"]
 
-#: ``history(a_point, b_point, method) -> Noise | None``: the run-to-run noise of a point from the
-#: store's earlier runs of it (``Store.history_noise``), asked only where both sides have one round.
+#: ``history(a_point, b_point, method) -> Noise | None``: the noise of a point from the store's
+#: earlier runs of it (``results.store_history``): its rounds' noise, used where a side has one round,
+#: and its runs' noise, a lower bound on every interval (``results._noise``).
 History = Callable[[PointResult, PointResult, str], "Noise | None"]
 
 
@@ -122,7 +123,7 @@ def _pair(a: PointResult, b: PointResult, method: str | None, threshold: float, 
            if (problem := samples_problem(x.samples))]
     if bad:
         return unmatched(f"{'; '.join(bad)}: not times (a per-call time is finite and above 0)", invalid=True)
-    noise = history(a, b, m) if history is not None and ma.rounds + mb.rounds <= 2 else None
+    noise = history(a, b, m) if history is not None else None
     c = compare(ma, mb, threshold, history=noise)
     why = explain(a, b, m, c, a_run=runs[0], b_run=runs[1]) if c.verdict != "same" else None
     return MatchedPoint(provider=a.provider, b_provider=b.provider, params=dict(a.params), method=m, comparison=c,
@@ -139,8 +140,9 @@ def compare_points(a: Sequence[PointResult], b: Sequence[PointResult], *, thresh
         two providers of one run (each side then holds one provider).
     method: the timing method to compare (default: A's primary method at each point).
     strict_clocks: a slowdown that the lower SM clock of B explains is a regression too.
-    history: where a point has one round on each side, its run-to-run noise from earlier runs
-        (:data:`History`); without it such points use the method's floor (``_verdict``).
+    history: the point's noise from its earlier stored runs (:data:`History`): its rounds' noise
+        where a side has one round (without it, the method's floor, ``_verdict``), and its runs'
+        noise as a lower bound on the interval.
     a_run, b_run: the sides' stored runs, for the explanation's code facts (spec hash, dirty tree).
     Every point that is not ``same`` carries its explanation (``_explain``).
     """

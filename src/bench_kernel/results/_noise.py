@@ -29,7 +29,16 @@ the project's target is at most 1% (``benchmarks/results/verdicts-cpu.md``).
 Small K (two-sided 99% quantiles): df 1: t = 63.66, df 2: 9.92, df 4: 4.60, df 8: 3.36, df 18:
 2.88. One round a side gives df 0: no interval of its own -- the store may hold this point's history (same run name, provider, point, device and method), whose round
 medians give ``s`` with df = n - 1 (at least :data:`MIN_HISTORY` values); else the method's documented worst noise bounds it
-(``_verdict.METHOD_FLOORS``). The **noise floor**
+(``_verdict.METHOD_FLOORS``).
+
+Rounds of one run share its moment. Rounds are interleaved over a run's whole duration, yet a
+machine's slow phase can last longer than a run: on the project's 2-core CPU two consecutive
+identical sweeps read both 64-token points 5-9% apart, every round of each, and the t-interval of
+their rounds (+/-8.5%) called one of them "slower". Where the store holds the point's earlier runs,
+their run-to-run spread bounds the interval from below: the half-width is at least
+t(runs - 1) * runs_sd * sqrt(2) (:func:`run_level_half`), runs_sd the robust SD of the log of each
+stored run's mean (robust, so that a regression stored among them does not hide the next one).
+More rounds of the same run cannot narrow that part. The **noise floor**
 printed with every verdict is the interval's relative half-width, exp(t * se) - 1: the smallest
 change that this noise lets the test see.
 """
@@ -45,7 +54,7 @@ from typing import Sequence
 from bench_kernel.records import Noise
 
 __all__ = ["CONFIDENCE", "MIN_HISTORY", "Noise", "RoundTest", "noise_from_rounds", "noise_from_history",
-           "round_test", "t_quantile"]
+           "round_test", "run_level_half", "t_quantile"]
 
 #: The verdict's confidence level (module docstring: why 99%).
 CONFIDENCE = 0.99
@@ -110,12 +119,29 @@ def noise_from_rounds(a_us: Sequence[float], b_us: Sequence[float]) -> Noise | N
     return Noise(math.sqrt(ss / df), df, "rounds", len(a) + len(b))
 
 
-def noise_from_history(values_us: Sequence[float]) -> Noise | None:
-    """The SD of the log of a point's stored round medians; None with fewer than :data:`MIN_HISTORY`."""
+def noise_from_history(values_us: Sequence[float], run_means_us: Sequence[float] = ()) -> Noise | None:
+    """The SD of the log of a point's stored round medians; None with fewer than :data:`MIN_HISTORY`.
+    run_means_us: each stored run's mean time: their robust SD (1.4826 x the median absolute
+    deviation of the logs) is ``runs_sd_log``, the noise a run's rounds share (module docstring),
+    from :data:`MIN_HISTORY` runs on."""
     logs = _logs(values_us)
     if len(logs) < MIN_HISTORY:
         return None
-    return Noise(statistics.stdev(logs), len(logs) - 1, "history", len(logs))
+    runs = _logs(run_means_us)
+    runs_sd = None
+    if len(runs) >= MIN_HISTORY:
+        mid = statistics.median(runs)
+        runs_sd = 1.4826 * statistics.median(abs(x - mid) for x in runs)
+    return Noise(statistics.stdev(logs), len(logs) - 1, "history", len(logs), runs_sd_log=runs_sd,
+                 runs=len(runs) if runs_sd is not None else 0)
+
+
+def run_level_half(history: Noise | None, confidence: float = CONFIDENCE) -> float | None:
+    """The half-width (log scale) of B/A's interval that the run-to-run noise of ``history`` alone
+    allows: t(runs - 1) * runs_sd * sqrt(2), the difference of two runs' means; None without it."""
+    if history is None or history.runs_sd_log is None or history.runs < MIN_HISTORY:
+        return None
+    return t_quantile(confidence, history.runs - 1) * history.runs_sd_log * math.sqrt(2.0)
 
 
 @dataclass(frozen=True)

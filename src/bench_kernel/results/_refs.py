@@ -76,13 +76,15 @@ def resolve_ref(ref: str, open_db: Callable[[], Store]) -> PointSet:
 def store_history(store: Store, a: PointSet, b: PointSet) -> History:
     """The run-to-run noise of a point from ``store``'s other runs of A's spec (its run's name and
     kind; B's when A has no run), on the same device, by the same method: the :data:`History` that
-    ``compare_points`` asks where a point has one round on each side. A and B's own runs are left out."""
+    ``compare_points`` asks of every point: its rounds' noise where a side has one round, and its
+    runs' noise as a lower bound on every interval (``_noise``). A and B's own runs are left out."""
     base = a.run or b.run
     own = [r.id for r in (a.run, b.run) if r is not None and r.id is not None]
 
     def noise(pa: PointResult, pb: PointResult, method: str) -> Noise | None:
         if base is None:
             return None
-        return noise_from_history(store.round_times(base, pa.provider, pa.params, method, exclude_runs=own))
+        return noise_from_history(store.round_times(base, pa.provider, pa.params, method, exclude_runs=own),
+                                  store.run_means(base, pa.provider, pa.params, method, exclude_runs=own))
 
     return noise
