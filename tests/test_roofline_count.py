@@ -126,3 +126,33 @@ def test_op_table_validation():
         _parse_op_tables(json.dumps(raw).encode(), "ops.json")
     with pytest.raises(InputError, match="no aten op 'not_an_op'"):
         aten_packet(torch, "not_an_op")
+
+
+FRESH_COUNT = r"""
+import sys
+import torch
+from bench_kernel.roofline import count
+c = count(torch.add, torch.ones(256), torch.ones(256))
+after_eager = "torch._dynamo" in sys.modules
+compiled = torch.compile(lambda a, b: a * b + 1)
+k = count(compiled, torch.ones(4), torch.ones(4))
+print(c.flops, c.bytes, after_eager, k.flops, k.bytes)
+"""
+
+
+@pytest.mark.multiprocess
+@pytest.mark.slow
+def test_counting_plain_ops_does_not_load_dynamo_and_a_compiled_function_still_counts():
+    # A dispatch mode's __torch_dispatch__ is wrapped by torch._disable_dynamo, and set_stance imports
+    # Dynamo too: counting a one-element add cost 1.7 s of imports on a 2-core CPU machine. In a
+    # fresh process, counting eager ops must leave Dynamo unloaded; a compiled function (which loads
+    # it) is still counted on its eager twin.
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", FRESH_COUNT], capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stderr[-2000:]
+    flops, nbytes, dynamo, k_flops, k_bytes = out.stdout.split()[-5:]
+    assert (flops, nbytes, dynamo) == ("256", "3072", "False")  # 256 adds, 2 fp32 reads + 1 write of 1 KiB
+    # its eager twin: a * b reads 2 x 16 B and writes 16 B, + 1 reads those 16 B and writes 16 B
+    assert (k_flops, k_bytes) == ("8", "80")
