@@ -57,6 +57,7 @@ from bench_kernel.results._clocks import median_clock_mhz
 from bench_kernel.results._noise import CONFIDENCE, RoundTest, noise_from_rounds, round_test, run_level_half
 from bench_kernel.results._verdict import (
     DEFAULT_FLOOR,
+    FLOOR_HOLDS_ONE_ROUND,
     METHOD_FLOORS,
     floor_noise,
     geometric_mean,
@@ -152,10 +153,13 @@ def compare(a: Measurement | Samples | Sequence[float], b: Measurement | Samples
     sizes = dict(a_n=ma.samples.n, b_n=mb.samples.n, a_rounds=len(ra), b_rounds=len(rb), confidence=confidence,
                  statistic=ma.round_statistic)
     noise = noise_from_rounds(ra, rb) or history or floor_noise(ma.method, confidence)
-    if noise.source == "rounds" and min(len(ra), len(rb)) == 1:
+    one_side_once = min(len(ra), len(rb)) == 1
+    if noise.source == "rounds" and one_side_once or (
+            noise.source == "history" and one_side_once and ma.method in FLOOR_HOLDS_ONE_ROUND):
         # One side timed once: the other side's rounds saw only their own run's moment (a 5+1 host
         # comparison on a machine whose load rose between the runs read 1.34x on identical code),
-        # so the single round is taken to sit anywhere within the method's floor, at the least.
+        # so the single round is taken to sit anywhere within the method's floor, at the least; and
+        # for the host a stored history cannot vouch for this one round either (_verdict).
         floor = floor_noise(ma.method, confidence)
         noise = floor if floor.sd_log > noise.sd_log else noise
     test = round_test(ra, rb, noise, confidence)
