@@ -14,6 +14,7 @@ from bench_kernel.results._files import load_results_file
 from bench_kernel.results._match import History
 from bench_kernel.results._noise import Noise, noise_from_history
 from bench_kernel.results._store import Store
+from bench_kernel.results._verdict import geometric_mean
 
 __all__ = ["PointSet", "resolve_ref", "ref_file", "store_history"]
 
@@ -84,7 +85,7 @@ def store_history(store: Store, a: PointSet, b: PointSet) -> History:
     def noise(pa: PointResult, pb: PointResult, method: str) -> Noise | None:
         if base is None:
             return None
-        return noise_from_history(store.round_times(base, pa.provider, pa.params, method, exclude_runs=own),
-                                  store.run_means(base, pa.provider, pa.params, method, exclude_runs=own))
+        runs = [t for t in store.run_round_times(base, pa.provider, pa.params, method, exclude_runs=own) if t]
+        return noise_from_history([v for t in runs for v in t], [geometric_mean(t) for t in runs])
 
     return noise

@@ -360,35 +360,23 @@ class Store:
 
     def round_times(self, run: RunInfo, provider: str, params: dict[str, Any], method: str,
                     exclude_runs: Sequence[int] = ()) -> list[float]:
-        """The round times (us: ``Measurement.round_times_us``) of ``provider`` at ``params`` by ``method`` in every other stored
-        run of the same name, kind and device as ``run``: the point's history, for its run-to-run
-        noise (``results._noise.noise_from_history``)."""
-        rows = self._read(f"SELECT {', '.join('p.' + c.strip() for c in self._POINT_COLS.split(','))}"
-                          " FROM points p JOIN runs r ON r.id = p.run_id WHERE p.provider = ? AND p.params_key = ?"
-                          " AND p.status = 'ok' AND r.name = ? AND r.kind = ? ORDER BY p.run_id, p.id",
-                          (provider, params_key(params), run.name, run.kind))
-        device = run.device
-        skip = set(exclude_runs) | {run.id}
-        return [v for run_times in self._run_round_times(rows, skip, device, method) for v in run_times]
+        """The round times (us: ``Measurement.round_times_us``) of ``provider`` at ``params`` by
+        ``method`` in every other stored run of the same name, kind and device as ``run``: the
+        point's history, for its run-to-run noise (``results._noise.noise_from_history``)."""
+        return [v for times in self.run_round_times(run, provider, params, method, exclude_runs) for v in times]
 
-    def run_means(self, run: RunInfo, provider: str, params: dict[str, Any], method: str,
-                  exclude_runs: Sequence[int] = ()) -> list[float]:
-        """The geometric mean of each other stored run's round times (us), the runs of
-        :meth:`round_times`: what a whole run of the point read, run after run."""
+    def run_round_times(self, run: RunInfo, provider: str, params: dict[str, Any], method: str,
+                        exclude_runs: Sequence[int] = ()) -> list[list[float]]:
+        """:meth:`round_times` kept apart by run: one list per other stored run, in run order."""
         rows = self._read(f"SELECT {', '.join('p.' + c.strip() for c in self._POINT_COLS.split(','))}"
                           " FROM points p JOIN runs r ON r.id = p.run_id WHERE p.provider = ? AND p.params_key = ?"
                           " AND p.status = 'ok' AND r.name = ? AND r.kind = ? ORDER BY p.run_id, p.id",
                           (provider, params_key(params), run.name, run.kind))
         skip = set(exclude_runs) | {run.id}
-        return [math.exp(math.fsum(map(math.log, ts)) / len(ts))
-                for ts in self._run_round_times(rows, skip, run.device, method) if ts]
-
-    def _run_round_times(self, rows: list[Any], skip: set[Any], device: Any, method: str) -> list[list[float]]:
-        """Per stored run among ``rows`` (but ``skip``), on ``device``: its round times by ``method``."""
         out: list[list[float]] = []
         for point in self._merged([r for r in rows if r[0] not in skip]):
             m = point.result.measurements.get(method)
-            if m is not None and m.ok and point.result.env.get("device") == device:
+            if m is not None and m.ok and point.result.env.get("device") == run.device:
                 out.append([v for v in m.round_times_us if v is not None and v > 0])
         return out
 
