@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -294,6 +295,12 @@ def _count_flops(func: Any, args: tuple, kwargs: dict, out: Any, torch: Any, tal
         tally.note(f"{op}: FLOPs not counted: {work.reason}")
 
 
+def _dynamo_loaded() -> bool:
+    """Whether this process imported ``torch._dynamo`` (``torch.compile`` does): only then can
+    anything be compiled, and only then is its import already paid."""
+    return "torch._dynamo" in sys.modules
+
+
 def _counter_mode(torch: Any, tally: _Tally) -> Any:
     from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -305,9 +312,7 @@ def _counter_mode(torch: Any, tally: _Tally) -> Any:
             # torch wraps a mode's __torch_dispatch__ in torch._disable_dynamo, whose first call
             # imports torch._dynamo and torch._inductor: 1.7 s of counting a one-element add on a
             # 2-core CPU machine. Only a process that loaded Dynamo can compile inside the mode.
-            import sys
-
-            return "torch._dynamo" in sys.modules
+            return _dynamo_loaded()
 
         def __init__(self) -> None:
             super().__init__()
@@ -350,9 +355,7 @@ def _eager_twin(torch: Any) -> Iterator[None]:
     and ``torch._inductor`` (1.7 s on a 2-core CPU machine, 6.5 s in a fresh clone's test run, for
     counting a one-element add), while ``torch.compile`` imports ``torch._dynamo`` itself, so a
     process without it holds no compiled code to keep safe."""
-    import sys
-
-    if "torch._dynamo" not in sys.modules:
+    if not _dynamo_loaded():
         yield
         return
     set_stance = getattr(getattr(torch, "compiler", None), "set_stance", None)
