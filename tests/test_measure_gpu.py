@@ -142,3 +142,44 @@ def test_suite_runs_every_case_on_the_gpu(run_cli):
     assert res["copy"]["kernels"][0]["kind"] == "memcpy"
     # bf16 GEMM: at least 30% of this GPU's dense bf16 peak (cuBLAS reaches 70-85% on an H200)
     assert res["gemm"]["achieved_tflops"] > 0.3 * bench_kernel.detect_device().peak("bf16")
+
+
+def test_the_l2_flush_reads_its_buffer_and_writes_nothing_of_its_size():
+    # A flush that allocates (a sum of int32 first casts the buffer to int64) writes twice what it
+    # reads and leaves L2 dirty for the timed call; the flush must be one read-only reduction.
+    from torch.profiler import ProfilerActivity, profile
+
+    from bench_kernel.measure._inputs import L2Flusher
+
+    flusher = L2Flusher(torch.cuda.get_device_properties(0).L2_cache_size)
+    buffer_bytes = flusher.buffer.numel() * flusher.buffer.element_size()
+    flusher.flush()
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    before = torch.cuda.memory_allocated()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        flusher.flush()
+        torch.cuda.synchronize()
+    assert torch.cuda.max_memory_allocated() - before < 2**20 < buffer_bytes
+    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    assert kernels and not any("copy" in e.name.lower() for e in kernels), [e.name for e in kernels]
+
+
+def test_cold_events_hide_the_hosts_time_between_launches():
+    # A call that spends 100 us on the host before a tiny launch: the backlog (the flush counted
+    # in it) must keep the device busy through those 100 us, so the events read the kernel and
+    # its launch, not the host's wait.
+    import time
+
+    x = torch.zeros(1, device="cuda")
+
+    def slow_host_tiny_kernel():
+        end = time.perf_counter() + 100e-6
+        while time.perf_counter() < end:
+            pass
+        x.add_(1)
+
+    r = bench_kernel.bench(slow_host_tiny_kernel, methods=("events", "graph"), cache="cold", rounds=1)
+    assert r.measurements["events"].cache == "cold"
+    assert r.median_us("events") < 30.0, r.median_us("events")
+    assert r.median_us("events") >= r.median_us("graph")
