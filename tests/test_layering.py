@@ -20,7 +20,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "bench_kernel"
 #: Bottom-up. Modules of one layer may not import each other (except where listed in one entry).
 LAYERS: list[tuple[str, ...]] = [
     ("errors",),
-    ("atomic", "datafile", "units", "vcs", "options", "userregex", "plotfile"),
+    ("atomic", "datafile", "units", "vcs", "options", "userregex", "plotfile", "threads"),
     ("dtypes",),
     ("records",),
     ("gpu",),

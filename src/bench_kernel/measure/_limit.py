@@ -33,6 +33,7 @@ import time
 from typing import Any, Callable
 
 from bench_kernel.errors import TimeLimitError
+from bench_kernel.threads import start_background
 
 __all__ = ["Expired", "TimeLimit", "current_limit"]
 
@@ -189,7 +190,7 @@ class _Watchdog:
             heapq.heappush(self._heap, (when, order, limit, phase))
             if self._thread is None or not self._thread.is_alive():  # first use, or a forked child
                 self._thread = threading.Thread(target=self._run, name="bench-kernel time limits", daemon=True)
-                self._thread.start()
+                start_background(self._thread)
             elif earliest is None or when < earliest:
                 self._cond.notify()
 

@@ -18,6 +18,7 @@ import urllib.error
 import urllib.request
 
 from bench_kernel.serve._prometheus import Family, parse_exposition
+from bench_kernel.threads import start_background
 
 __all__ = ["Scraper", "probe_metrics", "SCRAPE_INTERVAL_S", "metrics_url"]
 
@@ -85,7 +86,7 @@ class Scraper:
 
     def start(self) -> "Scraper":
         self._once()  # the counters before the first request
-        self._thread.start()
+        start_background(self._thread)
         return self
 
     def stop(self, t0: float) -> list[tuple[float, dict[str, Family]]]:

@@ -21,6 +21,7 @@ import time
 from typing import Any, Callable, Sequence
 
 from bench_kernel.records import GpuTelemetry, Note, warning
+from bench_kernel.threads import start_background
 
 __all__ = ["Sampler", "open_gpus", "GpuReader", "telemetry_summary", "SAMPLE_INTERVAL_S", "FIELDS"]
 
@@ -164,7 +165,7 @@ class Sampler:
             self._once()
 
     def start(self) -> "Sampler":
-        self._thread.start()
+        start_background(self._thread)
         return self
 
     def stop(self, t0: float) -> tuple[GpuTelemetry, ...]:
