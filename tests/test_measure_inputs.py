@@ -105,6 +105,32 @@ def test_compare_reports_shape_nan_and_structure():
     assert "infinities" in compare(torch.tensor([float("inf")]), torch.tensor([1.0])).describe()
 
 
+@pytest.mark.parametrize("rel", [1e-6, 3e-4, 0.5])
+def test_finite_values_get_the_errors_of_the_masked_path(rel):
+    # Finite values take one read; the same values beside matching infinities and NaNs take the
+    # masked path, which leaves those out: both must say the same error, and the same verdict.
+    g = torch.Generator().manual_seed(7)
+    ref = torch.randn(5000, generator=g)
+    out = ref + rel * torch.randn(5000, generator=g)
+    odd = torch.tensor([float("inf"), float("-inf"), float("nan")])
+    quick = compare(out, ref)
+    masked = compare(torch.cat([out, odd]), torch.cat([ref, odd]))
+    assert quick.passed == masked.passed == (rel < 1e-4)
+    assert quick.rel_error == pytest.approx(masked.rel_error, rel=1e-12)
+    assert quick.max_abs_error == pytest.approx(masked.max_abs_error, rel=1e-12)
+    assert quick.rel_error == pytest.approx(float((out.double() - ref.double()).norm() / ref.double().norm()),
+                                            rel=1e-12)
+
+
+def test_a_nan_or_an_infinity_against_a_finite_reference_is_named_with_its_count():
+    ref = torch.ones(6)
+    out = ref.clone()
+    out[[1, 4]] = float("nan")
+    assert compare(out, ref).reason == "2 NaN values where the reference has none"
+    out[[1, 4]] = float("inf")
+    assert compare(out, ref).reason == "infinities differ from the reference"
+
+
 @pytest.mark.parametrize("dtype", [torch.int64, torch.bool])
 def test_compare_is_exact_for_integers(dtype):
     a = torch.tensor([1, 0, 1], dtype=dtype)

@@ -84,18 +84,46 @@ def _tensor_check(path: str, x: Any, y: Any, rtol: float | None, atol: float) ->
     tol = tolerance_for(x.dtype) if rtol is None else float(rtol)
     xd = x.detach().to(torch.float64 if not x.is_complex() else torch.complex128)
     yd = y.detach().to(xd.dtype).to(xd.device)
+    quick = _finite_check(path, dtype, xd, yd, tol, atol)
+    if quick is not None:
+        return quick
     bad_nan = torch.isnan(xd) & ~torch.isnan(yd)
     if bool(bad_nan.any()):
         return Check(False, path, dtype, rtol=tol, atol=atol,
                      reason=f"{int(bad_nan.sum())} NaN values where the reference has none")
     finite = torch.isfinite(yd)
-    if bool((torch.isinf(xd) & finite).any()) or bool((xd[~finite] != yd[~finite]).any()):
+    odd_x, odd_y = xd[~finite], yd[~finite]  # NaN where the reference has NaN is a match, not a difference
+    if bool((torch.isinf(xd) & finite).any()) or bool(((odd_x != odd_y) & ~(odd_x.isnan() & odd_y.isnan())).any()):
         return Check(False, path, dtype, rtol=tol, atol=atol, reason="infinities differ from the reference")
     d = (xd - yd)[finite]
-    n = max(int(d.numel()), 1)
     diff = float(torch.linalg.vector_norm(d))
     scale = float(torch.linalg.vector_norm(yd[finite]))
     max_abs = float(d.abs().max()) if d.numel() else 0.0
+    return _verdict(path, dtype, diff, scale, max_abs, int(d.numel()), tol, atol)
+
+
+def _finite_check(path: str, dtype: str, xd: Any, yd: Any, tol: float, atol: float) -> Check | None:
+    """The usual case in one read of the results: the error's norm, the reference's norm and the
+    largest error, whose finiteness shows that neither side holds a NaN or an infinity (either
+    makes a norm non-finite). None sends the general path to say what is not finite. That path's
+    masks and masked copies took 2 s for 16M float32 values on a 2-core CPU (35 ms for 1M): more
+    than the timing of a sweep's point."""
+    import torch
+
+    if not xd.numel():
+        return None
+    d = xd - yd
+    diff, scale, max_abs = torch.stack([torch.linalg.vector_norm(d), torch.linalg.vector_norm(yd),
+                                        d.abs().max()]).tolist()
+    if not all(math.isfinite(v) for v in (diff, scale, max_abs)):
+        return None
+    return _verdict(path, dtype, diff, scale, max_abs, int(d.numel()), tol, atol)
+
+
+def _verdict(path: str, dtype: str, diff: float, scale: float, max_abs: float, count: int, tol: float,
+             atol: float) -> Check:
+    """Pass or fail from the error's norm ``diff``, the reference's norm ``scale`` and ``count`` values."""
+    n = max(count, 1)
     # A reference of zeros has no relative error: the absolute one stands in for it (as before rtol/atol).
     rel = diff / scale if scale > 0 else diff
     passed = diff / math.sqrt(n) <= atol + tol * scale / math.sqrt(n) if scale > 0 else (
