@@ -6,8 +6,14 @@ from either carries the same things: input shapes (``record_shapes``, for ``ops`
 shapes), Python stacks (``with_stack``, for paths), ``nn.Module`` markers (``with_modules``, for
 layers and repeated structure), and one ``ProfilerStep#N`` annotation per call (for ``--step``).
 
-A warm-up schedule runs the first calls under the profiler without recording them: JIT
-compilation, autotuning and lazy initialisation happen there, not in the recorded steps.
+The warm-up calls run before the recording: JIT compilation, autotuning and lazy initialisation
+happen there, not in the recorded steps. The recording is the bare Kineto session of the ``kernel``
+method (``_profiler_start``), not ``torch.profiler.profile``, whose first session imports
+``torch._inductor`` and ``torch._dynamo`` (1.8 s on the project's 2-core CPU machine, 5.9 s on an
+H200) to ask one of their settings. What the wrapper adds is added here: the
+``ProfilerStep#N`` range around each step (numbered after the warm-up calls, as its schedule
+numbers them), the recorded flags and a process group's ``distributedInfo`` in the metadata, and
+the gzip of a ``.gz`` name.
 """
 
 from __future__ import annotations
@@ -16,13 +22,13 @@ import contextlib
 import os
 import sys
 import tempfile
-import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from bench_kernel.atomic import is_stream, replacing
 from bench_kernel.errors import InputError, OutputError, UsageError
 from bench_kernel.measure._memory import check_fits, heap_bytes
+from bench_kernel.measure._profiler_start import add_trace_metadata, kineto_session, save_trace, start_profiler
 from bench_kernel.measure._runner import guard
 
 __all__ = ["record_trace", "check_writable", "check_steps", "MAX_STEPS"]
@@ -119,35 +125,33 @@ def record_trace(call: Callable[[], Any], path: str | Path, *, steps: int, warmu
     from bench_kernel.gpu import has_gpu, import_torch
 
     torch = import_torch("recording a trace runs the PyTorch profiler")
-    from torch.profiler import ProfilerActivity, profile, schedule
+    from torch.autograd.profiler import record_function
 
     path = check_writable(Path(path))
     gpu = has_gpu()
-    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if gpu else [])
-    suffix = ".json.gz" if path.name.endswith(".gz") else ".json"  # torch picks gzip by the name
+    suffix = ".json.gz" if path.name.endswith(".gz") else ".json"
     exported: list[bool] = []
     tmp: Path | None = None
 
     def export(prof: Any) -> None:
-        prof.export_chrome_trace(str(tmp))
+        assert tmp is not None
+        save_trace(prof, tmp)
         exported.append(True)
 
     def session(active: int, warm: int, ready: Callable[[Any], None]) -> None:
-        with warnings.catch_warnings():
-            # torch warns when a schedule's warm-up steps see no activity: expected on the CPU
-            warnings.simplefilter("ignore", UserWarning)
-            with profile(activities=activities, record_shapes=True, with_stack=True, with_modules=True,
-                         schedule=schedule(wait=0, warmup=warm, active=active, repeat=1),
-                         on_trace_ready=ready) as prof:
-                try:
-                    for _ in range(warm + active):
-                        call()
-                        if gpu:
-                            torch.cuda.synchronize()
-                        prof.step()
-                except BaseException:
-                    prof.on_trace_ready = None  # a failed recording is not written
-                    raise
+        start_profiler()  # the process's first Kineto session, not in any recorded step
+        for _ in range(warm):
+            call()
+            if gpu:
+                torch.cuda.synchronize()
+        with kineto_session(record_shapes=True, with_stack=True, with_modules=True) as prof:
+            add_trace_metadata("record_shapes", "with_stack", "with_modules")
+            for i in range(active):
+                with record_function(f"ProfilerStep#{warm + i}"):
+                    call()
+                    if gpu:
+                        torch.cuda.synchronize()
+        ready(prof)  # not reached when a call raised: a failed recording is not written
 
     def grown(n: int) -> int:  # heap bytes a recording of n steps holds once stopped, as it peaks
         before, after = heap_bytes() or 0, []

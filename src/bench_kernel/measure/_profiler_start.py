@@ -20,24 +20,60 @@ the H200, Kineto printed "ERROR: External init callback must run in same thread 
 
 from __future__ import annotations
 
+import gzip
+import json
+import shutil
+import tempfile
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
-__all__ = ["kineto_session", "start_profiler"]
+__all__ = ["kineto_session", "start_profiler", "add_trace_metadata", "save_trace"]
 
 _LOCK = threading.Lock()
 _STARTED: list[float] = []
 
 
-def kineto_session(device: bool = True) -> Any:
+def kineto_session(device: bool = True, *, record_shapes: bool = False, with_stack: bool = False,
+                   with_modules: bool = False) -> Any:
     """A profiler session (not yet entered) of CPU ops and, with ``device`` and a GPU, device
-    activity: ``torch.autograd.profiler.profile``; its events are ``session.kineto_results.events()``."""
+    activity: ``torch.autograd.profiler.profile``; its events are ``session.kineto_results.events()``.
+    The flags record input shapes, Python stacks and ``nn.Module`` markers too."""
     import torch
     from torch.autograd import profiler as autograd_profiler
 
     use_device = "cuda" if device and torch.cuda.is_available() else None  # HIP answers as "cuda" too
-    return autograd_profiler.profile(use_cpu=True, use_device=use_device, use_kineto=True)
+    return autograd_profiler.profile(use_cpu=True, use_device=use_device, use_kineto=True,
+                                     record_shapes=record_shapes, with_stack=with_stack, with_modules=with_modules)
+
+
+def add_trace_metadata(*flags: str) -> None:
+    """Inside a session, what ``torch.profiler.profile`` adds to its trace: each recorded flag
+    (``"record_shapes"``, ``"with_stack"``, ``"with_modules"``) as ``"1"``, and in a process group its
+    backend, rank and world size as ``distributedInfo`` (multi-rank readers use it)."""
+    import torch
+
+    for flag in flags:
+        torch.autograd._add_metadata_json(flag, "1")
+    dist = torch.distributed
+    if not (dist.is_available() and dist.is_initialized()):
+        return
+    info: dict[str, Any] = {"backend": dist.get_backend(), "rank": dist.get_rank(),
+                            "world_size": dist.get_world_size()}
+    torch.autograd._add_metadata_json("distributedInfo", json.dumps(info))
+
+
+def save_trace(session: Any, path: Path) -> None:
+    """Write a stopped session's Chrome trace to ``path``, gzipped when its name ends in ``.gz``."""
+    if not path.name.endswith(".gz"):
+        session.kineto_results.save(str(path))
+        return
+    with tempfile.TemporaryDirectory(dir=path.parent) as folder:
+        plain = Path(folder) / "trace.json"
+        session.kineto_results.save(str(plain))
+        with open(plain, "rb") as src, gzip.open(path, "wb", compresslevel=6) as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
 
 
 def start_profiler() -> float:
