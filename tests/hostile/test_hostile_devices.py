@@ -136,9 +136,6 @@ def test_a_block_device_as_output_is_refused_before_any_work(run_cli, tmp_path):
     assert _is(blk, "blk")
 
 
-# Three whole `profile` runs; torch.profiler.profile's first session imports torch._inductor, which a
-# fresh clone compiles first: 6.1 s on CI's clean clone at load 1.5 (2.3 s with warm caches).
-@pytest.mark.slow
 def test_profile_into_devices_and_a_fifo(run_cli, tmp_path):
     pytest.importorskip("torch")
     target = tmp_path / "m.py"
