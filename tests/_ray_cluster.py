@@ -1,14 +1,14 @@
-"""One local Ray instance for a whole test session, shared by pytest-xdist's workers.
+"""One local Ray instance for the tests that need it, shared by pytest-xdist's workers.
 
 Each ``ray.init()`` that starts a local instance waits at most 30 s for its raylet (hard-coded in
 Ray); on a 2-core machine at load ~9 that start timed out and failed the Ray tests. Here the
-instance is started once per session, as ``ray start --head --block`` (its processes end with it),
+instance is started once for them, as ``ray start --head --block`` (its processes end with it),
 with attempts of their own (``BENCH_KERNEL_TEST_RAY_START_S`` in all, default 300 s); the tests
 connect to it through ``RAY_ADDRESS``, which takes about 2 s. Where it cannot start at all, the
 tests skip and say why.
 
 The workers of one session share it through a state file under the session's base temporary
-folder, behind a lock: the first starts it, each registers as a user, and the last to leave
+folder, behind a lock (the fixture's scope says how long each holds it): the first starts it, each registers as a user, and the last to leave
 stops it (by the process id written there). Its temporary folder is its own, so no other Ray on
 the machine finds it (``ray.init()`` without an address joins the last ``ray start`` cluster
 recorded in the default one).
@@ -125,7 +125,7 @@ _mine: dict[int, subprocess.Popen] = {}
 
 @contextlib.contextmanager
 def shared_instance(folder: Path) -> Iterator[str]:
-    """The address of the session's local Ray instance, started here if no worker has yet."""
+    """The address of the shared local Ray instance, started here if no worker holds one now."""
     state, lock = folder / "ray.json", folder / "ray.lock"
     with _locked(lock):
         info = json.loads(state.read_text()) if state.exists() else None

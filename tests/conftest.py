@@ -31,7 +31,9 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # Slow and multiprocess tests first: under pytest-xdist (CI's -n 2) a long test that starts last
-    # keeps one core busy alone at the end; started first, the short ones fill in around it.
+    # keeps one core busy alone at the end; started first, the short ones fill in around it. With
+    # --dist worksteal (pyproject.toml) the worker whose half of the queue starts with them keeps
+    # them, and the other takes over the rest of its queue once its own half is done.
     items.sort(key=lambda item: not ("slow" in item.keywords or "multiprocess" in item.keywords))
     if has_gpu():
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pytest
@@ -16,6 +17,13 @@ H200 = "h200__llama_eager_generate.json.gz"
 @pytest.fixture(scope="module")
 def h200(traces_dir):
     return load_trace(traces_dir / H200, shapes=True, stacks=True)
+
+
+@functools.lru_cache(maxsize=2)
+def _h200_doc(traces_dir, kernel: str):
+    """The H200 trace's document of ``kernel`` in step 1 (1-1.5 s to build): a frozen record, read by
+    the tests that need the same one."""
+    return document_trace(traces_dir / H200, kernel=kernel, step=1)
 
 
 def _first_in_step(trace, pattern: str, step: int) -> int:
@@ -52,7 +60,7 @@ def test_document_from_the_h200_trace(traces_dir, h200, pattern, tmp_path):
 
 
 def test_attention_path_and_counts(traces_dir):
-    doc = document_trace(traces_dir / H200, kernel="sdpa", step=1)
+    doc = _h200_doc(traces_dir, "sdpa")
     [site] = doc.kernels
     assert site.category == "attention" and site.op == "aten::_cudnn_attention_forward"
     assert site.launches_per_call == 8  # one per decoder layer, 8 layers
@@ -62,7 +70,7 @@ def test_attention_path_and_counts(traces_dir):
 
 
 def test_gemm_paths_split_attention_from_mlp(traces_dir):
-    doc = document_trace(traces_dir / H200, kernel="nvjet", step=1)
+    doc = _h200_doc(traces_dir, "nvjet")
     titles = [p.title for p in doc.paths]
     assert titles[0] == "`LlamaDecoderLayer.forward` (gemm)"
     tree = doc.to_markdown().split("## Path 2")[0]
@@ -71,7 +79,7 @@ def test_gemm_paths_split_attention_from_mlp(traces_dir):
 
 
 def test_chinese_document_has_the_seed_headings(traces_dir):
-    text = document_trace(traces_dir / H200, kernel="sdpa", step=1).to_markdown("zh")
+    text = _h200_doc(traces_dir, "sdpa").to_markdown("zh")
     assert "源码追踪" in text and "## 概述" in text and "## 路径 1：" in text and "## 完整端到端流程图" in text
     assert "### CUDA 内核：`" in text
 

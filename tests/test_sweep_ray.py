@@ -1,9 +1,11 @@
 """The Ray backend against a local Ray instance on the CPU, host method: the same points as a
 sweep in one process, all stored by the driver, and a task whose worker dies is one error.
 
-The instance is one per test session (tests/_ray_cluster.py): the backend, given no address,
-joins it through ``RAY_ADDRESS`` as it would join any cluster, instead of starting (and waiting
-for) an instance of its own in each test.
+The instance is one for this module's tests (tests/_ray_cluster.py), shared by the xdist workers
+that run them, and stopped once the last of them is done (left to the end of the session, its idle
+processes took ~3% of a core for minutes): the backend, given no address, joins it through
+``RAY_ADDRESS`` as it would join any cluster, instead of starting (and waiting for) an instance of
+its own in each test.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from bench_kernel.sweeps import load_spec, run_sweep
 pytestmark = [pytest.mark.slow, pytest.mark.multiprocess]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def ray_instance(tmp_path_factory):
-    """The address of the session's local Ray instance (shared by xdist's workers)."""
+    """The address of the local Ray instance of this module's tests (shared by xdist's workers)."""
     pytest.importorskip("ray", reason="the [ray] extra is not installed")
     base = tmp_path_factory.getbasetemp()
     folder = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the workers' common folder

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from _raw_traces import raw_events
 from bench_kernel.trace import collective_calls, load_trace, timeline_ranks
 from bench_kernel.trace._tables import collectives
 
@@ -44,7 +45,7 @@ def test_every_collective_and_dtype_row_parses():
 
 def test_mi300_collectives_equal_the_kernel_metadata(traces_dir):
     path = traces_dir / "mi300__resnet_act_checkpoint.json.gz"
-    raw = [e for e in _events(path) if e.get("cat") == "kernel" and "nccl" in e["name"]]
+    raw = [e for e in raw_events(path) if e.get("cat") == "kernel" and "nccl" in e["name"]]
     c = collective_calls(load_trace(path))
     assert len(c.calls) == len(raw) == 17
     assert c.total_us == pytest.approx(sum(e["dur"] for e in raw)) and round(c.total_us / 1e3, 2) == 71.52
@@ -65,7 +66,7 @@ def test_mi300_collectives_equal_the_kernel_metadata(traces_dir):
 
 def test_b200_sizes_from_record_param_comms_and_op_shapes(traces_dir):
     path = traces_dir / "b200__eager_trace.json.gz"
-    evs = _events(path)
+    evs = raw_events(path)
     ops = {e["args"]["External id"]: e for e in evs if e.get("cat") == "cpu_op" and "External id" in e.get("args", {})}
     plain = collective_calls(load_trace(path))
     # the one NCCL all-gather carries its own metadata (In 25136 -> Out 201088 elements over 8 ranks)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 from collections import Counter
@@ -10,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from _raw_traces import raw_events
 from bench_kernel.errors import TraceError, UsageError
 from bench_kernel.trace import inventory, load_trace
 
@@ -79,7 +79,7 @@ REAL = ["b200__eager_trace", "h200__inductor_mlp_rmsnorm", "h200__llama_eager_ge
 @pytest.mark.parametrize("name", REAL)
 def test_real_trace_totals_equal_the_sum_of_kernel_durations(traces_dir, name):
     path = traces_dir / f"{name}.json.gz"
-    events = json.load(gzip.open(path))["traceEvents"]
+    events = raw_events(path)
     kernels = [e for e in events if e.get("cat") == "kernel"]
     inv = inventory(load_trace(path, links=False))
     assert inv.kernel_count == len(kernels)
@@ -91,7 +91,7 @@ def test_rocm_trace_with_mangled_names(traces_dir):
     path = traces_dir / "mi300__resnet_act_checkpoint.json.gz"
     inv = inventory(load_trace(path, links=False))
     mangled = [r for r in inv.kernels if r.name.startswith("_Z")]
-    raw = Counter(e["name"] for e in json.load(gzip.open(path))["traceEvents"] if e.get("cat") == "kernel")
+    raw = Counter(e["name"] for e in raw_events(path) if e.get("cat") == "kernel")
     assert len(mangled) == 5
     # each mangled name is counted as often as the raw trace has it, and shown demangled
     assert [r.count for r in mangled] == [raw[r.name] for r in mangled]

@@ -10,6 +10,7 @@ from collections import defaultdict
 
 import pytest
 
+from _raw_traces import raw_events
 from bench_kernel.trace import load_trace, ops
 
 LLAMA = "h200__llama_eager_generate.json.gz"
@@ -18,7 +19,7 @@ LLAMA = "h200__llama_eager_generate.json.gz"
 @pytest.fixture(scope="module")
 def llama_raw(traces_dir):
     """Per (op name, Input Dims text, Concrete Inputs text): [calls, kernel us], from the raw JSON."""
-    events = json.load(gzip.open(traces_dir / LLAMA))["traceEvents"]
+    events = raw_events(traces_dir / LLAMA)
     ops_by_ext = {e["args"]["External id"]: e for e in events
                   if e.get("cat") == "cpu_op" and "External id" in e.get("args", {})}
     out: dict[tuple, list] = defaultdict(lambda: [set(), 0.0])
@@ -85,7 +86,7 @@ def test_decode_attention_sees_the_whole_context(llama_raw, llama_ops):
 
 
 def test_rows_and_unlinked_kernels_sum_to_the_trace_total(traces_dir, llama_ops):
-    raw = json.load(gzip.open(traces_dir / LLAMA))["traceEvents"]
+    raw = raw_events(traces_dir / LLAMA)
     total = sum(e["dur"] for e in raw if e.get("cat") == "kernel")
     assert llama_ops.total_kernel_us == pytest.approx(total)
     assert sum(r.kernel_us for r in llama_ops.rows) + llama_ops.unlinked_us == pytest.approx(total)

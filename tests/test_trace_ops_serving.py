@@ -3,13 +3,13 @@ from the raw events' recorded shapes and annotations, with the arithmetic writte
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 from collections import defaultdict
 
 import pytest
 
+from _raw_traces import raw_events, raw_trace
 from bench_kernel.trace import load_trace, ops
 
 B200 = "b200__eager_trace.json.gz"
@@ -21,7 +21,7 @@ CPU = "cpu_serve__transformers_serve.json.gz"
 
 
 def _events(path):
-    return json.load(gzip.open(path))["traceEvents"]
+    return raw_events(path)
 
 
 def _op_kernels(events, op_name):
@@ -132,7 +132,7 @@ def test_decode_attention_lengths_from_the_detailed_annotation(traces_dir, decod
 def test_a_trace_holding_its_own_captures_needs_no_capture_flag(traces_dir, tmp_path, decode_with_capture):
     # One file with the capture's events and then the replay's (the same process: ids do not collide);
     # the Python stacks are left out, as ops does not read them
-    capture, replay = (json.load(gzip.open(traces_dir / n)) for n in (CAPTURE, DECODE))
+    capture, replay = (raw_trace(traces_dir / n) for n in (CAPTURE, DECODE))
     merged = {**replay, "traceEvents": [e for e in capture["traceEvents"] + replay["traceEvents"]
                                         if e.get("cat") != "python_function"]}
     path = tmp_path / "both.json"

@@ -3,6 +3,7 @@ CLI judges it, never a traceback; and a target that prints to stdout cannot corr
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 import textwrap
@@ -10,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("mcp")
+# Found, not imported: the SDK takes 1-3 s to import, at collection in every xdist worker, and only
+# the tests that talk to a server (or build its results) need it; they import it then.
+if importlib.util.find_spec("mcp") is None:
+    pytest.skip("could not import 'mcp': the [mcp] extra is not installed", allow_module_level=True)
 
 from bench_kernel.mcp_server import tool_specs  # noqa: E402
 from bench_kernel.mcp_server._call import invoke_here  # noqa: E402

@@ -9,6 +9,7 @@ pattern they replaced was quadratic or worse and took 0.7 s (``"A_" * 4000``) to
 from __future__ import annotations
 
 import csv
+import functools
 import gc
 import importlib
 import json
@@ -41,8 +42,9 @@ def _fresh() -> None:
 def _cpu_s(name: str) -> float:
     # The collector is held off while timing: in a long-lived xdist worker a full collection of
     # everything earlier tests left took 0.38 s of a 13 ms decode. The bound is about the decode.
+    # Disabled, not run first: a collection beforehand cost each call those 0.15-0.4 s again (90% of
+    # the worst shapes' time) and kept nothing out of the timed part that disabling does not.
     _fresh()
-    gc.collect()
     gc.disable()
     try:
         t = time.process_time()
@@ -141,13 +143,15 @@ def _real_rows(shared_data: Path) -> list[dict]:
         return list(csv.DictReader(f, delimiter="\t"))
 
 
-def _all_real_names(shared_data: Path) -> list[str]:
+@functools.lru_cache(maxsize=1)
+def _all_real_names(shared_data: Path) -> tuple[str, ...]:
+    # Two tests read every real trace (2 s): once per test process. A tuple: no test can change it.
     names = {r["name"] for r in _real_rows(shared_data)}
     names.update(v["name"] for v in json.loads((shared_data / "kernel_names" / "decode_vectors.json").read_text())["vectors"])
     for trace in sorted((shared_data / "traces").glob("*.json.gz")):
         t = load_trace(trace, links=False)
         names.update(t.names[i] for i in set(t.kernels.name.tolist()))
-    return sorted(names)
+    return tuple(sorted(names))
 
 
 def test_tree_of_a_kernel_without_ops():

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import mmap
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench_kernel.datafile import read_package_tsv
@@ -43,6 +43,9 @@ class SourceContext:
     link_style: str = "path"
     torch_ref: str | None = None
     """The tag ATen links point at; None: the installed torch's, else ``main``."""
+    listings: dict[tuple[Path, tuple[str, ...]], list[Path]] = field(default_factory=dict, compare=False, repr=False)
+    """The files of each package folder searched while this document is built: every library kernel of
+    one package lists the same folder (transformers: 0.1 s a listing, once per kernel before)."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -114,7 +117,12 @@ def _package_dir(site: KernelSite) -> Path | None:
     return None
 
 
-def _files(folder: Path, suffixes: tuple[str, ...]) -> list[Path]:
+def _files(folder: Path, suffixes: tuple[str, ...],
+           listings: dict[tuple[Path, tuple[str, ...]], list[Path]] | None = None) -> list[Path]:
+    if listings is not None:
+        if (folder, suffixes) not in listings:
+            listings[folder, suffixes] = _files(folder, suffixes)
+        return listings[folder, suffixes]
     out = []
     for p in sorted(folder.rglob("*")):
         if len(out) >= _MAX_FILES:
@@ -124,12 +132,14 @@ def _files(folder: Path, suffixes: tuple[str, ...]) -> list[Path]:
     return out
 
 
-def find_library(folder: Path, ident: str) -> tuple[Path | None, tuple[Path, int] | None]:
+def find_library(folder: Path, ident: str, listings: dict[tuple[Path, tuple[str, ...]], list[Path]] | None = None,
+                 ) -> tuple[Path | None, tuple[Path, int] | None]:
     """The shared object under ``folder`` whose bytes name ``ident``, and the source file and line
-    that define it (``__global__ … ident``, ``struct ident``, ``void ident(``), when shipped."""
+    that define it (``__global__ … ident``, ``struct ident``, ``void ident(``), when shipped.
+    ``listings``: the folders' files already listed (``SourceContext.listings``), filled as they are."""
     needle = ident.encode()
     so = None
-    for p in _files(folder, (".so",)):
+    for p in _files(folder, (".so",), listings):
         try:
             with p.open("rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
                 if mm.find(needle) >= 0:
@@ -139,7 +149,7 @@ def find_library(folder: Path, ident: str) -> tuple[Path | None, tuple[Path, int
             continue
     rx = re.compile(rf"(__global__[^;{{]*\b{re.escape(ident)}\b|\b(?:struct|class)\s+{re.escape(ident)}\b"
                     rf"|\bvoid\s+{re.escape(ident)}\s*\()")
-    for p in _files(folder, _SRC_SUFFIXES):
+    for p in _files(folder, _SRC_SUFFIXES, listings):
         try:
             text = p.read_text(encoding="utf-8", errors="replace")
         except OSError:
@@ -186,7 +196,7 @@ def kernel_source(site: KernelSite, record: KernelRecord, ctx: SourceContext) ->
     folder = _package_dir(site)
     ident = _identifier(site.name)
     if folder is not None and ident:
-        so, src = find_library(folder, ident)
+        so, src = find_library(folder, ident, ctx.listings)
         if so is not None:
             links.append(_local(so, None, "library", ident, ctx))
         if src is not None:
