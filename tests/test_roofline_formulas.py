@@ -267,11 +267,15 @@ def test_trace_arguments_parse_and_malformed_ones_do_not_raise():
 
 def test_scalar_type_numbers_match_what_the_profiler_records(tmp_path):
     torch = pytest.importorskip("torch")
+    from bench_kernel.measure._profiler_start import kineto_session, save_trace
+
     dtypes = [torch.bfloat16, torch.float16, torch.float32, torch.int64, torch.bool, torch.float8_e4m3fn]
-    with torch.profiler.profile(record_shapes=True) as prof:
+    # the session bench-kernel records with (torch.profiler.profile's first one imports torch._inductor:
+    # 5 s of compiling on a clean clone)
+    with kineto_session(device=False, record_shapes=True) as prof:
         for d in dtypes:
             torch.empty(2, dtype=d)
-    prof.export_chrome_trace(str(tmp_path / "t.json"))
+    save_trace(prof, tmp_path / "t.json")
     events = [e for e in json.loads((tmp_path / "t.json").read_text())["traceEvents"] if e.get("name") == "aten::empty"]
     codes = [int(e["args"]["Concrete Inputs"][1]) for e in events]
     assert [scalar_type(c) for c in codes] == ["bf16", "fp16", "fp32", "int64", "bool", "fp8e4m3"]
