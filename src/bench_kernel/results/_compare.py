@@ -164,12 +164,12 @@ def compare(a: Measurement | Samples | Sequence[float], b: Measurement | Samples
         noise = floor if floor.sd_log > noise.sd_log else noise
     test = round_test(ra, rb, noise, confidence)
     run_half = run_level_half(history, confidence)
-    widened = history is not None and run_half is not None and run_half > math.log1p(test.floor)
-    if history is not None and run_half is not None and widened:
+    widened = False
+    if history is not None and run_half is not None and run_half > math.log1p(test.floor):
         # the rounds of one run share its moment: the stored runs' spread bounds the interval (_noise)
         test = RoundTest(test.ratio, test.ratio * math.exp(-run_half), test.ratio * math.exp(run_half),
                          math.expm1(run_half), history, confidence)
-        noise = history
+        noise, widened = history, True
     said = verdict(test.ratio, test.ci_low, test.ci_high, threshold)
     limited = said in ("slower", "faster") and clock_explains(test.ratio, clocks["clock_a_mhz"],
                                                               clocks["clock_b_mhz"], threshold)
