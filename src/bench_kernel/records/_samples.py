@@ -61,7 +61,12 @@ class Samples:
 
     @cached_property
     def mean_us(self) -> float:
-        return float(self._sorted.mean()) if self.n else math.nan
+        if not self.n:
+            return math.nan
+        import numpy as np
+
+        with np.errstate(invalid="ignore", over="ignore"):  # inf and -inf make NaN: said, not warned
+            return float(self._sorted.mean())
 
     @cached_property
     def min_us(self) -> float:
@@ -77,8 +82,11 @@ class Samples:
             return math.nan
         import numpy as np
 
-        q1, q3 = np.percentile(self._sorted, [25, 75])
-        return float(q3 - q1)
+        # Damaged samples (inf beside inf) give NaN, which the records carry as "no value"; numpy's
+        # warning about it would reach a user's stderr as a line that is not bench-kernel's.
+        with np.errstate(invalid="ignore", over="ignore"):
+            q1, q3 = np.percentile(self._sorted, [25, 75])
+            return float(q3 - q1)
 
     @cached_property
     def ci95_us(self) -> tuple[float, float]:
