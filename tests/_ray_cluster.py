@@ -124,6 +124,15 @@ _mine: dict[int, subprocess.Popen] = {}
 
 
 @contextlib.contextmanager
+def one_test_at_a_time(folder: Path) -> Iterator[None]:
+    """Held by each test that uses the shared instance: xdist's workers run them one after another.
+    A test that holds every CPU of the instance (a job that cannot be placed) would otherwise make
+    another worker's sweep wait for a CPU, and its points fail on a placement time that is not theirs."""
+    with _locked(folder / "ray-test.lock"):
+        yield
+
+
+@contextlib.contextmanager
 def shared_instance(folder: Path) -> Iterator[str]:
     """The address of the shared local Ray instance, started here if no worker holds one now."""
     state, lock = folder / "ray.json", folder / "ray.lock"

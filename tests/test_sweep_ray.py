@@ -15,7 +15,7 @@ import os
 
 import pytest
 
-from _ray_cluster import CannotStart, shared_instance
+from _ray_cluster import CannotStart, one_test_at_a_time, shared_instance
 from _sweep_helpers import FAST, write_spec
 from bench_kernel.sweeps import load_spec, run_sweep
 
@@ -24,13 +24,14 @@ pytestmark = [pytest.mark.slow, pytest.mark.multiprocess]
 
 @pytest.fixture(scope="module")
 def ray_instance(tmp_path_factory):
-    """The address of the local Ray instance of this module's tests (shared by xdist's workers)."""
+    """The address of the local Ray instance of this module's tests (shared by xdist's workers), and
+    the workers' common folder."""
     pytest.importorskip("ray", reason="the [ray] extra is not installed")
     base = tmp_path_factory.getbasetemp()
     folder = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the workers' common folder
     try:
         with shared_instance(folder) as address:
-            yield address
+            yield address, folder
     except CannotStart as e:
         pytest.skip(f"Ray cannot start on this machine: {e}")
 
@@ -39,9 +40,11 @@ def ray_instance(tmp_path_factory):
 def ray(ray_instance, monkeypatch):
     import ray
 
-    monkeypatch.setenv("RAY_ADDRESS", ray_instance)
-    yield ray
-    ray.shutdown()  # a test that failed half-way leaves no driver connected for the next
+    address, folder = ray_instance
+    monkeypatch.setenv("RAY_ADDRESS", address)
+    with one_test_at_a_time(folder):
+        yield ray
+        ray.shutdown()  # a test that failed half-way leaves no driver connected for the next
 
 
 def _job_env(monkeypatch, **env: str) -> None:
