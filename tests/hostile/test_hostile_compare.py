@@ -129,8 +129,8 @@ def test_damaged_samples_make_records_without_a_warning(case):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         m = Measurement.of("host", Samples.of(samples), calls_per_sample=1)
-        rc = compare_points([PointResult("k", {"M": 1}, "ok", BenchResult("k", {"M": 1}, {"host": m}))],
-                            [PointResult("k", {"M": 1}, "ok", BenchResult("k", {"M": 1}, {"host": m}))])
+        point = PointResult("k", {"M": 1}, "ok", BenchResult("k", {"M": 1}, {"host": m}))
+        rc = compare_points([point], [point])
     assert rc.rows == () and [u.invalid for u in rc.unmatched] == [True]
 
 

@@ -130,15 +130,9 @@ def record_trace(call: Callable[[], Any], path: str | Path, *, steps: int, warmu
     path = check_writable(Path(path))
     gpu = has_gpu()
     suffix = ".json.gz" if path.name.endswith(".gz") else ".json"
-    exported: list[bool] = []
-    tmp: Path | None = None
 
-    def export(prof: Any) -> None:
-        assert tmp is not None
-        save_trace(prof, tmp)
-        exported.append(True)
-
-    def session(active: int, warm: int, ready: Callable[[Any], None]) -> None:
+    def session(active: int, warm: int) -> Any:
+        """The stopped session of ``active`` recorded steps after ``warm`` unrecorded calls."""
         start_profiler()  # the process's first Kineto session, not in any recorded step
         for _ in range(warm):
             call()
@@ -151,31 +145,29 @@ def record_trace(call: Callable[[], Any], path: str | Path, *, steps: int, warmu
                     call()
                     if gpu:
                         torch.cuda.synchronize()
-        ready(prof)  # not reached when a call raised: a failed recording is not written
+        return prof
 
     def grown(n: int) -> int:  # heap bytes a recording of n steps holds once stopped, as it peaks
-        before, after = heap_bytes() or 0, []
-        session(n, 0, lambda prof: after.append(heap_bytes() or 0))
-        return after[0] - before if after else 0
+        before = heap_bytes() or 0
+        prof = session(n, 0)  # noqa: F841 - held while the heap is read
+        return (heap_bytes() or 0) - before
 
     def bytes_per_step() -> float:
         if heap_bytes() is None:
             return 0.0  # nothing to measure with: not checked
-        session(1, 0, lambda prof: None)  # the profiler's one-time start-up is no step's cost
+        session(1, 0)  # the profiler's one-time start-up is no step's cost
         few, more = (grown(n) for n in PROBE_STEPS)
         return max(0.0, (more - few) / (PROBE_STEPS[1] - PROBE_STEPS[0]))
 
-    def run() -> None:
+    def run(tmp: Path) -> None:
         if steps > PROBE_ABOVE:
             check_fits(bytes_per_step(), steps, fix="record fewer --steps")
-        session(steps, warmup, export)
+        save_trace(session(steps, warmup), tmp)  # a call that raised leaves nothing written
 
     # Whole or not at all, and a device or a pipe is written to, never renamed over (atomic.py).
     try:
         with replacing(path, suffix) as tmp, _without_kineto_chatter():
-            guard(label, "profiling", run)  # the user's own OSErrors become MeasurementErrors here
-            if not exported:
-                raise InputError(f"the profiler wrote no trace for {label!r}")
+            guard(label, "profiling", lambda: run(tmp))  # the user's own OSErrors become MeasurementErrors here
     except OSError as e:  # writing the trace: a full disk, /dev/full, a reader that closed the FIFO
         kept = " (the old file was left as it was)" if path.is_file() else ""
         raise OutputError(f"cannot write {path}: {e.strerror or e}{kept}") from None
