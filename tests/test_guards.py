@@ -3,6 +3,10 @@ unmarked test that starts a process fails, and so does an unmarked test past its
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 pytest_plugins = ["pytester"]
@@ -100,7 +104,7 @@ def test_a_tests_own_failure_comes_first(outcomes):
 def test_an_unmarked_test_past_the_bound_fails_and_a_slow_one_does_not(outcomes):
     result, got = outcomes
     assert got["test_takes_long"] == "failed" and got["test_takes_long_and_says_so"] == "passed"
-    result.stdout.fnmatch_lines(["*test_takes_long took 0.6 s, over the 0.3 s bound of a test not marked slow*"])
+    result.stdout.fnmatch_lines(["*test_takes_long took 0.6 s of its own, over the 0.3 s bound of a test not marked slow*"])
 
 
 def test_the_bound_grows_with_the_load_per_core_and_the_variable_sets_or_lifts_it(monkeypatch):
@@ -120,3 +124,35 @@ def test_the_bound_grows_with_the_load_per_core_and_the_variable_sets_or_lifts_i
     with pytest.raises(pytest.UsageError, match="BENCH_KERNEL_TEST_BOUND_S='soon': give seconds, or 0 for no bound"):
         _guards.bound_s()
     monkeypatch.delenv(_guards.BOUND_ENV)  # before this test's own bound is checked, as it ends
+
+
+COMPETED = """
+import os, subprocess, sys, time
+sys.path.insert(0, {tests!r})
+import _guards
+
+cpu = min(os.sched_getaffinity(0))
+os.sched_setaffinity(0, {{cpu}})  # the child inherits it: both want the one CPU
+rival = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+time.sleep(0.3)  # the rival is running
+before = _guards.runqueue_waits_ns()
+t0, c0 = time.perf_counter(), time.thread_time()
+while time.perf_counter() - t0 < 1.5:
+    pass
+wall, ran = time.perf_counter() - t0, time.thread_time() - c0
+waited = _guards.waited_s(before)
+rival.kill()
+print(wall, ran, waited)
+"""
+
+
+@pytest.mark.multiprocess
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="Linux's per-thread schedstat is absent")
+def test_a_tests_own_time_leaves_out_the_time_another_process_held_its_cpu():
+    """Wall time less the run-queue wait is the time the test ran: the CPU time it got."""
+    tests = os.path.dirname(os.path.abspath(__file__))
+    out = subprocess.run([sys.executable, "-c", COMPETED.format(tests=tests)], capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    wall, ran, waited = map(float, out.split())
+    assert 0.2 * wall < waited < wall  # it shared its CPU: about half of the time went to the rival
+    assert wall - waited == pytest.approx(ran, abs=0.1 * wall)
