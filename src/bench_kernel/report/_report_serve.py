@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from bench_kernel.plotfile import label_log_axes
 from bench_kernel.report._html import Markup, el, join
 from bench_kernel.report._html_table import html_table
 from bench_kernel.report._serve_over_time import over_time_figure
@@ -56,6 +57,7 @@ def _curve(points: list[dict[str, Any]]) -> Figure:
     ax.set_xlabel("output tokens/s")
     ax.set_ylabel("ms")
     ax.set_yscale("log")
+    label_log_axes(ax)
     ax.set_title("Latency against throughput, one marker per load point")
     ax.legend(fontsize=8)
     return fig
@@ -76,15 +78,12 @@ def _cdfs(points: list[dict[str, Any]]) -> Figure:
                 ax.plot(v, np.arange(1, len(v) + 1) / len(v), label=_label(p))
     axes[0].set_title("TTFT CDF")
     axes[1].set_title("ITL CDF (ICL where per-token counts are unknown)")
-    from matplotlib.ticker import LogFormatterSciNotation, NullFormatter
-
     for ax in axes:
         ax.set_xlabel("ms")
         ax.set_xscale("log")
         # Over less than a decade matplotlib labels the minor ticks too (2x10^1 3x10^1 4x10^1 ...), and
         # they run into each other: label the decades only, and plain numbers when there are none.
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.xaxis.set_major_formatter(LogFormatterSciNotation(labelOnlyBase=True))
+        label_log_axes(ax, minor=False)
         lo, hi = ax.get_xlim()
         if hi / max(lo, 1e-12) < 10:
             from matplotlib.ticker import LogLocator, ScalarFormatter

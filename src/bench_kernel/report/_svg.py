@@ -44,7 +44,9 @@ def figure_svg(fig: Figure, prefix: str, label: str) -> Markup:
 
     buf = io.StringIO()
     with rc_context({"svg.fonttype": "path", "svg.hashsalt": prefix}):
-        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
+        # A constrained layout already fits every label in the figure; "tight" would draw it twice.
+        tight = None if fig.get_constrained_layout() else "tight"
+        fig.savefig(buf, format="svg", bbox_inches=tight, metadata={"Date": None, "Creator": None})
     text = buf.getvalue()
     svg = text[text.index("<svg"):]
     svg = re.sub(r"\s*<metadata>.*?</metadata>", "", svg, count=1, flags=re.S)  # RDF boilerplate

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from bench_kernel.atomic import replacing
 from bench_kernel.errors import MissingExtraError, UsageError
-from bench_kernel.plotfile import plot_path
+from bench_kernel.plotfile import label_log_axes, plot_path
 from bench_kernel.report._table import Column, Table
 from bench_kernel.units import first_and_more
 
@@ -297,6 +297,7 @@ def sweep_figure(run: RunInfo, points: Sequence[PointResult], x_axis: str,
     log_y = _spans_decades(ys)
     if log_y:
         ax.set_yscale("log")
+    label_log_axes(ax)
     if y_limits is not None:
         lo, hi = min(ys), max(ys)
         # The same margin matplotlib would add (5% of the span, in the axis' own scale).

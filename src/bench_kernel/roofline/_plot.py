@@ -15,7 +15,7 @@ from bench_kernel.atomic import replacing
 from bench_kernel.dtypes import peak_class
 from bench_kernel.errors import MissingExtraError, UsageError
 from bench_kernel.hardware import DeviceSpec, get_device
-from bench_kernel.plotfile import plot_path
+from bench_kernel.plotfile import label_log_axes, plot_path
 from bench_kernel.records import Calibration, Roof, RooflineResult
 from bench_kernel.roofline._analysis import measured_roof, spec_roof
 
@@ -74,6 +74,7 @@ def build_figure(points: Iterable[RooflineResult] | Mapping[str, RooflineResult]
     ax = fig.subplots()
     ax.set_xscale("log")
     ax.set_yscale("log")
+    label_log_axes(ax)
     for roof in roofs:
         _roof_line(ax, roof, xs, "--" if roof.source == "spec" else "-",
                    "#444444" if roof.source == "spec" else "#2ca02c")
@@ -153,6 +154,7 @@ def build_measured_figure(points: Mapping[str, Any]) -> Any:
     ax = fig.subplots()
     ax.set_xscale("log")
     ax.set_yscale("log")
+    label_log_axes(ax)
     ceilings = {lp.level: (lp.ceiling_tbps, lp.ceiling_source) for _, p in shown for lp in p.levels if lp.ceiling_tbps}
     for level, (tbps, source) in ceilings.items():
         color, _, label = _LEVEL_STYLE[level]
