@@ -124,6 +124,7 @@ def completions() -> dict[str, list]:
     return json.loads(r.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.multiprocess
 @pytest.mark.parametrize("words", _COMPLETED)
 def test_completion_imports_no_torch(completions, words):

@@ -64,6 +64,7 @@ def test_child_command_carries_the_origin_and_the_range():
     assert ncu[-4:] == cmd
 
 
+@pytest.mark.slow
 @pytest.mark.multiprocess
 def test_child_failure_is_one_line_and_the_targets_prints_leave_stdout(tmp_path):
     path = tmp_path / "t.py"

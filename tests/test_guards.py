@@ -134,10 +134,10 @@ import _guards
 cpu = min(os.sched_getaffinity(0))
 os.sched_setaffinity(0, {{cpu}})  # the child inherits it: both want the one CPU
 rival = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-time.sleep(0.3)  # the rival is running
+time.sleep(0.2)  # the rival is running
 before = _guards.runqueue_waits_ns()
 t0, c0 = time.perf_counter(), time.thread_time()
-while time.perf_counter() - t0 < 1.5:
+while time.perf_counter() - t0 < 1.0:
     pass
 wall, ran = time.perf_counter() - t0, time.thread_time() - c0
 waited = _guards.waited_s(before)

@@ -22,7 +22,7 @@ if importlib.util.find_spec("mcp") is None:
 from _mcp_client import make_sandbox, mcp_server, written  # noqa: E402
 from bench_kernel.trace import sample_trace  # noqa: E402
 
-pytestmark = pytest.mark.multiprocess
+pytestmark = [pytest.mark.multiprocess, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = str(ROOT / "examples" / "torch_ops.py") + ":cases"

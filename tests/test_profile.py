@@ -123,6 +123,7 @@ def test_a_process_groups_rank_is_written_into_the_trace(tmp_path):
     assert steps == ["ProfilerStep#0", "ProfilerStep#1"]
 
 
+@pytest.mark.slow
 @pytest.mark.multiprocess
 def test_recording_imports_neither_inductor_nor_dynamo(tmp_path):
     # torch.profiler.profile's first session imports both to read one setting (1.8 s on a 2-core

@@ -24,7 +24,7 @@ from bench_kernel.report import render_report
 from bench_kernel.report_model import load_report
 
 # Each module starts one headless Chromium (a process of its own) for all its tests.
-pytestmark = [pytest.mark.browser, pytest.mark.multiprocess]
+pytestmark = [pytest.mark.browser, pytest.mark.multiprocess, pytest.mark.slow]
 
 TRACE = Path(__file__).parent / "data" / "trace" / "eager.json"
 #: The roofline's dot colours (roofline/_plot.py): memory-bound blue, compute-bound red.

@@ -253,6 +253,7 @@ def test_stored_sweeps_give_the_pivot_the_best_provider_and_their_plots(two_swee
     assert f"1 in {two_sweeps}" in html  # where the run came from
 
 
+@pytest.mark.slow
 def test_a_later_input_is_compared_with_the_first_and_verdicts_are_coloured(two_sweeps):
     from bench_kernel.results import open_store
 

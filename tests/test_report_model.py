@@ -136,6 +136,7 @@ def test_verdicts_are_coloured_on_a_terminal(tmp_path):
     assert len(re.findall(r"\x1b\[2msame\s*\x1b\[0m", out)) == 5  # dim
 
 
+@pytest.mark.slow
 def test_two_sweeps_plotted_together_share_one_y_scale(tmp_path):
     pytest.importorskip("matplotlib")
     from bench_kernel.report._sweep import sweep_figure, y_range

@@ -104,6 +104,7 @@ def test_a_bad_option_is_refused_before_the_target_loads(tmp_path, run_cli):
         Options(precision=0)
 
 
+@pytest.mark.slow
 @pytest.mark.multiprocess
 def test_torch_is_imported_before_the_target_loads_under_its_time_limit(tmp_path):
     # A target's `import torch` took 2-6 s on a cold disk and used up `--timeout 2` before any case

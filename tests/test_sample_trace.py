@@ -156,6 +156,7 @@ def _readme_sample_lines() -> list[str]:
     return [line.split("  #")[0].strip() for line in text.splitlines() if line.startswith('bench-kernel ') and '"$T"' in line]
 
 
+@pytest.mark.slow
 def test_every_readme_line_on_the_sample_runs(run_cli, tmp_path):
     import shlex
 

@@ -38,6 +38,7 @@ def test_one_trace_per_rank_and_the_api_server_trace_left_out(tmp_path):
     assert [p.parent.name for p in got] == ["rank_0", "rank_1"]
 
 
+@pytest.mark.slow
 def test_a_trace_still_being_written_is_waited_for_then_named(tmp_path):
     since = time.time()
     p = tmp_path / "rank0.1.pt.trace.json.gz"

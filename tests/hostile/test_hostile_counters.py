@@ -71,6 +71,7 @@ def test_ncu_failing_says_its_first_error(tmp_path):
     assert report.error == "ncu failed (exit status 11): ==ERROR== The application returned an error code (11)."
 
 
+@pytest.mark.slow
 @pytest.mark.multiprocess
 def test_hanging_ncu_is_stopped_with_its_child(tmp_path):
     pids = tmp_path / "pids"
@@ -109,6 +110,7 @@ def test_no_kernel_in_the_range(tmp_path):
                                    f"profiled): does the call launch GPU work")
 
 
+@pytest.mark.slow
 @pytest.mark.multiprocess
 def test_the_child_runs_under_the_tool_and_its_failure_is_repeated(tmp_path):
     # The double runs what follows its options, as ncu does; the child fails while rebuilding the case.

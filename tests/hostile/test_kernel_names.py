@@ -161,6 +161,7 @@ def test_tree_of_a_kernel_without_ops():
         "       └─ kernel kind (poi/red/per/tem/for): kind=pointwise")
 
 
+@pytest.mark.slow
 def test_every_real_name_renders_a_tree(shared_data):
     names = _all_real_names(shared_data)
     assert len(names) >= 600

@@ -162,6 +162,7 @@ def test_launched_server_dying_mid_run_is_reported_with_its_log(tmp_path, capsys
     assert d["requests"]["completed"] + d["requests"]["failed"] == 43
 
 
+@pytest.mark.slow
 def test_ctrl_c_stores_the_partial_run_and_stops_the_launched_server(tmp_path):
     port = free_port()
     marker = f"hostile-ctrl-c-{port}"
