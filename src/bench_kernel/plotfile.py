@@ -4,7 +4,8 @@ The format comes from the extension; anything else is refused before any work, n
 
 And how every log axis is labelled (:func:`label_log_axes`): matplotlib's own tick choice, written
 in Unicode superscripts (10³, 2×10²) instead of the TeX strings its math-text parser lays out. That
-parser (pyparsing) cost 0.2-0.3 s of a report's first plot and a quarter of each later one's drawing.
+parser (pyparsing) cost ~0.3 s of a report's first plot and a fifth to a third of each later plot's
+drawing (a sweep plot on a 2-core machine).
 """
 
 from __future__ import annotations
