@@ -126,22 +126,16 @@ def clock() -> float:
 
 
 def runqueue_waits_ns() -> dict[str, int]:
-    """Each live thread of this process: nanoseconds it has waited on a run queue (Linux's schedstat).
+    """Each live thread of this process: nanoseconds it has waited on a run queue, read by the
+    project's own schedstat reader (``measure/_cpuwait.py``, which frames each host sample).
 
     Empty where the kernel does not keep them: the guard then measures wall time alone.
     """
-    waits: dict[str, int] = {}
-    try:
-        tasks = os.listdir("/proc/self/task")
-    except OSError:
-        return waits
-    for tid in tasks:
-        try:
-            with open(f"/proc/self/task/{tid}/schedstat", "rb") as f:
-                waits[tid] = int(f.read().split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-    return waits
+    from bench_kernel.measure._cpuwait import CpuClock
+
+    with CpuClock() as clock:
+        reading = clock.read()
+    return reading.waits_ns if reading is not None else {}
 
 
 def waited_s(before: dict[str, int]) -> float:
