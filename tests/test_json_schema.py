@@ -4,6 +4,7 @@ back as its record, field for field."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from bench_kernel.records import (
     OTHER_DOCUMENTS,
     RunOutput,
     markdown_sections,
+    published_schema,
     schema,
     version,
 )
@@ -86,6 +88,17 @@ def test_a_value_outside_a_choice_is_refused_when_read():
     bad = {"schema_version": 2, "results": [{"name": "x", "measurements": {"m": {"method": "wallclock"}}}]}
     with pytest.raises(msgspec.ValidationError, match="Invalid enum value 'wallclock'"):
         msgspec.convert(bad, RunOutput)
+
+
+def test_the_published_schema_read_is_the_records_schema_and_a_fresh_copy():
+    # The MCP server reads the published file instead of building the schema at each start.
+    for command in DOCUMENTS:
+        assert published_schema(command) == json.loads(json.dumps(schema(command))), command
+    first = published_schema("run")
+    first["$defs"].clear()
+    assert published_schema("run")["$defs"], "a caller's change reached the next reader"
+    with pytest.raises(FileNotFoundError):
+        published_schema("no-such-command")
 
 
 @pytest.mark.multiprocess

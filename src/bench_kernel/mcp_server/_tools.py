@@ -20,8 +20,7 @@ from typing import Any, Callable, Mapping
 import click
 
 from bench_kernel.cli import COMMANDS, ERROR_PREFIX, Number
-from bench_kernel.records import DOCUMENTS, OTHER_SHAPES
-from bench_kernel.records import schema as document_schema
+from bench_kernel.records import DOCUMENTS, OTHER_SHAPES, published_schema
 
 __all__ = ["TOOLS", "ToolSpec", "ToolInputError", "tool_specs", "tool_spec"]
 
@@ -210,7 +209,7 @@ def _output_schema(command: str) -> dict[str, Any] | None:
     output may be another document (``OTHER_SHAPES``): a promised schema would refuse it."""
     if command not in DOCUMENTS or command in OTHER_SHAPES:
         return None
-    full = document_schema(command)
+    full = published_schema(command)
     ref = full.get("$ref")
     if ref is None:
         return full

@@ -160,7 +160,7 @@ from bench_kernel.records._roofline import (
                                              RooflineResult,
 )
 from bench_kernel.records._samples import MIN_SAMPLES_FOR_CI, Samples, median_ci95_ranks
-from bench_kernel.records._schema import markdown_sections, schema, version
+from bench_kernel.records._schema import markdown_sections, published_schema, schema, version
 from bench_kernel.records._serve import (
                                              N_OUT_SOURCES,
                                              STATUSES,
@@ -249,7 +249,7 @@ __all__ = [
     "RunInfo", "PointResult", "POINT_STATUSES", "PointStatus", "RunKind", "RunStatus", "params_key", "params_text",
     "point_label", "status_of",
     "DOCUMENTS", "OTHER_SHAPES", "CaseError", "RunOutput", "RooflineOutput", "RUN_SCHEMA_VERSION", "ROOFLINE_SCHEMA_VERSION",
-    "schema", "markdown_sections", "version",
+    "schema", "published_schema", "markdown_sections", "version",
     "Verdict", "VERDICTS", "Noise", "NoiseSource", "Comparison", "KernelDelta", "Reason", "Explanation", "MatchedPoint",
     "Unmatched", "NoiseFloors", "CompareOutput", "Best", "COMPARE_SCHEMA_VERSION", "FailOn", "FAIL_ON",
     # sweep, history, calibrate, profile, source-trace, report, serve
