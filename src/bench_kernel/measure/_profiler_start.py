@@ -4,9 +4,10 @@ A session is ``torch.autograd.profiler.profile(use_kineto=True)``: the Kineto se
 ``torch.profiler.profile`` wraps, without the wrapper. The wrapper's ``prepare_trace`` asks
 ``hasattr(torch, "_inductor")``, and torch answers a lazy attribute by importing it: the process's
 first ``torch.profiler`` session imported ``torch._inductor``, ``torch._dynamo`` and with them
-triton, seconds of Python imports that read as "CUPTI starting" (``prepare_trace`` 5.9 s on the
-project's H200, ~5 ms for each later session: benchmarks/results/speed-h200.md; 4.2-5.0 s on a
-2-core CPU machine with no CUDA at all, against 0.04 s for the bare Kineto session). A bench-kernel
+triton, seconds of Python imports that read as "CUPTI starting" (``prepare_trace`` 5.2-5.9 s on the
+project's H200 against 0.02 s for the bare Kineto session, ~5 ms for each later session:
+benchmarks/results/speed-h200.md; 4.2-5.0 s on a 2-core CPU machine with no CUDA at all, against
+0.04 s for the bare session). A bench-kernel
 session imports neither, unless the code under test already did.
 
 What is left of the first session (Kineto's start and CUPTI's attach) is still paid once per process

@@ -14,7 +14,7 @@ the device idled back down, or the previous case left it power-capped. A first m
 reads the clock already within :data:`CLOCK_TOLERANCE` of the device's maximum has nothing to wait
 for and skips the hold (a run right after another found the H100 at 1980 MHz and held 0.5 s for
 nothing). Measured on the H200
-(benchmarks/results/speed-h200.md): with a CUDA context alive the clock stayed at 1980 MHz
+(benchmarks/results/speed-h200-2026-12-02.md): with a CUDA context alive the clock stayed at 1980 MHz
 through 5 s of idling, and it rose from a capped 1515 MHz back to 1980 MHz within 0.4 s of the
 load lifting, so a ``bench()`` in a loop holds once, not per call.
 
