@@ -33,6 +33,9 @@ import torch
 
 import bench_kernel
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from speed import raw_profiler_us  # noqa: E402  (the reference speed.py checks kernel against)
+
 MiB = 2**20
 
 
@@ -47,32 +50,7 @@ def _cases() -> list[tuple[str, Callable[..., Any], Callable[[], Any]]]:
 
 def _raw_us(fn: Callable[..., Any], sets: list[Any], flush: Callable[[], Any], calls: int = 200,
             marked: bool = False) -> float:
-    import contextlib
-
-    from torch.autograd import DeviceType
-    from torch.autograd.profiler import record_function
-    from torch.profiler import ProfilerActivity, profile
-
-    mark = record_function if marked else (lambda _name: contextlib.nullcontext())
-
-    for i in range(3):
-        flush()
-        fn(*sets[i % len(sets)])
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as p_flush:
-        flush()
-        torch.cuda.synchronize()
-    drop = {e.name() for e in p_flush.profiler.kineto_results.events() if e.device_type() != DeviceType.CPU}
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for i in range(calls):
-            with mark("bk::flush"):
-                flush()
-            with mark("bk::call"):
-                fn(*sets[i % len(sets)])
-        torch.cuda.synchronize()
-    total = sum(e.duration_ns() for e in prof.profiler.kineto_results.events()
-                if e.device_type() != DeviceType.CPU and e.name() not in drop)
-    return total / calls / 1e3
+    return raw_profiler_us(lambda i: fn(*sets[i % len(sets)]), flush, calls, marked)
 
 
 def _clock() -> float | None:

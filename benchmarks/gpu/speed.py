@@ -421,30 +421,44 @@ def snippets(fn: Callable[[], Any]) -> dict:
             "graph_us": graph_us, "do_bench_us": events_us, "table_lines": len(table.splitlines())}
 
 
-def raw_cold_kernel_us(fn: Callable[[], Any], l2_bytes: int, calls: int = 100) -> float:
-    """A plain torch.profiler sum of device time per call, L2 flushed by a read before each call
-    (the flush's kernels found by profiling it alone, then left out): what ``kernel`` cold must match."""
+def raw_profiler_us(call: Callable[[int], Any], flush: Callable[[], Any], calls: int = 100,
+                    marked: bool = False) -> float:
+    """A plain torch.profiler sum of device time per call (``call(i)`` for the i-th), ``flush()``
+    before each: the flush's kernels are found by profiling it alone, then left out. ``marked``
+    wraps each flush and call in ``record_function``, as the ``kernel`` method launches them."""
     from torch.autograd import DeviceType
+    from torch.autograd.profiler import record_function
     from torch.profiler import ProfilerActivity, profile
 
-    buf = torch.randint(0, 100, (2 * l2_bytes // 4,), dtype=torch.int32, device="cuda")
-    flush = lambda: buf.max()  # noqa: E731
-    for _ in range(3):
+    for i in range(3):
         flush()
-        fn()
+        call(i)
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as p_flush:
         flush()
         torch.cuda.synchronize()
     drop = {e.name() for e in p_flush.profiler.kineto_results.events() if e.device_type() != DeviceType.CPU}
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(calls):
-            flush()
-            fn()
+        for i in range(calls):
+            if marked:
+                with record_function("bk::flush"):
+                    flush()
+                with record_function("bk::call"):
+                    call(i)
+            else:  # nothing between the launches: the call runs right behind the flush
+                flush()
+                call(i)
         torch.cuda.synchronize()
     total = sum(e.duration_ns() for e in prof.profiler.kineto_results.events()
                 if e.device_type() != DeviceType.CPU and e.name() not in drop)
     return total / calls / 1e3
+
+
+def raw_cold_kernel_us(fn: Callable[[], Any], l2_bytes: int, calls: int = 100) -> float:
+    """:func:`raw_profiler_us` of ``fn``, L2 flushed by a read of 2x L2 before each call: what
+    ``kernel`` cold must match."""
+    buf = torch.randint(0, 100, (2 * l2_bytes // 4,), dtype=torch.int32, device="cuda")
+    return raw_profiler_us(lambda _i: fn(), lambda: buf.max(), calls)
 
 
 def hand_rotated_graph_us(fn: Callable[..., Any], make: Callable[[], Any], l2_bytes: int) -> float | None:
