@@ -242,3 +242,23 @@ def test_triton_version_is_read_without_importing_triton(tmp_path, monkeypatch):
     monkeypatch.delitem(sys.modules, "triton", raising=False)
     assert triton_version() == "9.8.7"
     assert "triton" not in sys.modules
+
+
+def test_a_measurement_made_again_from_its_samples_reuses_their_statistics_and_no_other_does():
+    from bench_kernel.records import Measurement
+
+    rng = np.random.default_rng(3)
+    values = tuple(float(v) for v in rng.lognormal(0.0, 0.2, 801))
+    first = Measurement.of("graph", values)
+    again = first.replace(sm_clock_mhz=tuple(1980.0 for _ in values))  # what each round's clocks do
+    assert again.samples is first.samples and again.median_us == first.median_us == float(np.median(values))
+    other = Measurement.of("graph", values[:-1] + (values[-1] * 100.0,))
+    assert other.samples is not first.samples and other.mean_us > first.mean_us
+    # What is derived depends on the method and the rounds too, not on the samples alone.
+    host = Measurement.of("host", values, round_sizes=(400, 401))
+    assert host.round_statistic == "min" and host.round_times_us == (min(values[:400]), min(values[400:]))
+    assert host.median_us == float(np.median([np.median(values[:400]), np.median(values[400:])]))
+    waited = Measurement.of("host", values, cpu_wait_us=(values[0],) + (0.0,) * 800)  # its first sample waited
+    assert (waited.n, waited.disturbed) == (800, 1) and waited.min_us == min(values[1:])
+    missing = Measurement.of("events", (None,) + values[1:])  # read back from JSON's null
+    assert missing.samples_us[0] != missing.samples_us[0] and missing.median_us is None  # NaN: refused
