@@ -81,3 +81,19 @@ def test_a_slow_run_or_a_loop_that_warms_up_again_is_missed():
     assert judged["bench() ten times: no call after the first pays a warm-up"] is False
     assert "| a sweep <= 10% over the time its methods measure | +30.00% (0.66 s run, 0.60 s measured) | **missed** |" \
         in report.render(res)
+
+
+def test_kernel_is_judged_against_the_paced_reference_where_the_run_has_it():
+    # A few-us call launched right behind the flush reads ~6% slower than at the method's pace
+    # (kernel_vs_raw.py): where a run measured both, the paced one is the target's reference.
+    report = _report()
+    res = _speed([5.6, 5.9, 6.4], 0.09)
+    res["cases"]["rows"][1]["kernel_vs_raw_cold"] = -0.06
+    judged = {t: (what, ok) for t, what, ok in report.targets(res)}
+    assert judged["kernel within 2% of a raw profiler sum"] == ("1 of 2; off: gemm", False)
+    for row, paced in zip(res["cases"]["rows"], (-0.01, 0.015)):
+        row["raw_paced_kernel_us"], row["kernel_vs_raw_paced"] = 10.0 / (1 + paced), paced
+    judged = {t: (what, ok) for t, what, ok in report.targets(res)}
+    assert judged["kernel within 2% of a raw profiler sum"] == ("2 of 2 (launched at its pace)", True)
+    page = report.render(res)
+    assert "| raw, launched at kernel's pace | kernel vs paced |" in page and "| +1.50% |" in page

@@ -75,11 +75,15 @@ def targets(res: dict) -> list[tuple[str, str, bool | None]]:
         met = sum(r["ratio"] <= 1.0 for r in rows)
         out.append(("bench() wall <= the snippets' wall, per case", f"{met} of {len(rows)} cases; worst "
                     f"{worst['case']} at {worst['ratio']:.2f}x", met == len(rows)))
-        kr = [r for r in rows if r.get("kernel_vs_raw_cold") is not None]
+        # The reference launched at the kernel method's pace where the run has it (a few-us call
+        # right behind the flush reads slower: kernel_vs_raw.py), else the one right behind the flush.
+        key = "kernel_vs_raw_paced" if any(r.get("kernel_vs_raw_paced") is not None for r in rows) else "kernel_vs_raw_cold"
+        kr = [r for r in rows if r.get(key) is not None]
         gr = [r for r in rows if r.get("graph_vs_hand_rotated") is not None]
         if kr:
-            bad = [r["case"] for r in kr if abs(r["kernel_vs_raw_cold"]) > KERNEL_VS_RAW]
+            bad = [r["case"] for r in kr if abs(r[key]) > KERNEL_VS_RAW]
             out.append(("kernel within 2% of a raw profiler sum", f"{len(kr) - len(bad)} of {len(kr)}"
+                        + (" (launched at its pace)" if key == "kernel_vs_raw_paced" else "")
                         + (f"; off: {', '.join(bad)}" if bad else ""), not bad))
         if gr:
             bad = [r["case"] for r in gr if abs(r["graph_vs_hand_rotated"]) > COLD_VS_ROTATED]
@@ -122,12 +126,17 @@ def _cases(res: dict, before: dict | None) -> list[str]:
         b = r["bench"][0]
         L.append(f"- {r['case']}: methods {json.dumps(b.get('methods_s'))}; steps {json.dumps(b.get('steps_s'))}; "
                  f"rounds {json.dumps(b.get('rounds'))}")
+    paced = any(r.get("raw_paced_kernel_us") is not None for r in rows)
     L += ["", "## Fidelity (medians of the bench() repeats against references made by hand, us per call)", "",
-          "| case | bk kernel cold | raw profiler sum, L2 flushed | kernel vs raw | bk graph cold | hand-rotated graph "
-          "| graph vs hand-rotated |", "|---|---:|---:|---:|---:|---:|---:|"]
+          "| case | bk kernel cold | raw profiler sum, L2 flushed | kernel vs raw | "
+          + ("raw, launched at kernel's pace | kernel vs paced | " if paced else "")
+          + "bk graph cold | hand-rotated graph | graph vs hand-rotated |",
+          "|---|" + "---:|" * (8 if paced else 6)]
     for r in rows:
         L.append(f"| {r['case']} | {_f(r.get('bk_kernel_us'))} | {_f(r.get('raw_cold_kernel_us'))} | "
-                 f"{_pct(r.get('kernel_vs_raw_cold'))} | {_f(r.get('bk_graph_us'))} | {_f(r.get('hand_rotated_graph_us'))} | "
+                 f"{_pct(r.get('kernel_vs_raw_cold'))} | "
+                 + (f"{_f(r.get('raw_paced_kernel_us'))} | {_pct(r.get('kernel_vs_raw_paced'))} | " if paced else "")
+                 + f"{_f(r.get('bk_graph_us'))} | {_f(r.get('hand_rotated_graph_us'))} | "
                  f"{_pct(r.get('graph_vs_hand_rotated'))} |")
     return L + [""]
 
