@@ -26,9 +26,8 @@ import torch
 import torch.nn.functional as F
 import triton
 import triton.testing as tt
-from torch.profiler import ProfilerActivity, profile
-
 from common import ROOT, import_examples
+from torch.profiler import ProfilerActivity, profile
 
 import bench_kernel  # noqa: E402  (PYTHONPATH=src, as gpu_session.sh runs it)
 

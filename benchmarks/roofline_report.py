@@ -111,7 +111,7 @@ def render(results: list[Any], spec: Any, cal: Any, env: dict[str, str], stem: s
              "written once). Time: per call from a replayed CUDA graph of back-to-back calls (median "
              "of 10 replays); launch overhead = events time - graph time. Same inputs every call: warm "
              "cache, but every case except the tiny add moves far more than L2.",
-             f"- Roofs: spec = dense datasheet figures; measured = "
+             "- Roofs: spec = dense datasheet figures; measured = "
              + (f"calibration of {cal.measured_at} (driver {cal.driver})." if cal is not None
                 else "none cached (run benchmarks/calibrate_report.py first)."), "",
              "| Case | GFLOP | MB | Time | Events | FLOP/B | TFLOP/s | TB/s | % spec roof | % measured roof | Bound |",

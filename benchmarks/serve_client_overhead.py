@@ -23,15 +23,13 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from common import ROOT, load_average, machine  # noqa: E402  (benchmarks/common.py, beside this script)
 
 sys.path.insert(0, str(ROOT / "tests"))  # the scripted server is the tests' (tests/serve_scripted.py)
 
-from serve_scripted import start  # noqa: E402
-
 import bench_kernel.serve._sse as sse  # noqa: E402
 from bench_kernel.serve import Endpoint, Load, Prompt, connect, run_point  # noqa: E402
+from serve_scripted import start  # noqa: E402
 
 TOKENS = 64
 _SEEN: dict[int, list[tuple[float, float]]] = {}

@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from common import RESULTS, ROOT, machine
 
 #: The commit whose rule sorted every sample on each check.

@@ -29,8 +29,8 @@ import bench_kernel
 from bench_kernel.measure import Case
 from bench_kernel.options import Options
 from bench_kernel.orchestrate import bench_case
-from bench_kernel.sweeps import run_sweep, run_unit
 from bench_kernel.results import open_store
+from bench_kernel.sweeps import run_sweep, run_unit
 
 ROOT = Path(__file__).resolve().parent.parent
 #: One round a point: what a point costs beyond its timing (a GPU sweep's rounds run in one process;

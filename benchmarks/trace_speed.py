@@ -31,7 +31,6 @@ import time
 from pathlib import Path
 
 import msgspec
-
 from common import RESULTS, ROOT, load_average, machine, trace_parser
 
 ID_KEYS = ("correlation", "External id")

@@ -59,7 +59,7 @@ def test_the_docs_state_the_thresholds_the_code_uses():
 
 def test_ci_runs_the_static_checks_before_the_tests():
     lines = (ROOT / ".ci" / "run").read_text().splitlines()
-    assert lines.index(".venv/bin/ruff check src tests") < lines.index(".venv/bin/mypy") < len(lines) - 1
+    assert lines.index(".venv/bin/ruff check src tests benchmarks tools") < lines.index(".venv/bin/mypy") < len(lines) - 1
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert meta["tool"]["mypy"]["files"] == ["src/bench_kernel"]
     assert {"F", "B", "I"} <= set(meta["tool"]["ruff"]["lint"]["select"])

@@ -362,11 +362,11 @@ class Phases:
                 continue
             orig, methods = cls.run, self.methods
 
-            def run(self_: Any, runner: Any, rule: Any, _orig: Any = orig) -> Any:
+            def run(self_: Any, runner: Any, rule: Any, _orig: Any = orig, _methods: Any = methods) -> Any:
                 t0 = time.perf_counter()
                 t = _orig(self_, runner, rule)
                 m = t.measurement
-                methods.append({"method": m.method, "wall_s": round(time.perf_counter() - t0, 4),
+                _methods.append({"method": m.method, "wall_s": round(time.perf_counter() - t0, 4),
                                 "n": m.samples.n, "stop": m.stop_reason, "rel_ci95": round(m.samples.rel_ci95, 5)
                                 if m.samples.n else None, "median_us": m.samples.median_us if m.samples.n else None})
                 return t
@@ -509,7 +509,7 @@ def part_cases(repeat: int, profile_cases: int) -> dict:
     rows = []
     for name, fn, make in cases():
         inputs = make()
-        fixed = lambda: fn(*inputs)  # noqa: E731
+        fixed = lambda fn=fn, inputs=inputs: fn(*inputs)  # noqa: E731  (bound: each case its own)
         row: dict[str, Any] = {"case": name, "snippets": [], "bench": []}
         for _ in range(repeat):  # alternating, so a drifting clock reaches both alike
             row["snippets"].append(snippets(fixed))
