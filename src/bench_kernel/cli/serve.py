@@ -14,7 +14,7 @@ import math
 import os
 import re
 from pathlib import Path
-from typing import Any, Callable, get_args, get_type_hints
+from typing import Any, Callable
 
 import click
 import msgspec
@@ -31,7 +31,7 @@ from bench_kernel.cli._common import (
 from bench_kernel.cli._numbers import Number
 from bench_kernel.errors import Interrupted, ServerError, UsageError
 from bench_kernel.records import SERVE_SCHEMA_VERSION
-from bench_kernel.serve import SERVE_FIELDS, ServeField, ServeOptions, field_help
+from bench_kernel.serve import SERVE_FIELDS, ServeField, ServeOptions, field_choices, field_help
 
 __all__ = ["command", "SCHEMA_VERSION"]
 
@@ -88,25 +88,14 @@ def _store_files(db_path: str | None) -> list[Path]:
 
 @functools.cache
 def _fields() -> dict[str, Any]:
-    # Each read of the record's fields or hints resolves every annotation (~4 ms): once per process,
+    # Each read of the record's fields resolves every annotation (~4 ms): once per process,
     # not once per option of the 46 that `serve` builds at import.
     return {f.name: f for f in msgspec.structs.fields(ServeOptions)}
-
-
-@functools.cache
-def _hints() -> dict[str, Any]:
-    return get_type_hints(ServeOptions)
 
 
 def _default(name: str) -> Any:
     f = _fields()[name]
     return f.default_factory() if f.default is msgspec.NODEFAULT else f.default
-
-
-def _choices(name: str) -> list[str]:
-    hint = _hints()[name]
-    lits = [a for a in (get_args(hint) or (hint,)) if get_args(a)] or [hint]
-    return [str(c) for c in get_args(lits[0]) if c is not None]
 
 
 def _option(f: ServeField) -> Callable:
@@ -132,7 +121,7 @@ def _option(f: ServeField) -> Callable:
     if f.kind in ("goodput", "header"):
         return click.option(f.flag, f.name, multiple=True, **kw)
     if f.kind == "choice":
-        return click.option(f.flag, f.name, type=click.Choice(_choices(f.name)), default=d, show_default=shown, **kw)
+        return click.option(f.flag, f.name, type=click.Choice(field_choices(f.name)), default=d, show_default=shown, **kw)
     if f.kind == "rates":
         return click.option(f.flag, f.name, default=",".join("inf" if math.isinf(r) else f"{r:g}" for r in d),
                             show_default=True, **kw)

@@ -56,7 +56,7 @@ from bench_kernel.serve._metrics import (
                                          serve_metrics,
                                          stats,
 )
-from bench_kernel.serve._options import SERVE_FIELDS, ServeField, ServeOptions, field_help
+from bench_kernel.serve._options import SERVE_FIELDS, ServeField, ServeOptions, field_choices, field_help
 from bench_kernel.serve._profile import kernel_view, rank_of, wait_for_traces
 from bench_kernel.serve._prometheus import Family, histogram_quantile, parse_exposition, point_summary
 from bench_kernel.serve._records import Prompt
@@ -78,7 +78,7 @@ __all__ = [
     "kernel_view", "COMPARED", "ServeComparison", "ServeComparisonRow", "compare_serve", "metric_samples", "rank_of",
     "wait_for_traces", "SATURATED", "attainment", "auto_sweep", "saturation", "slo_search", "sweep_loads", "verdict",
     "DEFAULT_WARMUP", "GroupSplit", "Slice", "Slices", "TurnRow", "cold_start", "group_split", "time_slices", "turn_rows",
-    "SERVE_FIELDS", "ServeField", "field_help", "Family", "histogram_quantile", "parse_exposition", "point_summary",
+    "SERVE_FIELDS", "ServeField", "field_choices", "field_help", "Family", "histogram_quantile", "parse_exposition", "point_summary",
     "RepeatStat", "Repeats", "repeat_summary", "Scraper", "probe_metrics", "ServerMetrics", "ViewRow", "server_view",
     "summarize_scrapes", "GpuTelemetry", "Sampler", "open_gpus", "telemetry_summary", "MOONCAKE_BLOCK",
 ]

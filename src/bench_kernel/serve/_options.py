@@ -165,7 +165,7 @@ def _normalise_and_check_paths(o: ServeOptions) -> None:
 
 def _check_types(o: ServeOptions) -> None:
     """Literal choices, whole numbers and finite numbers, by field type (a Struct's constructor checks none)."""
-    for name, hint in get_type_hints(ServeOptions).items():
+    for name, hint in _hints().items():
         v = getattr(o, name)
         base = get_args(hint)[0] if get_origin(hint) is Annotated else hint
         choices = [a for a in get_args(base) if get_origin(a) is Literal] or ([base] if get_origin(base) is Literal else [])
@@ -307,14 +307,20 @@ def flag_of(name: str) -> str:
 
 
 @functools.cache
-def _annotated_hints() -> dict[str, Any]:
+def _hints(extras: bool = False) -> dict[str, Any]:
     # Resolving the record's annotations takes ~4 ms; the CLI asks once per option (46 of them).
-    return get_type_hints(ServeOptions, include_extras=True)
+    return get_type_hints(ServeOptions, include_extras=extras)
 
 
 def field_help(name: str) -> str:
     """The field's description: its ``--help`` text."""
-    hint = _annotated_hints()[name]
+    hint = _hints(extras=True)[name]
     meta = next((a for a in get_args(hint)[1:] if isinstance(a, msgspec.Meta)), None)
     return meta.description if meta is not None and meta.description else ""
 
+
+def field_choices(name: str) -> list[str]:
+    """The values a ``Literal`` field takes (``None`` left out): its ``--help`` choices."""
+    hint = _hints()[name]
+    lits = [a for a in (get_args(hint) or (hint,)) if get_args(a)] or [hint]
+    return [str(c) for c in get_args(lits[0]) if c is not None]
