@@ -260,5 +260,8 @@ def test_a_measurement_made_again_from_its_samples_reuses_their_statistics_and_n
     assert host.median_us == float(np.median([np.median(values[:400]), np.median(values[400:])]))
     waited = Measurement.of("host", values, cpu_wait_us=(values[0],) + (0.0,) * 800)  # its first sample waited
     assert (waited.n, waited.disturbed) == (800, 1) and waited.min_us == min(values[1:])
+    # Lists, as a caller building the record by hand may give them, read as tuples do.
+    listed = Measurement(method="host", samples_us=list(values), round_sizes=[400, 401], cpu_wait_us=[0.0] * 801)
+    assert listed.samples_us == values and listed.round_times_us == host.round_times_us
     missing = Measurement.of("events", (None,) + values[1:])  # read back from JSON's null
     assert missing.samples_us[0] != missing.samples_us[0] and missing.median_us is None  # NaN: refused

@@ -132,7 +132,8 @@ class Measurement(Record, frozen=True, dict=True):
         raw = self.samples_us
         # The usual samples (floats, none missing) are kept as they are: a per-sample Python loop
         # here cost ~0.1 ms per 500 samples.
-        values = raw if set(map(type, raw)) <= {float} else tuple(math.nan if v is None else float(v) for v in raw)
+        values = raw if type(raw) is tuple and set(map(type, raw)) <= {float} else \
+            tuple(math.nan if v is None else float(v) for v in raw)
         sizes = self.round_sizes
         if sizes and (sum(sizes) != len(values) or min(sizes) < 1):
             raise ValueError(f"round_sizes {list(sizes)} must be positive and sum to the {len(values)} samples")
@@ -140,7 +141,8 @@ class Measurement(Record, frozen=True, dict=True):
             if getattr(self, name) and len(getattr(self, name)) != len(values):
                 raise ValueError(f"{name} holds {len(getattr(self, name))} values for {len(values)} samples: "
                                  f"it must be empty or one per sample")
-        derived, s, parts = _statistics(self.method, values, sizes, self.cpu_wait_us)
+        # Tuples: the statistics are cached by these, and a caller may have given lists.
+        derived, s, parts = _statistics(self.method, values, tuple(sizes), tuple(self.cpu_wait_us))
         derive(self, samples_us=values, ok=self.error is None and s.n > 0, **derived)
         self.__dict__["_samples"] = s
         self.__dict__["_parts"] = parts
