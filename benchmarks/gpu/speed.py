@@ -431,6 +431,8 @@ def raw_profiler_us(call: Callable[[int], Any], flush: Callable[[], Any], calls:
     from torch.autograd.profiler import record_function
     from torch.profiler import ProfilerActivity, profile
 
+    from bench_kernel.measure._kernel import CALL_MARK, FLUSH_MARK
+
     for i in range(3):
         flush()
         call(i)
@@ -442,9 +444,9 @@ def raw_profiler_us(call: Callable[[int], Any], flush: Callable[[], Any], calls:
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for i in range(calls):
             if marked:
-                with record_function("bk::flush"):
+                with record_function(FLUSH_MARK):
                     flush()
-                with record_function("bk::call"):
+                with record_function(CALL_MARK):
                     call(i)
             else:  # nothing between the launches: the call runs right behind the flush
                 flush()
