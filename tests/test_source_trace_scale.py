@@ -158,3 +158,33 @@ def test_library_and_kernel_source_in_an_installed_package(tmp_path):
     so, src = find_library(pkg, "my_gemm_kernel")
     assert so == pkg / "_C.abi3.so" and src == (pkg / "csrc" / "gemm.cu", 4)
     assert find_library(pkg, "absent_kernel") == (None, None)
+
+
+def test_a_package_is_listed_in_path_order_up_to_the_bound_without_entering_symlinked_folders(tmp_path, monkeypatch):
+    """The first library or source found is the first in sorted path order (``sorted(rglob("*"))``),
+    so which of two files that both name a kernel wins does not depend on the file system's order."""
+    from bench_kernel.source_trace import _sources
+
+    pkg = tmp_path / "pkg"
+    for rel in ("a/x.cu", "a-b.cu", "a.cu", "a/deep/y.h", ".hidden.cu", "lib.so.1", "b/_C.so", "README.md",
+                "noext", "z.", "A.cu"):
+        (pkg / rel).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / rel).write_text("")
+    (pkg / "a" / "folder.cu").mkdir()  # a folder with a source's suffix is not a file
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "far.cu").write_text("")
+    (pkg / "link").symlink_to(outside, target_is_directory=True)
+    (pkg / "c.cu").symlink_to(pkg / "a.cu")  # a symlink to a file is a file, as is_file() says
+
+    def reference(suffixes):
+        return [p for p in sorted(pkg.rglob("*"))
+                if p.is_file() and (p.suffix in suffixes or (".so" in suffixes and ".so" in p.name))]
+
+    src = _sources._files(pkg, _sources._SRC_SUFFIXES)
+    assert [p.relative_to(pkg).as_posix() for p in src] == [
+        ".hidden.cu", "A.cu", "a/deep/y.h", "a/x.cu", "a-b.cu", "a.cu", "c.cu"]
+    assert src == reference(_sources._SRC_SUFFIXES)
+    assert _sources._files(pkg, (".so",)) == [pkg / "b" / "_C.so", pkg / "lib.so.1"] == reference((".so",))
+    monkeypatch.setattr(_sources, "_MAX_FILES", 3)
+    assert _sources._files(pkg, _sources._SRC_SUFFIXES) == src[:3]
