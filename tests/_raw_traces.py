@@ -19,6 +19,7 @@ import functools
 import gc
 import gzip
 import json
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +27,15 @@ __all__ = ["raw_trace", "raw_events"]
 
 
 @functools.lru_cache(maxsize=3)
-def raw_trace(path: Path) -> dict[str, Any]:
+def raw_trace(path: Path, exact: bool = False) -> dict[str, Any]:
+    """The trace's JSON; ``exact`` parses its numbers with a fraction as ``Decimal`` (sums of
+    microsecond timestamps with no float rounding), else as ``float``."""
     with (gzip.open(path) if path.suffix == ".gz" else open(path, "rb")) as f:
         data = f.read()
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        tree = json.loads(data)
+        tree = json.loads(data, parse_float=Decimal if exact else float)
     finally:
         if was_enabled:
             gc.enable()
@@ -40,5 +43,5 @@ def raw_trace(path: Path) -> dict[str, Any]:
     return tree
 
 
-def raw_events(path: Path) -> list[dict[str, Any]]:
-    return raw_trace(path)["traceEvents"]
+def raw_events(path: Path, exact: bool = False) -> list[dict[str, Any]]:
+    return raw_trace(path, exact)["traceEvents"]

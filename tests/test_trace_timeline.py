@@ -9,16 +9,15 @@ instant on a grid, straight from the definitions in ``trace/_timeline.py``'s doc
 from __future__ import annotations
 
 import functools
-import gzip
 import inspect
 import json
 import re
-from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from _raw_traces import raw_events
 from bench_kernel.errors import InputError
 from bench_kernel.trace import load_trace, timeline
 from bench_kernel.trace._timeline import LAUNCH_GAP_MAX_US
@@ -37,11 +36,8 @@ BLOCKING = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchron
             "hipStreamSynchronize", "hipEventSynchronize", "hipMemcpyWithStream", "cudaMemcpy", "hipMemcpy"}
 
 
-@functools.lru_cache(maxsize=4)
 def _events(path: Path, exact: bool = True) -> list[dict]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt") as f:
-        return json.load(f, parse_float=Decimal if exact else float)["traceEvents"]
+    return raw_events(path, exact)
 
 
 def _union(ivs):
