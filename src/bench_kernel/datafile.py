@@ -19,7 +19,8 @@ __all__ = ["package_text", "read_tsv", "read_package_tsv", "user_file_text"]
 
 def package_text(package: str, name: str) -> str:
     """The text of ``<package>/data/<name>`` (``package`` as ``bench_kernel.kernels``)."""
-    return resources.files(package).joinpath("data", name).read_text(encoding="utf-8")
+    # One name per joinpath: before Python 3.11 a Traversable's joinpath takes exactly one.
+    return resources.files(package).joinpath("data").joinpath(name).read_text(encoding="utf-8")
 
 
 def read_tsv(text: str, source: str, columns: tuple[str, ...],

@@ -10,7 +10,7 @@ from bench_kernel.counters._rocprof import parse_rocprof_csv
 from bench_kernel.counters._table import metric_table
 from bench_kernel.datafile import user_file_text
 from bench_kernel.errors import InputError
-from bench_kernel.records import CounterReport, info
+from bench_kernel.records import CounterReport, CounterTool, info
 
 __all__ = ["read_counters"]
 
@@ -20,6 +20,7 @@ def read_counters(path: str | Path, *, nvtx_range: str | None = None) -> Counter
     ``counter_collection.csv``, as a report; ``nvtx_range`` keeps only the launches inside that NVTX
     push/pop range (ncu). InputError for a missing file, another kind of file, or no launch."""
     text = user_file_text(path, "counter file")
+    tool: CounterTool
     first = next((ln for ln in text.splitlines() if ln.strip() and not ln.startswith("==")), "")
     if "counter_name" in first.lower():
         tool, launches = "rocprofv3", parse_rocprof_csv(text, str(path))

@@ -82,7 +82,7 @@ def to_kernels(launches: Iterable[Launch], table: MetricTable) -> tuple[list[Ker
 
 
 def join(kernels: Sequence[KernelCounters], breakdown: Sequence[tuple[str, float]]
-         ) -> tuple[tuple[JoinedKernel, ...], list[str]]:
+         ) -> tuple[tuple[JoinedKernel, ...], list[Note]]:
     """Join the call's launches (``kernels``, launch order) to the breakdown ``(name, launches per call)``.
 
     Returns one row per breakdown kernel (its launches summed), then one per kernel the breakdown does

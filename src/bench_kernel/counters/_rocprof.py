@@ -28,15 +28,20 @@ _COUNTER = ("counter_name",)
 _VALUE = ("counter_value",)
 
 
-def _column(header: list[str], names: tuple[str, ...], source: str, required: bool = True) -> int | None:
+def _find(header: list[str], names: tuple[str, ...]) -> int | None:
     lowered = [h.strip().lower() for h in header]
     for n in names:
         if n in lowered:
             return lowered.index(n)
-    if required:
+    return None
+
+
+def _column(header: list[str], names: tuple[str, ...], source: str) -> int:
+    found = _find(header, names)
+    if found is None:
         raise InputError(f"{source}: not a rocprofv3 counter-collection CSV: no column {names[0]!r} "
                          f"(columns: {', '.join(header[:8])}...)")
-    return None
+    return found
 
 
 def parse_rocprof_csv(text: str, source: str = "rocprofv3 output") -> list[Launch]:
@@ -51,8 +56,8 @@ def parse_rocprof_csv(text: str, source: str = "rocprofv3 output") -> list[Launc
         raise InputError(f"{source}: empty file, not a rocprofv3 counter-collection CSV")
     header = rows[0]
     cols = {"dispatch": _column(header, _DISPATCH, source), "name": _column(header, _NAME, source),
-            "counter": _column(header, _COUNTER, source), "value": _column(header, _VALUE, source),
-            "vgpr": _column(header, _VGPR, source, required=False)}
+            "counter": _column(header, _COUNTER, source), "value": _column(header, _VALUE, source)}
+    vgpr_col = _find(header, _VGPR)  # optional: not every file has a VGPR column
     by_dispatch: dict[int, tuple[str, dict[str, float]]] = {}
     for lineno, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
@@ -68,6 +73,6 @@ def parse_rocprof_csv(text: str, source: str = "rocprofv3 output") -> list[Launc
         if "[" in counter:
             continue
         values.setdefault(counter, value)
-        if cols["vgpr"] is not None and row[cols["vgpr"]].strip():
-            values.setdefault("VGPR_Count", float(row[cols["vgpr"]]))
+        if vgpr_col is not None and row[vgpr_col].strip():
+            values.setdefault("VGPR_Count", float(row[vgpr_col]))
     return [Launch(id=d, name=n, values=v) for d, (n, v) in sorted(by_dispatch.items())]

@@ -196,7 +196,8 @@ def parse_peak_table(data: bytes | str, origin: str = "peaks.json") -> PeakTable
 @lru_cache(maxsize=1)
 def peak_table() -> PeakTable:
     """The packaged table (``bench_kernel/hardware/data/peaks.json``), parsed once."""
-    data = resources.files("bench_kernel.hardware").joinpath("data", "peaks.json").read_bytes()
+    # One name per joinpath: before Python 3.11 a Traversable's joinpath takes exactly one.
+    data = resources.files("bench_kernel.hardware").joinpath("data").joinpath("peaks.json").read_bytes()
     return parse_peak_table(data, origin="bench_kernel/hardware/data/peaks.json")
 
 

@@ -75,9 +75,9 @@ def agreement_note(measurements: Mapping[str, Any]) -> Note | None:
     busy = {name: busy_fraction(m) for name, m in ms.items()}
     parts = []
     for name in ms:
-        extra = [f"{clocks[name]:.0f} MHz" if clocks[name] else None,
+        shown = [f"{clocks[name]:.0f} MHz" if clocks[name] else None,
                  f"busy {busy[name]:.0%}" if busy[name] is not None else None]
-        extra = [x for x in extra if x]
+        extra = [x for x in shown if x]
         parts.append(f"{name} {format_duration_us(medians[name])}" + (f" ({', '.join(extra)})" if extra else ""))
     seen_clocks = [c for c in clocks.values() if c]
     seen_busy = [b for b in busy.values() if b is not None]

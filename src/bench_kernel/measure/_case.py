@@ -14,7 +14,7 @@ import numbers
 import sys
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, SupportsFloat
 
 from bench_kernel.errors import InputError, TargetError, UsageError
 from bench_kernel.measure._check import check_tolerances
@@ -95,8 +95,9 @@ def _field_problem(case: Case) -> str | None:
         v = getattr(case, key)
         if v is None:
             continue
-        ok = isinstance(v, numbers.Real) and not isinstance(v, bool) and _finite(v) and (
-            v > 0 or (zero_ok and v == 0))
+        # In the order of < and <= alone, the two that numbers.Real promises (finite: never NaN).
+        ok = isinstance(v, numbers.Real) and not isinstance(v, bool) and _finite(v) and not (
+            v < 0 if zero_ok else v <= 0)
         if not ok:
             bound = ">= 0" if zero_ok else "> 0"
             return (f"'{key}' ({what}) must be a finite number {bound}, got {_shown(v)} "
@@ -104,7 +105,7 @@ def _field_problem(case: Case) -> str | None:
     return check_tolerances(case.rtol, case.atol)
 
 
-def _finite(v: numbers.Real) -> bool:
+def _finite(v: SupportsFloat) -> bool:
     """A finite float: an int past float's range (10**400) is not one, and ``math.isfinite`` raises
     OverflowError on it instead of saying so."""
     try:

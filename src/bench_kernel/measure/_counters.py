@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from bench_kernel.counters import RANGE_NAME, collect_ncu, collect_rocprof, join
 from bench_kernel.measure._case import Case, CaseOrigin
-from bench_kernel.records import BenchResult, CounterReport, warning
+from bench_kernel.records import BenchResult, CounterReport, CounterTool, warning
 
 __all__ = ["collect_counters", "attach_counters", "child_command", "DEFAULT_COUNTER_TIMEOUT_S", "function_origin"]
 
@@ -59,14 +59,15 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-def _device(device_index: int) -> tuple[str, str | None]:
+def _device(device_index: int) -> tuple[CounterTool, str | None]:
     """(vendor tool, chip) of the current GPU: ``("ncu", "gh100")`` or ``("rocprofv3", "gfx942")``."""
     import torch
 
     if getattr(torch.version, "hip", None):
         arch = getattr(torch.cuda.get_device_properties(device_index), "gcnArchName", "") or ""
         return "rocprofv3", arch.split(":")[0] or None
-    return "ncu", _NVIDIA_CHIPS.get(tuple(torch.cuda.get_device_capability(device_index)))
+    major, minor = torch.cuda.get_device_capability(device_index)
+    return "ncu", _NVIDIA_CHIPS.get((major, minor))
 
 
 def collect_counters(case: Case, result: BenchResult, *, device_index: int = 0,

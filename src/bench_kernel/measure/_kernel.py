@@ -20,7 +20,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from bench_kernel.errors import MeasurementError
 from bench_kernel.measure._budget import calls_to_fill
@@ -29,7 +29,10 @@ from bench_kernel.measure._method import Timed
 from bench_kernel.measure._profiler_start import kineto_session, start_profiler
 from bench_kernel.measure._runner import Runner
 from bench_kernel.measure._stopping import StoppingRule, note_step
-from bench_kernel.records import KernelStat, Measurement, warning
+from bench_kernel.records import ActivityKind, KernelStat, Measurement, warning
+
+if TYPE_CHECKING:
+    from torch.autograd.profiler import profile
 
 __all__ = ["KernelMethod", "DeviceActivity", "CpuEvent", "attribute", "breakdown", "launch_config", "launch_from_args",
            "launches_from_trace"]
@@ -61,7 +64,7 @@ class DeviceActivity:
     """A device-side activity and the id of the CPU event that launched it (ns)."""
 
     name: str
-    kind: str  # kernel | memcpy | memset
+    kind: ActivityKind
     start_ns: int
     dur_ns: int
     linked_id: int
@@ -130,7 +133,7 @@ def launches_from_trace(prof: Any) -> dict[str, Launch]:
     return {name: c.most_common(1)[0][0] for name, c in seen.items()}
 
 
-def _kind(name: str, activity_type: str) -> str:
+def _kind(name: str, activity_type: str) -> ActivityKind:
     t = activity_type.lower()
     if "memcpy" in t or name.startswith("Memcpy"):
         return "memcpy"
@@ -205,9 +208,9 @@ def breakdown(per_call: Sequence[Sequence[DeviceActivity]]) -> list[KernelStat]:
     n = len(per_call)
     if n == 0:
         return []
-    count: dict[tuple[str, str], int] = defaultdict(int)
-    total_ns: dict[tuple[str, str], int] = defaultdict(int)
-    launches: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    count: dict[tuple[str, ActivityKind], int] = defaultdict(int)
+    total_ns: dict[tuple[str, ActivityKind], int] = defaultdict(int)
+    launches: dict[tuple[str, ActivityKind], Counter[Launch]] = defaultdict(Counter)
     for acts in per_call:
         for a in acts:
             count[(a.name, a.kind)] += 1
@@ -220,7 +223,7 @@ def breakdown(per_call: Sequence[Sequence[DeviceActivity]]) -> list[KernelStat]:
     for key in sorted(total_ns, key=lambda k: -total_ns[k]):
         name, kind = key
         d = decode(name) if kind == "kernel" else None
-        category = d.category if d else kind
+        category: str = d.category if d else kind  # a Triton source's category is a plain str
         if d is not None and d.family in _BY_SOURCE:  # a Triton kernel's source says what it does
             category = triton_category(name, live=True)
         # the most frequent configuration of the kernel's launches (one, for a kernel of one shape)
@@ -234,11 +237,13 @@ def breakdown(per_call: Sequence[Sequence[DeviceActivity]]) -> list[KernelStat]:
     return stats
 
 
-def _collect(prof: object) -> tuple[list[CpuEvent], list[DeviceActivity]]:
+def _collect(prof: profile) -> tuple[list[CpuEvent], list[DeviceActivity]]:
     from torch.autograd import DeviceType
 
+    results = prof.kineto_results
+    assert results is not None  # the session's __exit__ sets them, and it has run
     cpu, dev = [], []
-    for e in prof.kineto_results.events():  # type: ignore[attr-defined]  (a ``kineto_session``'s results)
+    for e in results.events():
         if e.device_type() == DeviceType.CPU:
             cpu.append(CpuEvent(e.correlation_id(), e.name(), e.start_ns(), e.end_ns()))
         else:
@@ -271,7 +276,8 @@ class KernelMethod:
         if started:
             self.waited_s += started
             rule.restart_clock()
-        cold = self.flusher is not None
+        flusher = self.flusher
+        cold = flusher is not None
         per_session = calls_to_fill(SESSION_TARGET_US, runner.est_us, lo=MIN_CALLS, hi=MAX_CALLS)
         all_calls: list[list[DeviceActivity]] = []
         from_trace: dict[str, Launch] | None = None  # read once, where the events carry no configuration
@@ -286,9 +292,9 @@ class KernelMethod:
                 prof.__enter__()
                 try:
                     for _ in range(n):
-                        if cold:
+                        if flusher is not None:
                             with record_function(FLUSH_MARK):
-                                self.flusher.flush()
+                                flusher.flush()
                         with record_function(CALL_MARK):
                             runner.call()
                     torch.cuda.synchronize(runner.device_index)

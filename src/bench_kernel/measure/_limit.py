@@ -50,6 +50,11 @@ def current_limit() -> "TimeLimit | None":
     return _current.get()
 
 
+def _limit_s(seconds: float | None) -> float | None:
+    """``seconds`` if it is a real limit; None for None, 0 or inf (no limit)."""
+    return seconds if seconds is not None and 0 < seconds < float("inf") else None
+
+
 def _warn_stuck(limit: "TimeLimit") -> None:
     sys.stderr.write(f"bench-kernel: {limit.subject} is past its {limit.seconds:g} s time limit in code "
                      f"that cannot be interrupted (a C call or a GPU wait); waiting for it to return\n")
@@ -72,8 +77,9 @@ class TimeLimit:
         self.label = label
         self.subject = subject or f"case {label!r}"
         self.on_stuck = on_stuck or _warn_stuck
-        on = self.enabled
-        self.grace_s = grace_s if grace_s is not None else (min(30.0, max(2.0, seconds / 10)) if on else 0.0)
+        limit_s = _limit_s(seconds)
+        self.grace_s = grace_s if grace_s is not None else (min(30.0, max(2.0, limit_s / 10))
+                                                            if limit_s is not None else 0.0)
         self.expired = False
         self._active = False
         self._sent = False
@@ -87,11 +93,11 @@ class TimeLimit:
 
     @property
     def enabled(self) -> bool:
-        s = self.seconds
-        return s is not None and 0 < s < float("inf")
+        return _limit_s(self.seconds) is not None
 
     def __enter__(self) -> "TimeLimit":
-        if not self.enabled:
+        limit_s = _limit_s(self.seconds)
+        if limit_s is None:
             return self
         self._thread_id = threading.get_ident()
         self._uses_signal = (hasattr(signal, "SIGALRM") and hasattr(signal, "pthread_kill")
@@ -100,7 +106,7 @@ class TimeLimit:
             self._old_handler = signal.signal(signal.SIGALRM, self._on_signal)
         self._active = True
         self._token = _current.set(self)
-        _WATCHDOG.add(time.monotonic() + self.seconds, self, "expire")
+        _WATCHDOG.add(time.monotonic() + limit_s, self, "expire")
         return self
 
     def _on_signal(self, signum: int, frame: Any) -> None:

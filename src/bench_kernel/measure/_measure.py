@@ -84,13 +84,13 @@ def clone_inputs(inputs: Any) -> Any:
     return copy.deepcopy(inputs)
 
 
-def _check(case: Case) -> Check:
-    """``case.fn`` against ``case.reference`` on fresh inputs, with the case's tolerances."""
+def _check(case: Case, reference: Callable[..., Any]) -> Check:
+    """``case.fn`` against ``reference`` (the case's) on fresh inputs, with the case's tolerances."""
     def run() -> Check:
         inputs = case.make_inputs() if case.make_inputs else None
         ref_inputs = clone_inputs(inputs)  # the reference sees the inputs fn saw, even if fn works in place
         out = call_with(case.fn, inputs)
-        ref = call_with(case.reference, ref_inputs)
+        ref = call_with(reference, ref_inputs)
         return compare(out, ref, rtol=case.rtol, atol=case.atol)
 
     return guard(case.label, "the correctness check", run)
@@ -233,14 +233,15 @@ def measure_case(case: Case, options: Options, *, env: dict[str, Any] | None = N
         if dropped:
             notes.append(info("no-gpu", f"no GPU: {', '.join(dropped)} need a CUDA/HIP device; measured host wall "
                               "clock", dropped=dropped))
-    base = dict(name=name, params=dict(case.params), env=env, flops=case.flops, bytes=case.bytes)
+    params = dict(case.params)
 
     check = None
     if case.reference is not None:
         say(f"{name}: checking against the reference")
-        check = _check(case)
+        check = _check(case, case.reference)
         if not check.passed:
-            return BenchResult(**base, correct=False, check=check,
+            return BenchResult(name=name, params=params, env=env, flops=case.flops, bytes=case.bytes,
+                               correct=False, check=check,
                                notes=tuple(notes + [warning("wrong-result", f"wrong result, not timed: "
                                                             f"{check.describe()}")]))
 
@@ -287,7 +288,8 @@ def measure_case(case: Case, options: Options, *, env: dict[str, Any] | None = N
     disagree = agreement_note(measurements)
     notes += [disagree] if disagree else []
     kernels: tuple[KernelStat, ...] = timed["kernel"].kernels if "kernel" in timed else ()
-    return BenchResult(**{**base, "env": env}, measurements=measurements, check=check,
+    return BenchResult(name=name, params=params, env=env, flops=case.flops, bytes=case.bytes,
+                       measurements=measurements, check=check,
                        kernels=kernels, correct=True if case.reference is not None else None, notes=tuple(notes))
 
 

@@ -104,7 +104,8 @@ def _torch_ids(index: int) -> tuple[str | None, str | None]:
         return None, None
     pci = None
     if all(isinstance(getattr(p, k, None), int) for k in ("pci_domain_id", "pci_bus_id", "pci_device_id")):
-        pci = pci_bus_id(p.pci_domain_id, p.pci_bus_id, p.pci_device_id)
+        # torch's stub lacks the pci_* properties its CUDA builds have (torch.numa ignores it the same way)
+        pci = pci_bus_id(p.pci_domain_id, p.pci_bus_id, p.pci_device_id)  # type: ignore[attr-defined]
     uuid = str(getattr(p, "uuid", "") or "") or None
     return pci, uuid
 

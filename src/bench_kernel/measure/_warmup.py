@@ -80,9 +80,10 @@ def clock_settled(readings: Sequence[float | None], n: int = SETTLE_WINDOWS,
                   tolerance: float = CLOCK_TOLERANCE) -> bool:
     """True when the last ``n`` clock readings (MHz) exist and agree within ``tolerance``."""
     last = list(readings[-n:])
-    if len(last) < n or not all(last):
+    read = [r for r in last if r]  # None or 0: no reading
+    if len(last) < n or len(read) < len(last):
         return False
-    return max(last) / min(last) - 1 <= tolerance
+    return max(read) / min(read) - 1 <= tolerance
 
 
 def warmup_decision(seen: _Seen | None, clock_mhz: float | None, has_reader: bool, now_s: float,

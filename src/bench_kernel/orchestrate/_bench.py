@@ -146,12 +146,14 @@ def bench(fn: Callable[..., Any] | Case, *, make_inputs: Callable[[], Any] | Non
         the separate keywords at their defaults).
     Raises MeasurementError when ``fn`` raises; UsageError for bad arguments.
     """
-    given = dict(methods=methods, cache=cache, precision=precision, max_time_s=max_time_s, timeout_s=timeout_s,
-                 steady=steady, rounds=rounds, device_index=device_index, roofline=roofline, device=device,
-                 counters=counters, threads=threads)
     if options is None:
-        options = Options(**given)
+        options = Options(methods=methods, cache=cache, precision=precision, max_time_s=max_time_s,
+                          timeout_s=timeout_s, steady=steady, rounds=rounds, device_index=device_index,
+                          roofline=roofline, device=device, counters=counters, threads=threads)
     else:
+        given = dict(methods=methods, cache=cache, precision=precision, max_time_s=max_time_s, timeout_s=timeout_s,
+                     steady=steady, rounds=rounds, device_index=device_index, roofline=roofline, device=device,
+                     counters=counters, threads=threads)
         defaults = {f.name: f.default for f in dataclasses.fields(Options)}
         changed = sorted(k for k, v in given.items() if v != defaults[k])
         if changed:

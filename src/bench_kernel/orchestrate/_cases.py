@@ -200,7 +200,8 @@ class CaseRunner:
         """
         env = self.start()
         done = len(self.outcome.results) + len(self.outcome.errors)
-        say = (lambda msg: self.progress(done, self.total, msg)) if self.progress else None
+        progress = self.progress
+        say = (lambda msg: progress(done, self.total, msg)) if progress else None
         options = options or self.options
         roof = self.roof if (options.roofline, options.device) == (self.options.roofline, self.options.device) else None
         try:

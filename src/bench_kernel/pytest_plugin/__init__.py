@@ -69,7 +69,7 @@ def _add_measure_options(group: Any) -> None:
 
 
 def _session_options(config: pytest.Config) -> Options:
-    given = {}
+    given: dict[str, Any] = {}  # each option's own type, as pytest parsed it (getoption is Any)
     for f in OPTION_FIELDS:
         value = config.getoption(_dest(f))
         if value is not None:
