@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import platform
 import sys
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from bench_kernel.errors import StoreError
 from bench_kernel.records import RunInfo
@@ -73,7 +73,7 @@ def serve_points(store: Store, run: int | str | RunInfo) -> list[dict[str, Any]]
     return [json.loads(r[0]) for r in rows]
 
 
-def serve_side(ref: str, open_db: Any) -> tuple[str, list[dict[str, Any]]] | None:
+def serve_side(ref: str, open_db: Callable[[], Store]) -> tuple[str, list[dict[str, Any]]] | None:
     """``(label, points)`` when ``ref`` names a serving run (a stored run of kind ``serve``, or a
     ``bench-kernel serve --json`` file), else None (let ``resolve_ref`` read it)."""
     from pathlib import Path
