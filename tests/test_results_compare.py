@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from _results_helpers import gpu_like_samples, result, rounds_measurement, rounds_point
-from bench_kernel.records import Measurement, PointResult, Samples
+from bench_kernel.records import BenchResult, Measurement, PointResult, Samples
 from bench_kernel.results import (
     CONFIDENCE,
     DEFAULT_THRESHOLD,
@@ -284,6 +284,15 @@ def test_compare_points_matches_and_lists_what_it_cannot_compare():
     assert out["noise_floors"] == floors.to_dict() and out["points"][2]["comparison"]["verdict"] == "inconclusive"
     assert (out["schema_version"], out["fail_on"], out["failed"], out["regressions"]) == (3, "inconclusive", True, 1)
     assert [r.explanation is None for r in rc.rows] == [False, False, False]
+
+
+def test_an_ok_point_that_holds_no_measurement_is_unmatched_without_naming_none():
+    # a hand-edited or damaged file: A says ok but measured nothing, so there is no method to compare;
+    # the reason read "no None measurement on A and B"
+    empty = PointResult("t", {"M": 1}, "ok", BenchResult(name="t", params={"M": 1}))
+    rc = compare_points([empty], [_point("t", 1, gpu_like_samples(1))])
+    assert rc.rows == () and [u.reason for u in rc.unmatched] == [
+        "no measurement on A and B (A has none; B has host); choose one with --method"]
 
 
 def test_compare_points_asks_every_point_its_history():

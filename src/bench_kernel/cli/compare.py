@@ -63,6 +63,7 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
     from bench_kernel.records import params_text
     from bench_kernel.report import comparison_table
     from bench_kernel.results import (
+        Store,
         compare_points,
         open_store,
         resolve_ref,
@@ -71,9 +72,9 @@ def command(a: str, b: str, db_path: str | None, threshold: float, method: str |
     )
 
     check_threshold(threshold)
-    opened = []
+    opened: list[Store] = []
 
-    def open_db():  # opened only if a side names a stored run, and once
+    def open_db() -> Store:  # opened only if a side names a stored run, and once
         if not opened:
             opened.append(open_store(db_path, create=False))
         return opened[0]

@@ -83,17 +83,18 @@ def command(flops: float, n_bytes: float, time_us: float, device: str | None, dt
     result = analyze(flops, n_bytes, time_us, device=spec, dtype=dtype, name=name,
                       launch_overhead_us=launch_us, events_us=events_us, graph_us=graph_us,
                       timed_with=timed_with, calibration=cal if cal is not None else False)
+    label = name or "one call"  # what the counted call is named in the plot and the tables
     placed = None if report is None else place_measured(
-        report, time_us, device=spec, name=name or "one call", time_method=timed_with, model_flops=flops,
+        report, time_us, device=spec, name=label, time_method=timed_with, model_flops=flops,
         model_bytes=n_bytes, model_dtype=dtype, calibration=cal if cal is not None else False)
     if plot_path is not None and placed is not None:
-        plot_measured({placed.name: placed}, plot_path)
+        plot_measured({label: placed}, plot_path)
     elif plot_path is not None:
         plot_roofline([result], spec, dtype, plot_path, measured=cal)
     data = RooflineOutput(roofline=result, counters=report if placed is not None else None, measured_roofline=placed,
                           plot=str(plot_path) if plot_path is not None else None)
     tables = [_table(result, plot_path)]
-    if placed is not None:
-        triples = [(placed.name, report, placed)]
+    if placed is not None and report is not None:  # placed only with a report
+        triples = [(label, report, placed)]
         tables += [counters_table(triples), counter_kernels_table(triples)]
     emit(output, data=data, tables=tables)

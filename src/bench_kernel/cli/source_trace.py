@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypedDict
 
 import click
 
@@ -16,6 +17,20 @@ __all__ = ["command", "SCHEMA_VERSION"]
 
 #: The version of this command's --json document (``bench_kernel.records.SourceTraceOutput``).
 SCHEMA_VERSION = SOURCE_TRACE_SCHEMA_VERSION
+
+
+class _DocOptions(TypedDict):
+    """The keywords that document_trace and document_call share, as the options give them."""
+
+    kernel: str | None
+    module: str | None
+    top: int | None
+    flow: str
+    link_style: str
+    torch_ref: str | None
+    root: Path | None
+    doc_path: Path | None
+    keep_all_frames: bool
 
 
 @click.command("source-trace")
@@ -67,9 +82,10 @@ def command(target: str | None, trace_path: Path | None, kernel: str | None, mod
     if output_path is not None and str(output_path) == "-":
         output_path = None
     check_output_path(output_path, ([trace_path] if trace_path else []) + target_files(target))
-    options = dict(kernel=kernel, module=module, top=top, flow=flow, link_style=link_style, torch_ref=torch_ref,
-                   root=root, doc_path=output_path, keep_all_frames=all_frames)
+    options = _DocOptions(kernel=kernel, module=module, top=top, flow=flow, link_style=link_style, torch_ref=torch_ref,
+                          root=root, doc_path=output_path, keep_all_frames=all_frames)
     if target is None:
+        assert trace_path is not None  # exactly one of the two (checked above)
         doc = document_trace(trace_path, step=step, rank=rank, **options)
     else:
         if step is not None or rank is not None:

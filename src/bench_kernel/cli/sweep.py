@@ -107,7 +107,7 @@ def command(spec: str, db_path: str | None, resume: str | None, providers: tuple
     tables = [sweep_table(result.run, result.points, result.best)]
     if show_best:
         tables.append(best_table(result.run, result.best, result.points))
-    if plot_path:
+    if plot_path and x_axis is not None:  # they go together (checked above)
         written = plot_sweep(result.run, result.points, x_axis, plot_path)
         err.print(f"plot: {written}", highlight=False, markup=False, soft_wrap=True)
     emit(output, data=result, tables=tables)

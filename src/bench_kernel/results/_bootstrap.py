@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from bench_kernel.errors import InputError
-from bench_kernel.records import Comparison, Samples
+from bench_kernel.records import Comparison, Samples, Verdict
 from bench_kernel.results._compare import DEFAULT_THRESHOLD, check_threshold, samples_problem
 from bench_kernel.results._verdict import verdict
 
@@ -65,13 +65,19 @@ def compare_samples(a: Samples | Sequence[float], b: Samples | Sequence[float], 
     if not (am > 0 and bm > 0):
         raise ValueError(f"medians must be positive times, got A {am!r} and B {bm!r}")
     ratio = bm / am
-    base = dict(a_n=len(av), b_n=len(bv), confidence=0.95, ci_method="bootstrap-median-ratio",
-                statistic="median of the samples")
+    lo: float | None = None
+    hi: float | None = None
+    said: Verdict = "inconclusive"
+    significant = False
+    note: str | None = None
     if len(av) < MIN_SAMPLES or len(bv) < MIN_SAMPLES:
-        return Comparison(am, bm, ratio, None, None, "inconclusive", False, threshold, **base,
-                          note=f"too few samples for an interval (A {len(av)}, B {len(bv)}; need {MIN_SAMPLES})")
-    rng = np.random.default_rng(seed)
-    ratios = _bootstrap_medians(bv, resamples, rng) / _bootstrap_medians(av, resamples, rng)
-    lo, hi = (float(x) for x in np.quantile(ratios, [0.025, 0.975]))
-    significant = lo > 1.0 or hi < 1.0
-    return Comparison(am, bm, ratio, lo, hi, verdict(ratio, lo, hi, threshold), significant, threshold, **base)
+        note = f"too few samples for an interval (A {len(av)}, B {len(bv)}; need {MIN_SAMPLES})"
+    else:
+        rng = np.random.default_rng(seed)
+        ratios = _bootstrap_medians(bv, resamples, rng) / _bootstrap_medians(av, resamples, rng)
+        lo, hi = (float(x) for x in np.quantile(ratios, [0.025, 0.975]))
+        said = verdict(ratio, lo, hi, threshold)
+        significant = lo > 1.0 or hi < 1.0
+    return Comparison(am, bm, ratio, lo, hi, said, significant, threshold, a_n=len(av), b_n=len(bv),
+                      confidence=0.95, ci_method="bootstrap-median-ratio", statistic="median of the samples",
+                      note=note)

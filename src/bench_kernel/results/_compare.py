@@ -149,9 +149,7 @@ def compare(a: Measurement | Samples | Sequence[float], b: Measurement | Samples
     if not ra or not rb:
         raise InputError(f"cannot compare: {'A' if not ra else 'B'} has no round with a time")
     am, bm = geometric_mean(ra), geometric_mean(rb)
-    clocks = {"clock_a_mhz": median_clock_mhz(ma.sm_clock_mhz), "clock_b_mhz": median_clock_mhz(mb.sm_clock_mhz)}
-    sizes = dict(a_n=ma.samples.n, b_n=mb.samples.n, a_rounds=len(ra), b_rounds=len(rb), confidence=confidence,
-                 statistic=ma.round_statistic)
+    clock_a_mhz, clock_b_mhz = median_clock_mhz(ma.sm_clock_mhz), median_clock_mhz(mb.sm_clock_mhz)
     noise = noise_from_rounds(ra, rb) or history or floor_noise(ma.method, confidence)
     one_side_once = min(len(ra), len(rb)) == 1
     if noise.source == "rounds" and one_side_once or (
@@ -171,8 +169,8 @@ def compare(a: Measurement | Samples | Sequence[float], b: Measurement | Samples
                          math.expm1(run_half), history, confidence)
         noise, widened = history, True
     said = verdict(test.ratio, test.ci_low, test.ci_high, threshold)
-    limited = said in ("slower", "faster") and clock_explains(test.ratio, clocks["clock_a_mhz"],
-                                                              clocks["clock_b_mhz"], threshold)
+    limited = said in ("slower", "faster") and clock_explains(test.ratio, clock_a_mhz, clock_b_mhz,
+                                                              threshold)
     method = {"rounds": "t-interval of log round times", "history": "t-interval, noise from the point's stored history",
               "floor": f"the method's worst run-to-run noise (+/-{METHOD_FLOORS.get(ma.method, DEFAULT_FLOOR):.0%}) as a bound"}
     if widened:
@@ -181,6 +179,7 @@ def compare(a: Measurement | Samples | Sequence[float], b: Measurement | Samples
     # more rounds narrow an interval of rounds, not one set by the runs' spread
     needed = rounds_to_resolve(test.ratio, noise, threshold, confidence) if said == "inconclusive" and not widened else None
     return Comparison(am, bm, test.ratio, test.ci_low, test.ci_high, said, test.ci_low > 1.0 or test.ci_high < 1.0,
-                      threshold, **sizes, noise=noise, noise_floor=test.floor, ci_method=method[noise.source],
-                      rounds_needed=needed,
-                      **clocks, clock_limited=limited)
+                      threshold, a_n=ma.samples.n, b_n=mb.samples.n, a_rounds=len(ra), b_rounds=len(rb),
+                      statistic=ma.round_statistic, confidence=confidence, noise=noise, noise_floor=test.floor,
+                      ci_method=method[noise.source], rounds_needed=needed,
+                      clock_a_mhz=clock_a_mhz, clock_b_mhz=clock_b_mhz, clock_limited=limited)

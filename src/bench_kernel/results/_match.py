@@ -71,7 +71,7 @@ class ResultsComparison(Record, frozen=True):
         return bool(self.regressions or self.invalid or (fail_on == "inconclusive" and self.inconclusive))
 
     def counts(self) -> dict[str, int]:
-        out = {v: 0 for v in VERDICTS}
+        out: dict[str, int] = {v: 0 for v in VERDICTS}
         for r in self.rows:
             out[r.comparison.verdict] += 1
         return {**out, "unmatched": len(self.unmatched)}
@@ -112,11 +112,13 @@ def _pair(a: PointResult, b: PointResult, method: str | None, threshold: float, 
     if reason:
         return unmatched(reason)
     m = method or a.result.primary_method
-    missing = [side for side, p in (("A", a), ("B", b)) if p.result.median_us(m) is None]
-    if missing:
+    # m is None where A is "ok" but holds no measurement (a damaged or hand-edited file): neither side has it
+    missing = [side for side, p in (("A", a), ("B", b)) if m is None or p.result.median_us(m) is None]
+    if m is None or missing:
         have = {side: ", ".join(k for k, v in p.result.measurements.items() if v.ok) or "none"
                 for side, p in (("A", a), ("B", b))}
-        return unmatched(f"no {m} measurement on {' and '.join(missing)} "
+        what = f"{m} measurement" if m is not None else "measurement"
+        return unmatched(f"no {what} on {' and '.join(missing)} "
                          f"(A has {have['A']}; B has {have['B']}); choose one with --method")
     ma, mb = a.result.measurements[m], b.result.measurements[m]
     bad = [f"{side}'s {m} samples hold {problem}" for side, x in (("A", ma), ("B", mb))
@@ -161,7 +163,10 @@ def compare_points(a: Sequence[PointResult], b: Sequence[PointResult], *, thresh
             unmatched.append(Unmatched(provider=pa.provider, params=dict(pa.params), reason=f"only in A ({a_label})"))
             continue
         got = _pair(pa, pb, method, threshold, history, (a_run, b_run))
-        (unmatched if isinstance(got, Unmatched) else rows).append(got)
+        if isinstance(got, Unmatched):
+            unmatched.append(got)
+        else:
+            rows.append(got)
     unmatched += [Unmatched(provider=p.provider, params=dict(p.params), reason=f"only in B ({b_label})")
                   for p in b if key(p) not in a_keys]
     return ResultsComparison(a_label, b_label, threshold, tuple(rows), tuple(unmatched), strict_clocks)
@@ -172,31 +177,34 @@ def best_per_point(points: Sequence[PointResult], threshold: float = DEFAULT_THR
     runner-up against it by ``compare``'s rule (``verdict`` ``slower``: the best is shown faster
     beyond ``threshold``); a provider whose samples are not times (``samples_problem``: a damaged
     file) is not ranked."""
-    groups: dict[str, list[PointResult]] = {}
+    # per point: (median us, primary method, point) of each ranked provider
+    groups: dict[str, list[tuple[float, str, PointResult]]] = {}
     for p in points:
         groups.setdefault(params_key(p.params), [])
-        primary = p.result.measurements.get(p.result.primary_method or "")
-        if p.status == "ok" and primary is not None and samples_problem(primary.samples) is None:
-            groups[params_key(p.params)].append(p)
+        primary_method, median_us = p.result.primary_method, p.median_us
+        primary = p.result.measurements.get(primary_method) if primary_method is not None else None
+        # an "ok" point with valid samples has a median; the check on it is for the type
+        if (p.status == "ok" and primary_method is not None and primary is not None and median_us is not None
+                and samples_problem(primary.samples) is None):
+            groups[params_key(p.params)].append((median_us, primary_method, p))
     out = []
     for measured in groups.values():
         if not measured:
             continue
-        ranked = sorted(measured, key=lambda p: p.median_us)
-        best = ranked[0]
-        method = best.result.primary_method
+        ranked = sorted(measured, key=lambda x: x[0])
+        best_us, method, best = ranked[0]
         if len(ranked) == 1:
-            out.append(Best(params=dict(best.params), provider=best.provider, median_us=best.median_us,
+            out.append(Best(params=dict(best.params), provider=best.provider, median_us=best_us,
                             method=method))
             continue
-        second = ranked[1]
-        other = method if second.result.median_us(method) is not None else second.result.primary_method
+        second_us, second_method, second = ranked[1]
+        other = method if second.result.median_us(method) is not None else second_method
         c: Comparison = compare(best.result.measurements[method], second.result.measurements[other],
                                 threshold=threshold)
         ci = (c.ci_low, c.ci_high) if c.ci_low is not None and c.ci_high is not None else None
-        out.append(Best(params=dict(best.params), provider=best.provider, median_us=best.median_us, method=method,
-                        runner_up=second.provider, runner_up_us=second.median_us,
-                        margin=second.median_us / best.median_us - 1.0, verdict=c.verdict,
+        out.append(Best(params=dict(best.params), provider=best.provider, median_us=best_us, method=method,
+                        runner_up=second.provider, runner_up_us=second_us,
+                        margin=second_us / best_us - 1.0, verdict=c.verdict,
                         significant=c.verdict == "slower", ci=ci, candidates=len(ranked), confidence=c.confidence,
                         noise_floor=c.noise_floor))
     return out

@@ -28,17 +28,19 @@ class Recorder:
         self._t0 = time.perf_counter()
         self.run: RunInfo = store.start_run(kind=kind, name=name, config=config, env=env, command=command,
                                             source=prov, total_points=total)
+        assert self.run.id is not None  # a run read back from the store has its row's id
+        self._run_id: int = self.run.id
 
     def save(self, result: BenchResult) -> PointResult:
         """Commit a measured (or refused: ``correct`` False) result."""
-        return self.store.save_result(self.run.id, result)
+        return self.store.save_result(self._run_id, result)
 
     def save_error(self, name: str, params: dict[str, Any], reason: str) -> PointResult:
         """Commit a case that could not be measured, with the reason."""
         empty = BenchResult(name=name, params=dict(params), notes=(warning("case-failed", reason),))
-        return self.store.save_result(self.run.id, empty,
+        return self.store.save_result(self._run_id, empty,
                                       status="error", error=reason)
 
     def finish(self, status: str = "done") -> RunInfo:
-        self.run = self.store.finish_run(self.run.id, status=status, wall_s=time.perf_counter() - self._t0)
+        self.run = self.store.finish_run(self._run_id, status=status, wall_s=time.perf_counter() - self._t0)
         return self.run

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import platform
 import sys
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from bench_kernel.errors import StoreError
 from bench_kernel.records import RunInfo
@@ -50,14 +50,15 @@ def save_serve_run(store: Store, run: dict[str, Any], *, command: Sequence[str] 
         config["profile"] = run["profile"]
     info = store.start_run(kind="serve", name=f"{server.get('model')} @ {server.get('url')}", config=config,
                            env=env, command=command, total_points=len(points))
+    assert info.id is not None  # a run read back from the store has its row's id
     stmts: list[tuple[str, Sequence[Any]]] = [(SERVE_TABLE, ())]
     stmts += [("INSERT INTO serve_points (run_id, idx, load, status, point) VALUES (?,?,?,?,?)",
                (info.id, i, json.dumps(p.get("load"), sort_keys=True), p.get("status", "complete"),
                 json.dumps(p, default=str))) for i, p in enumerate(points)]
     store._write(stmts, "saving a serving run")
-    store.finish_run(int(info.id), status=_STATUS.get(run.get("status", "complete"), "failed"),
+    store.finish_run(info.id, status=_STATUS.get(run.get("status", "complete"), "failed"),
                      wall_s=sum(float(p.get("duration_s") or 0) for p in points))
-    return int(info.id)
+    return info.id
 
 
 def serve_points(store: Store, run: int | str | RunInfo) -> list[dict[str, Any]]:
@@ -72,7 +73,7 @@ def serve_points(store: Store, run: int | str | RunInfo) -> list[dict[str, Any]]
     return [json.loads(r[0]) for r in rows]
 
 
-def serve_side(ref: str, open_db: Any) -> tuple[str, list[dict[str, Any]]] | None:
+def serve_side(ref: str, open_db: Callable[[], Store]) -> tuple[str, list[dict[str, Any]]] | None:
     """``(label, points)`` when ``ref`` names a serving run (a stored run of kind ``serve``, or a
     ``bench-kernel serve --json`` file), else None (let ``resolve_ref`` read it)."""
     from pathlib import Path

@@ -29,6 +29,7 @@ from bench_kernel.errors import StoreError
 from bench_kernel.records import (
     BenchResult,
     PointResult,
+    PointStatus,
     RunInfo,
     params_key,
     status_of,
@@ -171,7 +172,8 @@ class Store:
              None if dirty is None else int(dirty), json.dumps(list(command)),
              json.dumps(config, default=str), json.dumps(env, default=str), total_points))],
             "starting a run", sync=True)
-        return self.run(int(run_id))
+        assert run_id is not None  # an INSERT's lastrowid is the new row's id
+        return self.run(run_id)
 
     def finish_run(self, run_id: int, *, status: str = "done", wall_s: float | None = None,
                    env: dict[str, Any] | None = None) -> RunInfo:
@@ -268,7 +270,7 @@ class Store:
         self._write([(sql, args)], "claiming a point", durable=False)
         return True
 
-    def save_result(self, run_id: int, result: BenchResult, *, status: str | None = None,
+    def save_result(self, run_id: int, result: BenchResult, *, status: PointStatus | None = None,
                     error: str | None = None, worker: str | None = None, wall_s: float | None = None,
                     round: int = 1) -> PointResult:
         """Commit one finished point (provider ``result.name`` at ``result.params``; its round

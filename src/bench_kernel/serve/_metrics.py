@@ -19,7 +19,7 @@ Over the run (``duration_s`` = the first due time -> the last byte received):
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
@@ -153,15 +153,16 @@ def serve_metrics(records: Iterable[RequestRecord], duration_s: float, *, loop_l
                           f"({tokens} tokens by usage; byte-level tokens that decode to nothing): counted as completed "
                           f"with their tokens, left out of TTFT, TPOT and ITL; their E2E runs to the last byte",
                           requests=len(textless), tokens=tokens))
-    sources = Counter(r.n_out_source for r in ok if r.n_out_source)
+    sources: Counter[str] = Counter(r.n_out_source for r in ok if r.n_out_source)
     if sources.get("tokenizer"):
         notes.append(info("n-out-tokenizer", f"N_out of {sources['tokenizer']} requests was counted by the client "
                           f"tokenizer (no usage)", requests=sources["tokenizer"]))
     if sources.get("chunks"):
         notes.append(warning("n-out-chunks", f"N_out of {sources['chunks']} requests is their count of token chunks (no "
                              f"usage, no --tokenizer): a lower bound, so TPOT may read high", requests=sources["chunks"]))
-    # Peak output tokens per 1 s bucket from the start, each chunk's tokens at its arrival.
-    buckets: Counter[int] = Counter()
+    # Peak output tokens per 1 s bucket from the start, each chunk's tokens at its arrival (a chunk of
+    # unknown count carries a share of the request's tokens: a fraction).
+    buckets: defaultdict[int, float] = defaultdict(float)
     for r in ok:
         if not r.chunk_s:
             continue  # textless: no arrival time per token

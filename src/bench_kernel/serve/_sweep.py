@@ -28,7 +28,7 @@ SATURATED = 0.10
 RunPoint = Callable[[Load], ServePoint]
 
 
-def sweep_loads(base: Load, rates: list[float] | None, concurrencies: list[int] | None) -> list[Load]:
+def sweep_loads(base: Load, rates: list[float] | None, concurrencies: list[int | None] | None) -> list[Load]:
     """One load per listed rate or concurrency (one list at most), the other settings from ``base``."""
     if rates and concurrencies and len(rates) > 1 and len(concurrencies) > 1:
         raise UsageError("sweep one thing at a time: a list of --request-rate or of --max-concurrency, not both")
