@@ -145,14 +145,15 @@ def decode_flashinfer(name: str, readable: str) -> Decoded | None:
             if len(short) > 80:
                 short = short.replace(long_, abbrev)
         return b.build(short=short)
-    m = _trtllm_bmm(name)
-    if m:
+    bmm = _trtllm_bmm(name)
+    if bmm:
         b = Builder("flashinfer", name)
         b.set("kernel", "trtllm_gen_bmm")
-        b.groups(m, _BMM_FIELDS, inferred=True)
-        b.tile(int(m["tm"]), int(m["tn"]), int(m["tk"]))
+        b.groups(bmm, _BMM_FIELDS, inferred=True)
+        b.tile(int(bmm.text("tm")), int(bmm.text("tn")), int(bmm.text("tk")))
         flags = "".join(f"_{f}" for f in ("swiGlu", "dynBatch") if f"_{f}" in name)
-        short = f"bmm_{m['types']}_t{m['tm']}x{m['tn']}x{m['tk']}_s{m['stages']}_{m['layout']}{flags}_{m['arch']}"
+        short = (f"bmm_{bmm['types']}_t{bmm['tm']}x{bmm['tn']}x{bmm['tk']}_s{bmm['stages']}_{bmm['layout']}{flags}_"
+                 f"{bmm['arch']}")
         return b.build(short=name if len(name) <= 80 else short)
     head = parse_function(readable).qualified
     # "moe::" alone: a short name keeps only the outermost namespace of moe::dev::routing::….

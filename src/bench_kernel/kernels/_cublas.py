@@ -81,6 +81,14 @@ def _legacy(name: str, m: re.Match[str]) -> Decoded:
     return b.build(short=None if len(name) > 80 else name)
 
 
+# nvjet's trailing flag tokens: token -> (field, value, label).
+_NVJET_FLAGS: dict[str, tuple[str, bool | str, str]] = {
+    "v": ("raster", "vertical", "raster order: vertical"), "h": ("raster", "horizontal", "raster order: horizontal"),
+    "bz": ("beta_zero", True, "beta == 0 epilogue"), "bias": ("bias", True, "bias epilogue"),
+    "splitK": ("split_k", True, "split-K"), "2cta": ("cta_pair", True, "2-CTA MMA"),
+}
+
+
 def _nvjet(name: str, m: re.Match[str]) -> Decoded:
     b = Builder("cublas", name)
     b.set("kernel", "nvjet")
@@ -96,19 +104,10 @@ def _nvjet(name: str, m: re.Match[str]) -> Decoded:
     rest = m["rest"].split("_") if m["rest"] else []
     pos = m.start("rest")
     for tok in rest:
-        label = {"v": "raster order: vertical", "h": "raster order: horizontal", "bz": "beta == 0 epilogue",
-                 "bias": "bias epilogue", "splitK": "split-K", "2cta": "2-CTA MMA"}.get(tok)
-        if tok == "bias":
-            b.set("bias", True, start=pos, end=pos + len(tok), label=label, inferred=True)
-        elif tok == "splitK":
-            b.set("split_k", True, start=pos, end=pos + len(tok), label=label, inferred=True)
-        elif tok in ("v", "h"):
-            b.set("raster", "vertical" if tok == "v" else "horizontal", start=pos, end=pos + len(tok),
-                  label=label, inferred=True)
-        elif tok == "bz":
-            b.set("beta_zero", True, start=pos, end=pos + len(tok), label=label, inferred=True)
-        elif tok == "2cta":
-            b.set("cta_pair", True, start=pos, end=pos + len(tok), label=label, inferred=True)
+        flag = _NVJET_FLAGS.get(tok)
+        if flag is not None:
+            field, value, label = flag
+            b.set(field, value, start=pos, end=pos + len(tok), label=label, inferred=True)
         pos += len(tok) + 1
     b.fields.setdefault("bias", False)
     b.set("layout", m["layout"], start=m.start("layout"), end=m.end("layout"),

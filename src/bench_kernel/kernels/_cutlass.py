@@ -71,18 +71,19 @@ def _v3(name: str, m: Spans, off: int) -> Decoded:
     b.set("opcode_class", m["cls"], start=off + m.start("cls"), end=off + m.end("cls"), label="opcode class")
     b.set("op", m["op"], start=off + m.start("op"), end=off + m.end("op"), label="operation")
     b.set("types", m["types"], start=off + m.start("types"), end=off + m.end("types"), label="A, B, accumulator, C, D types")
-    tm, tn, tk = (int(x) for x in m["tile"].split("x"))
+    tm, tn, tk = (int(x) for x in m.text("tile").split("x"))
     b.set(("tile_m", "tile_n", "tile_k"), (tm, tn, tk), start=off + m.start("tile"), end=off + m.end("tile"),
           label="CTA tile M x N x K")
     b.set("cluster", m["cluster"], start=off + m.start("cluster"), end=off + m.end("cluster"), label="cluster shape")
-    b.set("stages", int(m["stages"]), start=off + m.start("stages"), end=off + m.end("stages"),
+    b.set("stages", int(m.text("stages")), start=off + m.start("stages"), end=off + m.end("stages"),
           label="pipeline stages (0: chosen by the builder)")
-    b.set("layout", m["layout"].upper(), start=off + m.start("layout"), end=off + m.end("layout"),
+    b.set("layout", m.text("layout").upper(), start=off + m.start("layout"), end=off + m.end("layout"),
           label="A, B, C layouts (t: transposed)")
-    b.set("align", int(m["align"]), start=off + m.start("align") - 5, end=off + m.end("align"),
+    b.set("align", int(m.text("align")), start=off + m.start("align") - 5, end=off + m.end("align"),
           label="alignment (elements)")
-    if m["rest"]:
-        b.set("schedule", m["rest"].strip("_"), start=off + m.start("rest") + 1, end=off + m.end("rest"),
+    rest = m.text("rest")
+    if rest:
+        b.set("schedule", rest.strip("_"), start=off + m.start("rest") + 1, end=off + m.end("rest"),
               label="kernel and epilogue schedule")
     short = name if len(name) <= 80 else (f"cutlass3x_sm{m['arch']}_{m['op']}_{m['types']}_{m['tile']}_{m['cluster']}_"
                                           f"{m['stages']}_{m['layout']}_align{m['align']}")

@@ -60,7 +60,8 @@ def _label(mine: list[list[str]], others: list[list[set[str]]]) -> list[str] | N
     left = list(range(len(others)))
     for kind, features in enumerate(mine):
         while left:
-            best, told = None, []
+            best: str | None = None
+            told: list[int] = []
             for f in features:
                 t = [i for i in left if f not in others[i][kind]]
                 if len(t) > len(told):

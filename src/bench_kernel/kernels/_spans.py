@@ -104,6 +104,12 @@ class Spans:
         span = self._spans.get(group)
         return None if span is None else self._text[span[0]:span[1]]
 
+    def text(self, group: str) -> str:
+        """The text of a group the walk always puts (``m[group]`` is None for one it may leave out);
+        KeyError for a group never put, a decoder's own mistake."""
+        start, end = self._spans[group]
+        return self._text[start:end]
+
     def start(self, group: str) -> int:
         return self._spans[group][0]
 

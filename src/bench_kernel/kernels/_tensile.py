@@ -41,18 +41,18 @@ def tensile_keys() -> dict[str, tuple[str, str]]:
 
 def decode_tensile(name: str, readable: str) -> Decoded | None:
     """Decode a Tensile kernel name, or None when it is not one."""
-    head = _HEAD.match(name)
-    brief = None if head else _SHORT_HEAD.match(name)
-    if not head and not brief:
+    full = _HEAD.match(name)
+    brief = None if full else _SHORT_HEAD.match(name)
+    head = full or brief  # the matched head of either form: the tokens after it are read the same
+    if head is None:
         return None
     b = Builder("tensile", name)
-    if head:
+    if full:
         # l is the summation (K) index: A indexed (i, l) is M x K as stored -> "N"; (l, i) -> "T".
-        layout = ("N" if head["a"].startswith("il") else "T") + ("N" if head["b"].startswith("lj") else "T")
-        b.set("layout", layout, start=5, end=head.end("b"), label="A/B index order -> layout (N: not transposed)")
+        layout = ("N" if full["a"].startswith("il") else "T") + ("N" if full["b"].startswith("lj") else "T")
+        b.set("layout", layout, start=5, end=full.end("b"), label="A/B index order -> layout (N: not transposed)")
     else:
-        head = brief
-        layout = brief["layout"]
+        layout = head["layout"]
         b.set("layout", layout, start=5, end=7, label="layout (N: not transposed)")
     keys = tensile_keys()
     tokens = name.split("_")

@@ -69,14 +69,15 @@ def decode_inductor(name: str, readable: str) -> Decoded | None:
     if not m:
         return None
     b = Builder("inductor", name)
-    b.set("kind", _KINDS[m["kind"]], start=7, end=m.end("kind"), label="kernel kind (poi/red/per/tem/for)")
-    ops = split_ops(m["ops"]) if m["ops"] else []
+    kind, index = m.text("kind"), m.text("index")
+    b.set("kind", _KINDS[kind], start=7, end=m.end("kind"), label="kernel kind (poi/red/per/tem/for)")
+    ops = split_ops(m.text("ops")) if m.text("ops") else []
     if ops:
         b.set("ops", ops, start=m.start("ops"), end=m.end("ops"), label="fused ops (sorted, from the FX graph)")
     else:
         b.fields["ops"] = []  # "triton_poi_fused_0": nothing to point at in the tree
-    b.set("index", int(m["index"]), start=m.start("index"), end=m.end("index"), label="kernel counter in the graph")
-    return b.build(short=_inductor_short(m["kind"], ops, m["index"]) if len(name) > 80 else name)
+    b.set("index", int(index), start=m.start("index"), end=m.end("index"), label="kernel counter in the graph")
+    return b.build(short=_inductor_short(kind, ops, index) if len(name) > 80 else name)
 
 
 def _inductor_match(name: str) -> Spans | None:
@@ -169,7 +170,7 @@ def decode_triton(name: str, readable: str) -> Decoded | None:
         b = Builder("triton", name)
         b.set("kernel", "matmul_ogs")
         b.groups(m, (("layout", "layout", "A, B, C layouts"), ("types", "types", "A x B x weight types")), inferred=True)
-        tm, tn, tk = (int(x) for x in m["tile"].split("x"))
+        tm, tn, tk = (int(x) for x in m.text("tile").split("x"))
         b.set(("tile_m", "tile_n", "tile_k"), (tm, tn, tk), start=m.start("tile"), end=m.end("tile"),
               label="BLOCK_M x BLOCK_N x BLOCK_K")
         b.groups(m, (("split", "split_k", "split-K"), ("act", "epilogue", "fused epilogue")))

@@ -129,14 +129,14 @@ def pointer_roles(source: str, name: str | None = None) -> dict[str, frozenset[s
                     if n not in params:
                         origin[n] = origin.get(n, set()) | src
     roles: dict[str, set[str]] = {}
-    for node in ast.walk(fn):
-        if not isinstance(node, ast.Call) or not node.args:
+    for call in ast.walk(fn):
+        if not isinstance(call, ast.Call) or not call.args:
             continue
-        what = _call_name(node)
+        what = _call_name(call)
         role = "load" if what == "load" else "store" if what in _STORE else None
         if role is None:
             continue
-        for p in set().union(*(origin.get(n, set()) for n in _names(node.args[0]))):
+        for p in set().union(*(origin.get(n, set()) for n in _names(call.args[0]))):
             roles.setdefault(p, set()).add(role)
             if role == "store" and what != "store":  # an atomic reads what it updates
                 roles[p].add("load")

@@ -69,7 +69,7 @@ def diff(a: Trace, b: Trace, *, rules: StepRules | None = None) -> TraceDiff:
     # it shares a short name with in that trace only, and one kernel could show as vanished and new.
     shorts = distinct_shorts(t.names[i] for t in (a, b) for i in np.unique(t.kernels.name).tolist())
     ker_a, ker_b = _side(a, sa, "short", shorts), _side(b, sb, "short", shorts)
-    steps_a, steps_b = (len(sa), len(sb)) if has_steps else (None, None)
+    steps_a, steps_b = (len(found[0]), len(found[1])) if has_steps else (None, None)
     total_a = sum(t for _, t in cat_a.values())
     total_b = sum(t for _, t in cat_b.values())
     kernels, categories = _rows(ker_a, ker_b), _rows(cat_a, cat_b)

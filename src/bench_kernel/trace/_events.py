@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from operator import attrgetter
 from pathlib import Path
+from types import GenericAlias
 from typing import Any
 
 import msgspec
 import numpy as np
+from numpy.typing import DTypeLike
 
 from bench_kernel.trace._checks import EventScreen, drop_duplicates
 from bench_kernel.trace._columns import (
@@ -49,7 +51,7 @@ _NO_RAW = msgspec.Raw(b"")
 
 def _event_type(shapes: bool) -> type:
     """The msgspec Struct for one event, built from the Kineto arg map (``data/kineto_args.tsv``)."""
-    spec = []
+    spec: list[tuple[str, object, object]] = []  # (field, type, msgspec.field) as defstruct takes them
     for f in arg_fields():
         if f.group == "shapes" and not shapes:
             continue
@@ -253,7 +255,7 @@ class _Builder:
         evs = self.screen.screen("python", evs)  # after the filter: most python events are not kept
         self.put("python", **self.common(evs), pid=_ints(_field(evs, "pid")), tid=_ints(_field(evs, "tid")))
 
-    def column(self, table: str, key: str, dtype: Any, shape: tuple = ()) -> np.ndarray:
+    def column(self, table: str, key: str, dtype: DTypeLike, shape: tuple[int, ...] = ()) -> np.ndarray:
         pieces = self.parts[table].get(key)
         if not pieces:
             return np.zeros((0, *shape), dtype=dtype)
@@ -269,13 +271,16 @@ def _freeze(v: Any) -> Any:
     return tuple(_freeze(x) for x in v) if isinstance(v, list) else v
 
 
-def _build(b: _Builder, cls: type, table: str, spec: dict[str, tuple]) -> Any:
+def _build(b: _Builder, cls: type, table: str, spec: dict[str, _ColumnSpec]) -> Any:
     cols = {k: b.column(table, k, dt, shape) for k, (dt, shape) in spec.items()}
     return cls(**cols)
 
 
-_F, _I, _N = (np.float64, ()), (np.int64, ()), (np.int32, ())
-_BASE = {"name": _N, "start_us": _F, "dur_us": _F}
+_ColumnSpec = tuple[DTypeLike, tuple[int, ...]]  # a column's dtype and the shape of one row's value
+_F: _ColumnSpec = (np.float64, ())
+_I: _ColumnSpec = (np.int64, ())
+_N: _ColumnSpec = (np.int32, ())
+_BASE: dict[str, _ColumnSpec] = {"name": _N, "start_us": _F, "dur_us": _F}
 
 
 @dataclass(frozen=True)
@@ -299,7 +304,9 @@ class Tables:
 
 def read_tables(file: Path, *, links: bool, shapes: bool, stacks: bool, block_bytes: int) -> Tables:
     """Read ``file`` once into :class:`Tables` (see ``load_trace`` for the options)."""
-    decoder = msgspec.json.Decoder(list[_event_type(shapes)])
+    # list[event] built as what that expression makes: the event type exists only at run time, and a
+    # type checker reads list[...] as a type
+    decoder = msgspec.json.Decoder(GenericAlias(list, (_event_type(shapes),)))
     reader = EventReader(file, decoder.decode, block_bytes=block_bytes)
     b = _Builder(shapes, stacks, links)
     for chunk in reader:
@@ -314,7 +321,7 @@ def read_tables(file: Path, *, links: bool, shapes: bool, stacks: bool, block_by
                                                     smem_bytes=_I))
     launches = _build(b, LaunchTable, "launch", dict(_BASE, pid=_I, tid=_I, correlation=_I, external_id=_I,
                                                      api_id=_I, kernel_name=_N))
-    op_spec = dict(_BASE, pid=_I, tid=_I, external_id=_I)
+    op_spec: dict[str, _ColumnSpec] = dict(_BASE, pid=_I, tid=_I, external_id=_I)
     if shapes:
         op_spec.update(input_dims=(object, ()), input_types=(object, ()), concrete_inputs=(object, ()),
                        input_strides=(object, ()))

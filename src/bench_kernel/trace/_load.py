@@ -36,9 +36,9 @@ def _rank_of(path: Path) -> int | None:
         head = src.read(1 << 20)
     finally:
         src.close()
-    m = _RANK_IN_HEAD.search(head)
-    if m:
-        return int(m.group(1))
+    in_head = _RANK_IN_HEAD.search(head)
+    if in_head:
+        return int(in_head.group(1))
     m = _RANK_IN_NAME.search(path.name)
     return int(m.group(1)) if m else None
 

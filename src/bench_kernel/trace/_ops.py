@@ -31,7 +31,7 @@ from bench_kernel.trace._collectives import collective_calls, communication_mask
 from bench_kernel.trace._foreign import require_data
 from bench_kernel.trace._ops_calls import REASONS, place_kernels
 from bench_kernel.trace._ops_context import ServingContext
-from bench_kernel.trace._ops_rows import build_row, price_calls
+from bench_kernel.trace._ops_rows import UncountedSum, build_row, price_calls
 from bench_kernel.trace._steps import require_links
 from bench_kernel.trace._trace import Trace, load_notes
 
@@ -136,21 +136,22 @@ def _ops(trace: Trace, *, device: str | None, by: OpsBy, capture: Trace | None, 
     groups: dict[tuple[str, str | None], list[Any]] = defaultdict(list)
     for p in priced:
         groups[(p.name, p.shapes)].append(p)
-    rows, left = [], defaultdict(lambda: [0.0, 0, []])
+    rows: list[OpsRow] = []
+    left: defaultdict[str, UncountedSum] = defaultdict(UncountedSum)
     for (name, shapes), members in groups.items():
         parts = build_row(name, shapes, members, spec)
         rows.append(OpsRow(**parts.values))
         for reason, us, n in parts.uncounted:
             entry = left[reason]
-            entry[0] += us
-            entry[1] += n
-            entry[2].append(name)
+            entry.us += us
+            entry.kernels += n
+            entry.ops.append(name)
     K = trace.kernels
     for key, idx in placed.unplaced.items():
-        left[REASONS[key]][0] += float(K.dur_us[idx].sum())
-        left[REASONS[key]][1] += len(idx)
+        left[REASONS[key]].us += float(K.dur_us[idx].sum())
+        left[REASONS[key]].kernels += len(idx)
     rows.sort(key=lambda r: -r.kernel_us)
-    uncounted = tuple(sorted((Uncounted(r, n, us, tuple(dict.fromkeys(o))) for r, (us, n, o) in left.items()),
+    uncounted = tuple(sorted((Uncounted(r, e.kernels, e.us, tuple(dict.fromkeys(e.ops))) for r, e in left.items()),
                              key=lambda u: -u.us))
     total = float(K.dur_us.sum())
     counted = sum(r.counted_us for r in rows)

@@ -103,7 +103,7 @@ def place_kernels(trace: Trace, capture: Trace | None) -> Placement:
     graph = trace.graph_launched & rest
     notes: list[str] = []
     sources = [trace]
-    self_capture = capture is None and graph.any() and _has_captures(trace)
+    self_capture = capture is None and bool(graph.any()) and _has_captures(trace)
     ref = trace if self_capture else capture
     unplaced: dict[str, np.ndarray] = {}
     if ref is not None and graph.any():

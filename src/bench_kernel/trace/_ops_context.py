@@ -79,8 +79,8 @@ def parse_step(name: str) -> tuple[int, int, int, int, bool] | None:
 def step_lengths(trace: Trace) -> list[StepLengths]:
     """Every host step annotation of ``trace`` that records attention lengths, by start time."""
     a = trace.annotations
-    out = []
-    parsed: dict[int, Any] = {}
+    out: list[StepLengths] = []
+    parsed: dict[int, tuple[int, int, int, int, bool] | None] = {}
     for i in np.flatnonzero(~a.gpu).tolist():
         nid = int(a.name[i])
         if nid not in parsed:

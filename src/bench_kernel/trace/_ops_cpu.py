@@ -19,7 +19,7 @@ from bench_kernel.records import OpsBy, OpsReport, OpsRow, Uncounted
 from bench_kernel.roofline import formula_kind
 from bench_kernel.trace._ops_calls import Call
 from bench_kernel.trace._ops_context import ServingContext
-from bench_kernel.trace._ops_rows import NO_FORMULA, build_row, price_calls
+from bench_kernel.trace._ops_rows import NO_FORMULA, Priced, UncountedSum, build_row, price_calls
 from bench_kernel.trace._trace import Trace, load_notes
 
 __all__ = ["cpu_ops"]
@@ -69,32 +69,33 @@ def cpu_ops(trace: Trace, *, by: OpsBy) -> OpsReport:
             p = int(parent[p])
     calls = [Call(0, int(k), "op", [], float(o.dur_us[k])) for k in counted_ops.tolist()]
     priced = price_calls(calls, [trace], by, ServingContext(trace), {})
-    groups: dict[tuple[str, str | None], list] = defaultdict(list)
-    for p in priced:
-        groups[(p.name, p.shapes)].append(p)
-    rows, left = [], defaultdict(lambda: [0.0, []])
+    groups: dict[tuple[str, str | None], list[Priced]] = defaultdict(list)
+    for call in priced:
+        groups[(call.name, call.shapes)].append(call)
+    rows: list[OpsRow] = []
+    left: defaultdict[str, UncountedSum] = defaultdict(UncountedSum)  # .kernels stays 0: no kernels here
     for (name, shapes), members in groups.items():
         parts = build_row(name, shapes, members, None)
         rows.append(OpsRow(**parts.values))
         for reason, us, _ in parts.uncounted:
-            left[reason][0] += us
-            left[reason][1].append(name)
+            left[reason].us += us
+            left[reason].ops.append(name)
     child_us = np.bincount(parent[parent >= 0], weights=o.dur_us[parent >= 0], minlength=len(o))
     own = o.dur_us - child_us
     for i in np.flatnonzero(~covered).tolist():
-        left[NO_FORMULA][0] += float(own[i])
-        left[NO_FORMULA][1].append(names[i])
+        left[NO_FORMULA].us += float(own[i])
+        left[NO_FORMULA].ops.append(names[i])
     rows.sort(key=lambda r: -r.kernel_us)
     total = float(o.dur_us[parent < 0].sum())
     counted = sum(r.counted_us for r in rows)
     uncounted = []
-    for reason, (us, ops) in left.items():
+    for reason, entry in left.items():
         by_op: dict[str, float] = defaultdict(float)
         if reason == NO_FORMULA:
             for i in np.flatnonzero(~covered).tolist():
                 by_op[names[i]] += float(own[i])
-        top = sorted(by_op, key=lambda n: -by_op[n])[:12] if by_op else list(dict.fromkeys(ops))
-        uncounted.append(Uncounted(reason, 0, us, tuple(top)))
+        top = sorted(by_op, key=lambda n: -by_op[n])[:12] if by_op else list(dict.fromkeys(entry.ops))
+        uncounted.append(Uncounted(reason, 0, entry.us, tuple(top)))
     uncounted.sort(key=lambda u: -u.us)
     assert math.isclose(counted + sum(u.us for u in uncounted), total, rel_tol=1e-6, abs_tol=1e-3)
     notes = ("a CPU-only trace (no kernels): each op counted on the host over its own duration, children "

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from collections.abc import Hashable
+from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from bench_kernel.errors import DeviceError, UsageError
 from bench_kernel.roofline import Work, analyze, formula_context, formula_source, from_trace, op_work, over_roof
@@ -20,7 +23,7 @@ from bench_kernel.trace._ops_calls import Call
 from bench_kernel.trace._ops_context import ServingContext
 from bench_kernel.trace._trace import Trace
 
-__all__ = ["Priced", "price_calls", "build_row", "NO_FORMULA", "NO_SIZE"]
+__all__ = ["Priced", "UncountedSum", "price_calls", "build_row", "NO_FORMULA", "NO_SIZE"]
 
 _OPAQUE = re.compile(r"OpaqueType<(\d+)>")
 _BY_SIZE = {1: "uint8", 2: "uint16", 4: "uint32", 8: "uint64"}
@@ -74,19 +77,29 @@ def _collective_work(name: str, calls: list[CollectiveCall]) -> tuple[Work, tupl
             (c0.collective, factor))
 
 
+def _shape_columns(t: Trace) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The ops' Input Dims, Input type, Concrete Inputs and Input Strides columns (``shapes=True``)."""
+    o = t.ops
+    if o.input_dims is None or o.input_types is None or o.concrete_inputs is None or o.input_strides is None:
+        raise UsageError(f"{t.path.name}: load the trace with shapes=True for ops")
+    return o.input_dims, o.input_types, o.concrete_inputs, o.input_strides
+
+
 def price_calls(calls: list[Call], sources: list[Trace], by: str, ctx: ServingContext,
                 comm: dict[int, CollectiveCall]) -> list[Priced]:
     """The work of every call: collectives from ``comm`` (kernel index -> call), the rest by formula."""
     trace = sources[0]
-    cache: dict[tuple, Work | None] = {}
+    shape_columns = [_shape_columns(t) for t in sources]
+    cache: dict[tuple[Hashable, ...], Work | None] = {}
     kinds: dict[tuple[int, int], str | None] = {}
-    out = []
+    out: list[Priced] = []
     for call in calls:
         t = sources[call.src]
-        o, k = t.ops, call.op
-        nid = int(o.name[k])
+        k = call.op
+        nid = int(t.ops.name[k])
         name = t.names[nid]
-        cols = (o.input_dims[k], o.input_types[k], o.concrete_inputs[k], o.input_strides[k])
+        dims, types, concrete, strides = shape_columns[call.src]
+        cols = (dims[k], types[k], concrete[k], strides[k])
         shapes = _shape_text(cols[0], cols[1]) if by == "shape" else None
         n = len(call.kernels)
         if comm:
@@ -94,20 +107,20 @@ def price_calls(calls: list[Call], sources: list[Trace], by: str, ctx: ServingCo
             if colls and len(colls) == n:
                 if call.like:  # launched before the trace's host events: the matched later call's metadata
                     colls = [comm.get(j, c) if c.msg_bytes is None else c for c, j in zip(colls, call.like)]
-                work, coll = _collective_work(name, colls)
-                out.append(Priced(f"{coll[0]} ({name})", shapes, call.us, n, work, call.origin, coll))
+                coll_work, coll = _collective_work(name, colls)
+                out.append(Priced(f"{coll[0]} ({name})", shapes, call.us, n, coll_work, call.origin, coll))
                 continue
         kind = kinds.get((call.src, nid), "?")
         if kind == "?":
             kind = kinds[(call.src, nid)] = formula_context(name)
         context = _context(kind, ctx, trace, t, call) if kind is not None else {}
         # The loader shares one object per distinct recorded value, so identities are a cheap key.
-        key = (call.src, nid, id(cols[0]), id(cols[1]), id(cols[2]), id(cols[3]))
+        key: tuple[Hashable, ...] = (call.src, nid, id(cols[0]), id(cols[1]), id(cols[2]), id(cols[3]))
         if context:
             key += tuple(sorted(context.items()))
-        work = cache.get(key, _MISSING)
-        if work is _MISSING:
-            work = cache[key] = op_work(name, from_trace(*cols), context=context)
+        if key not in cache:
+            cache[key] = op_work(name, from_trace(*cols), context=context)
+        work = cache[key]
         if work is not None and work.bytes is None and work.reason and "tensor list" in work.reason and n:
             hinted = key + (int(trace.kernels.name[call.kernels[0]]),)
             if hinted not in cache:
@@ -116,9 +129,6 @@ def price_calls(calls: list[Call], sources: list[Trace], by: str, ctx: ServingCo
             work = cache[hinted]
         out.append(Priced(name, shapes, call.us, n, work, call.origin))
     return out
-
-
-_MISSING = object()
 
 
 def _context(kind: str, ctx: ServingContext, trace: Trace, src: Trace, call: Call) -> dict[str, Any]:
@@ -140,6 +150,15 @@ class RowParts:
     values: dict[str, Any]
     uncounted: list[tuple[str, float, int]]
     """(reason, us, kernels) of its calls that were not counted."""
+
+
+@dataclass(slots=True)
+class UncountedSum:
+    """One reason's uncounted time over the rows, as it is summed: microseconds, kernels, the ops concerned."""
+
+    us: float = 0.0
+    kernels: int = 0
+    ops: list[str] = field(default_factory=list)
 
 
 def build_row(name: str, shapes: str | None, members: list[Priced], spec: Any) -> RowParts:

@@ -46,12 +46,13 @@ def rank_files(directory: Path) -> dict[int, Path]:
     if unknown:
         raise TraceError(f"{directory}: {', '.join(p.name for p in unknown)} name no rank (no distributedInfo.rank, "
                          f"no rank<N> in the file name); rename them trace_rank<N>.json or pass one file")
-    twice = {r: ps for r, ps in by_rank.items() if len(ps) > 1}
+    ranked = {r: ps for r, ps in by_rank.items() if r is not None}  # every one: None was popped
+    twice = {r: ps for r, ps in ranked.items() if len(ps) > 1}
     if twice:
         r, ps = min(twice.items())
         raise TraceError(f"{directory}: {len(ps)} traces claim rank {r} ({', '.join(p.name for p in ps)}); keep one "
                          f"file per rank")
-    return {r: ps[0] for r, ps in sorted(by_rank.items())}  # type: ignore[type-var]
+    return {r: ps[0] for r, ps in sorted(ranked.items())}
 
 
 def _one(path: str, rank: int, rules: StepRules | None, gap_us: float, shapes: bool) -> TimelineReport:

@@ -31,11 +31,13 @@ stops with one error line. The source is read strictly forward, so pipes and FIF
 
 from __future__ import annotations
 
+import enum
 import gzip
+import io
 import re
 import zlib
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterator
+from typing import Any, Callable, Iterator, Literal
 
 import msgspec
 
@@ -68,9 +70,17 @@ _MAX_END_CANDIDATES = 4096
 #: Candidate ``"traceEvents": [`` keys tried before giving up.
 _MAX_KEY_CANDIDATES = 64
 _META = msgspec.json.Decoder(dict[str, msgspec.Raw])
-#: A cut candidate after the end of ``traceEvents`` (``}, {`` in the metadata that follows it): the
-#: chunk ``[`` + text + ``]`` then holds the array's own ``]`` and fails with trailing characters.
-_CLOSED = object()
+
+
+class _Closed(enum.Enum):
+    """A cut candidate after the end of ``traceEvents`` (``}, {`` in the metadata that follows it): the
+    chunk ``[`` + text + ``]`` then holds the array's own ``]`` and fails with trailing characters. An
+    enum, not ``object()``, so that ``is _CLOSED`` narrows the type of what a decode returned."""
+
+    CLOSED = enum.auto()
+
+
+_CLOSED: Literal[_Closed.CLOSED] = _Closed.CLOSED
 
 
 def _mib(n: int) -> str:
@@ -91,7 +101,7 @@ class _Forward:
     Sniffing the gzip magic with ``read`` + ``seek(0)`` failed on pipes ("not seekable").
     """
 
-    def __init__(self, raw: BinaryIO, head: bytes) -> None:
+    def __init__(self, raw: io.BufferedIOBase, head: bytes) -> None:
         self._raw, self._head = raw, head
         self.name = getattr(raw, "name", "")
 
@@ -104,12 +114,16 @@ class _Forward:
             return out if len(out) == n else out + self._raw.read(n - len(out))
         return self._raw.read(n)
 
-    def readinto(self, b: Any) -> int:
+    def readinto(self, b: bytearray) -> int:
         if not self._head:
             return self._raw.readinto(b)  # straight into the caller's block: no fresh pages per read
         data = self.read(len(b))
         b[:len(data)] = data
         return len(data)
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        # GzipFile seeks its source only to rewind, which a forward read never does; a pipe says the same
+        raise io.UnsupportedOperation("a forward-only stream cannot seek")
 
 
 class _Source:
@@ -118,7 +132,7 @@ class _Source:
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
-            raw: BinaryIO = open(path, "rb")  # noqa: SIM115 - closed in close()
+            raw = open(path, "rb")  # noqa: SIM115 - closed in close()
         except FileNotFoundError:
             raise TraceError(f"trace file not found: {path}") from None
         except IsADirectoryError:
@@ -130,7 +144,7 @@ class _Source:
         magic = self._guard(_read_exactly, (raw, 2))
         self.gzipped = magic == b"\x1f\x8b"
         forward = _Forward(raw, magic)
-        self._f: Any = gzip.GzipFile(fileobj=forward, mode="rb") if self.gzipped else forward  # type: ignore[arg-type]
+        self._f: gzip.GzipFile | _Forward = gzip.GzipFile(fileobj=forward, mode="rb") if self.gzipped else forward
 
     def read(self, n: int) -> bytes:
         return self._guard(self._f.read, n)
@@ -152,7 +166,7 @@ class _Source:
         self._raw.close()
 
 
-def _read_exactly(raw: BinaryIO, n: int) -> bytes:
+def _read_exactly(raw: io.BufferedIOBase, n: int) -> bytes:
     """``n`` bytes (fewer only at the end): a pipe may return a short read."""
     out = b""
     while len(out) < n:
@@ -170,7 +184,8 @@ class EventReader:
     ``msgspec.DecodeError`` / ``ValidationError`` on bad input, as msgspec decoders do.
     """
 
-    def __init__(self, path: Path, decode: Callable[[bytes], list], *, block_bytes: int = BLOCK_BYTES) -> None:
+    def __init__(self, path: Path, decode: Callable[[bytes | memoryview], list], *,
+                 block_bytes: int = BLOCK_BYTES) -> None:
         check_block_bytes(block_bytes)
         self.path = path
         self.decode = decode
@@ -194,7 +209,7 @@ class EventReader:
                           "counts (Python's json takes the last, a streaming reader the first); not read. Keep one "
                           "'traceEvents' array")
 
-    def _decode_chunk(self, payload: bytes, final: bool) -> list | None | object:
+    def _decode_chunk(self, payload: bytes | memoryview, final: bool) -> list | None | Literal[_Closed.CLOSED]:
         """Decode ``payload``; None means 'the cut was not between events' (only when not final),
         :data:`_CLOSED` 'the chunk holds the array's own closing bracket'."""
         try:
@@ -457,7 +472,7 @@ def _append(buf: bytearray, data: memoryview) -> bytearray:
         return bytearray(buf) + data
 
 
-def _last_boundary(buf: bytes, lo: int) -> tuple[int, int] | None:
+def _last_boundary(buf: bytearray, lo: int) -> tuple[int, int] | None:
     """(end of the left event, start of the right one) of the last candidate cut at or after ``lo``."""
     last = None
     for last in _BOUNDARY.finditer(buf, lo):  # noqa: B007 (the loop only walks to the last match)

@@ -337,7 +337,7 @@ def _json_process(p: _Process, b: TraceBuilder, links: bool) -> None:
     names = {s.kernel_id: s.formatted_kernel_name or s.demangled_kernel_name or s.kernel_name for s in syms}
     node = {a.id.handle: a.node_id for a in p.agents}
     ks = [k for k in p.buffer_records.kernel_dispatch if k.dispatch_info is not None]
-    info = [k.dispatch_info for k in ks]
+    info = [d for k in p.buffer_records.kernel_dispatch if (d := k.dispatch_info) is not None]  # ks's, in order
     block = np.array([(d.workgroup_size.x, d.workgroup_size.y, d.workgroup_size.z) for d in info],
                      dtype=np.int64).reshape(-1, 3)
     items = np.array([(d.grid_size.x, d.grid_size.y, d.grid_size.z) for d in info], dtype=np.int64).reshape(-1, 3)

@@ -25,7 +25,7 @@ def require_links(trace: Trace, what: str) -> None:
 def _by_annotation(trace: Trace, rule: StepRule) -> list[Step]:
     a = trace.annotations
     host = np.flatnonzero(~a.gpu)
-    out = []
+    out: list[Step] = []
     matches: dict[int, dict[str, str | None] | None] = {}
     for i in host[np.argsort(a.start_us[host], kind="stable")]:
         nid = int(a.name[i])

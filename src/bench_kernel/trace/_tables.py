@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from bench_kernel.datafile import package_text, read_package_tsv, user_file_text
 from bench_kernel.errors import InputError
@@ -46,6 +46,8 @@ _FILE_KEYS = ("version", "about", "rules", "gemm_ops", "gemm_ops_about")
 PHASES = ("prefill", "decode", "mixed")
 _PKG = "bench_kernel.trace"
 _PHASE_VALUES = PHASES + ("ignore",)
+#: What a step rule's match may say of its step: a phase, or "ignore" (not a step).
+RulePhase = Literal["prefill", "decode", "mixed", "ignore"]
 
 
 def _nonempty(row: dict[str, str], where: str) -> None:
@@ -164,10 +166,10 @@ class StepRule:
     kind: str
     pattern: UserRegex | None = None
     phase_group: str | None = None
-    phase_map: dict[str, str] = field(default_factory=dict)
+    phase_map: dict[str, RulePhase] = field(default_factory=dict)
     phase_counts: dict[str, str] = field(default_factory=dict)
 
-    def phase_of(self, groups: dict[str, str | None]) -> str | None:
+    def phase_of(self, groups: dict[str, str | None]) -> RulePhase | None:
         """The phase (prefill/decode/mixed/ignore) a match implies, or None when the rule has none."""
         if self.phase_group is not None:
             value = groups.get(self.phase_group)
