@@ -158,6 +158,7 @@ from bench_kernel.records._roofline import (
                                              Roof,
                                              RoofAnalysis,
                                              RooflineResult,
+                                             RoofSource,
 )
 from bench_kernel.records._samples import MIN_SAMPLES_FOR_CI, Samples, median_ci95_ranks
 from bench_kernel.records._schema import markdown_sections, published_schema, schema, version
@@ -242,7 +243,7 @@ __all__ = [
     "Measurement", "KernelStat", "Check", "Method", "MeasuredBy", "Cache", "StopReason", "RoundStatistic",
     "ROUND_STATISTICS", "ActivityKind", "CPU_WAIT_SHARE", "waited_for_cpu",
     "Roof", "RoofAnalysis", "RooflineResult", "LevelPoint", "ModelCheck", "MeasuredRoofline", "Bound",
-    "LaunchSource", "Level", "ROOF_SOURCES",
+    "LaunchSource", "Level", "RoofSource", "ROOF_SOURCES",
     "KernelCounters", "JoinedKernel", "CounterReport", "CounterTool", "ADDITIVE", "PROPERTIES", "FLOP_KINDS",
     "PRECISIONS",
     "BenchResult", "RESULT_SCHEMA_VERSION", "PRIMARY_ORDER", "upgrade_result",

@@ -17,7 +17,7 @@ from bench_kernel.hardware import (
     get_device,
     load_calibration,
 )
-from bench_kernel.records import Calibration, Note, Roof, RoofAnalysis, RooflineResult, info, warning
+from bench_kernel.records import Bound, Calibration, Note, Roof, RoofAnalysis, RooflineResult, info, warning
 
 __all__ = ["analyze", "measured_roof", "spec_roof"]
 
@@ -62,7 +62,7 @@ def _analyse(roof: Roof, flops: float, n_bytes: float, time_us: float, launch_us
     memory_us = n_bytes / (roof.peak_tbps * 1e6)
     compute_us = flops / (roof.peak_tflops * 1e6)
     floor_us = max(memory_us, compute_us)
-    bound = "memory" if memory_us >= compute_us else "compute"
+    bound: Bound = "memory" if memory_us >= compute_us else "compute"
     if launch_us is not None and launch_us >= LAUNCH_DOMINANT_SHARE * time_us and launch_us >= floor_us:
         bound = "launch"
     return RoofAnalysis(source=roof.source, peak_tflops=roof.peak_tflops, peak_tbps=roof.peak_tbps, memory_us=memory_us, compute_us=compute_us, floor_us=floor_us,

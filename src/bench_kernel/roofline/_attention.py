@@ -139,6 +139,10 @@ def _attention(call: OpCall, multiplier: float, backward: bool) -> Work:
     varlen = layout == "thd" or (cu_q is not None and cu_q.numel >= 2 and (len(q.shape) == 3 or q.shape[0] == 1))
     d_qk, d_v = q.shape[-1], v.shape[-1]
     step = step_sums(call.context) if paged and varlen else None
+    # visible (query, key) pairs over every sequence, and that times the query heads: floats, as
+    # visible_pairs and _varlen give them (a causal half, a mean where estimated)
+    pairs: float
+    heads_pairs: float
     if step is not None:  # the engine's step annotation: every sequence's lengths, exactly
         hq, hk = q.shape[-2], k.shape[-2]
         pairs, estimate = step[3] - (step[2] - step[0]) // 2, bool(call.context.get("estimate"))
@@ -174,21 +178,25 @@ def _attention(call: OpCall, multiplier: float, backward: bool) -> Work:
     if isinstance(call.value("mask"), TensorArg):
         call.notes.append("an attention mask is applied: counted as full attention (masked pairs still cost)")
     flops = int(2 * heads_pairs * (d_qk + d_v) * multiplier)
+    # where the paged formulas count k and v themselves; both positions are there (k and v were read from them)
+    kv_at = [p for p in (call.row.pos("k"), call.row.pos("v")) if p is not None]
     if backward:
         nb = call.io_bytes([(q.numel, call.dtype(q)), (k.numel, call.dtype(k)), (v.numel, call.dtype(v))])
     elif paged and step is not None:
         kv = nbytes(TensorArg((step[1] * hk * (d_qk + d_v),), call.dtype(k)))
-        rest = call.io_bytes([(out_elems, call.dtype(q))], skip=(call.row.pos("k"), call.row.pos("v")))
+        rest = call.io_bytes([(out_elems, call.dtype(q))], skip=kv_at)
         nb = None if rest is None or kv is None else rest + kv
     elif paged:
         max_k = call.scalar("max_k")
         cu_q = call.tensor("cu_q", required=False)
         seqs = cu_q.shape[0] - 1 if cu_q is not None and cu_q.shape else 1
         per_token = (k.shape[-2] * k.shape[-1], v.shape[-2] * v.shape[-1])
-        kv = [nbytes(TensorArg((seqs * max_k * n,), call.dtype(t))) for n, t in zip(per_token, (k, v))] \
-            if isinstance(max_k, int) else [None]
-        rest = call.io_bytes([(out_elems, call.dtype(q))], skip=(call.row.pos("k"), call.row.pos("v")))
-        nb = None if rest is None or None in kv else rest + sum(kv)  # type: ignore[arg-type]
+        kv = None
+        if isinstance(max_k, int):
+            k_bytes, v_bytes = (nbytes(TensorArg((seqs * max_k * n,), call.dtype(t))) for n, t in zip(per_token, (k, v)))
+            kv = None if k_bytes is None or v_bytes is None else k_bytes + v_bytes
+        rest = call.io_bytes([(out_elems, call.dtype(q))], skip=kv_at)
+        nb = None if rest is None or kv is None else rest + kv
     else:
         nb = call.io_bytes([(out_elems, call.dtype(q))])
     return work(call, flops, nb, call.dtype(q), causal=causal is not None,

@@ -129,7 +129,7 @@ def _parse_op_tables(data: bytes, origin: str) -> OpTables:
 @lru_cache(maxsize=1)
 def op_tables() -> OpTables:
     """The packaged ``bench_kernel/roofline/data/ops.json``, parsed and validated once."""
-    data = resources.files("bench_kernel.roofline").joinpath("data", "ops.json").read_bytes()
+    data = resources.files("bench_kernel.roofline").joinpath("data/ops.json").read_bytes()  # 3.10's joinpath: 1 arg
     return _parse_op_tables(data, "bench_kernel/roofline/data/ops.json")
 
 

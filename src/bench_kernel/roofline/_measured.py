@@ -13,7 +13,7 @@ note names the likely cause, with the counts that point to it.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Literal, Mapping
 
 from bench_kernel.dtypes import peak_class
 from bench_kernel.errors import DeviceError, UsageError
@@ -21,17 +21,19 @@ from bench_kernel.hardware import DeviceSpec, get_device, load_calibration
 from bench_kernel.records import (
     Calibration,
     CounterReport,
+    Level,
     LevelPoint,
     MeasuredRoofline,
     ModelCheck,
     Note,
+    RoofSource,
     info,
     warning,
 )
 
 __all__ = ["LEVELS", "MODEL_TOLERANCE", "place_measured", "check_model"]
 
-LEVELS = ("dram", "l2", "l1")
+LEVELS: tuple[Level, ...] = ("dram", "l2", "l1")
 #: Model and counts further apart than this (relative) get a note naming the likely cause.
 MODEL_TOLERANCE = 0.25
 #: Below this many bytes the fixed traffic of any launch (arguments, code, page tables) dominates.
@@ -49,8 +51,8 @@ MIXED_SHARE = 0.9
 
 
 
-def _ceilings(spec: DeviceSpec, cal: Calibration | None) -> dict[str, tuple[float, str]]:
-    out: dict[str, tuple[float, str]] = {"dram": (spec.memory_tbps, "spec")}
+def _ceilings(spec: DeviceSpec, cal: Calibration | None) -> dict[Level, tuple[float, RoofSource]]:
+    out: dict[Level, tuple[float, RoofSource]] = {"dram": (spec.memory_tbps, "spec")}
     if spec.l2_tbps:
         out["l2"] = (spec.l2_tbps, "spec")
     elif cal is not None and cal.l2_tbps:
@@ -64,7 +66,7 @@ def _pct(ratio: float) -> str:
     return f"{ratio:.2f}x" if ratio >= 2 else f"{100 * ratio:.0f}%"
 
 
-def check_model(quantity: str, modelled: float | None, measured: float | None, evidence: Mapping[str, float]
+def check_model(quantity: Literal["bytes", "flops"], modelled: float | None, measured: float | None, evidence: Mapping[str, float]
                 ) -> ModelCheck:
     """The model against the counts for ``quantity`` (``bytes`` or ``flops``), with the likely cause when
     they differ by more than :data:`MODEL_TOLERANCE`. ``evidence``: ``dram_write_bytes``,
@@ -126,12 +128,14 @@ def place_measured(report: CounterReport, time_us: float, *, device: str | Devic
         share = by_precision[max(by_precision, key=by_precision.__getitem__)] / flops
         notes.append(info("mixed-precisions", f"mixed precisions ({', '.join(sorted(by_precision))}): the roof is "
                           f"{dtype}'s, {100 * share:.0f}% of the counted FLOPs", share=share))
+    peak: float | None
+    peak_source: RoofSource | None
     try:
         peak, peak_source = spec.peak(dtype), "spec"
     except DeviceError:
         peak, peak_source = None, None
     ceilings = _ceilings(spec, cal)
-    level_bytes = {"dram": total.dram_bytes, "l2": total.l2_bytes, "l1": total.l1_bytes}
+    level_bytes: dict[Level, float | None] = {"dram": total.dram_bytes, "l2": total.l2_bytes, "l1": total.l1_bytes}
     levels = tuple(LevelPoint(level, b, flops / b if flops and b else None, b / time_us / 1e6,
                               *(ceilings.get(level) or (None, None)))
                    for level, b in level_bytes.items() if b)

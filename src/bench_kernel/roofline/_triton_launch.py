@@ -29,8 +29,12 @@ def _roles(jit: Any, cache: dict[int, dict[str, frozenset[str]]]) -> dict[str, f
         name = getattr(getattr(jit, "fn", None), "__name__", None)
         source = None
         try:
-            source = inspect.getsource(inspect.getmodule(jit.fn))  # helpers beside the kernel too
+            module = inspect.getmodule(jit.fn)
+            if module is not None:
+                source = inspect.getsource(module)  # helpers beside the kernel too
         except (TypeError, OSError, AttributeError):
+            pass
+        if source is None:
             source = getattr(jit, "src", None)
         cache[key] = pointer_roles(source, name) if isinstance(source, str) else {}
     return cache[key]

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Sequence
+from typing import Literal, Sequence
 
 from bench_kernel.errors import UsageError
 from bench_kernel.kernels import decode, triton_source_category
-from bench_kernel.records import KernelSite, ModuleNode, Overview
+from bench_kernel.records import KernelSite, ModuleNode, Overview, SourceFrame
 from bench_kernel.source_trace._collect import Launch, SiteStats, collect, site_module_type
 from bench_kernel.source_trace._group import common_prefix_len, group_paths
+from bench_kernel.source_trace._links import LinkStyle
 from bench_kernel.source_trace._model import SourceTrace
 from bench_kernel.source_trace._sources import SourceContext, kernel_source
 
@@ -71,9 +72,9 @@ def _overview(sites: Sequence[KernelSite], structure: tuple[ModuleNode, ...]) ->
 
 
 def build(subject: str, launches: Sequence[Launch], n_calls: int, *, root: Path, doc_dir: Path,
-          device: str | None = None, backend: str = "cuda", keep_all_frames: bool = False, live: bool = False,
+          device: str | None = None, backend: Literal["cuda", "hip"] = "cuda", keep_all_frames: bool = False, live: bool = False,
           inputs: tuple[tuple[str, str], ...] = (), output: str | None = None, notes: Sequence[str] = (),
-          top: int | None = None, flow: str = "auto", link_style: str = "path", torch_ref: str | None = None,
+          top: int | None = None, flow: str = "auto", link_style: LinkStyle = "path", torch_ref: str | None = None,
           selection: str | None = None) -> SourceTrace:
     """The document of ``launches`` (every selected kernel execution, over ``n_calls`` calls or steps).
 
@@ -90,7 +91,7 @@ def build(subject: str, launches: Sequence[Launch], n_calls: int, *, root: Path,
     stats, structure = collect(launches, n_calls, root=root, doc_dir=doc_dir, keep_all_frames=keep_all_frames)
     grand = sum(s.total_us for s in stats) / n_calls
     sites = [_site(s, i, n_calls, grand) for i, s in enumerate(stats)]
-    scale = "model" if len(sites) > MODEL_SCALE_SITES else "op"
+    scale: Literal["op", "model"] = "model" if len(sites) > MODEL_SCALE_SITES else "op"
     limit = top if top is not None else (MODEL_TOP if scale == "model" else None)
     ranked = sorted(sites, key=lambda s: (-(s.us_per_call or 0.0), s.order))
     chosen = {s.order for s in (ranked[:limit] if limit else ranked)}
@@ -101,15 +102,16 @@ def build(subject: str, launches: Sequence[Launch], n_calls: int, *, root: Path,
     if flow == "modules" and not structure:
         raise UsageError("--flow modules: no nn.Module markers around these kernels (record the trace with "
                          "with_modules=True, as 'bench-kernel profile' does)")
-    if flow == "auto":
-        flow = "modules" if scale == "model" and structure else "kernels"
+    # auto: modules at model scale when the trace has module markers, else kernels
+    shown: Literal["kernels", "modules"] = (
+        "modules" if flow == "modules" or (flow == "auto" and scale == "model" and structure) else "kernels")
     paths = group_paths(detailed)
-    shared = ()
+    shared: tuple[SourceFrame, ...] = ()
     if scale == "model" and len(paths) > 1:
         stacks = [s.stack for s in detailed if s.stack]
         shared = tuple(stacks[0][:common_prefix_len(stacks)]) if stacks else ()
     return SourceTrace(subject=subject, kernels=tuple(sites), paths=paths, overview=_overview(sites, structure),
-                       structure=structure, scale=scale, flow=flow, detailed=tuple(sorted(chosen)),
+                       structure=structure, scale=scale, flow=shown, detailed=tuple(sorted(chosen)),
                        shared_chain=shared, device=device, backend=backend, inputs=inputs, output=output,
                        selection=selection, link_style=link_style, notes=tuple(notes))
 

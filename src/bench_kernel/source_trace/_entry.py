@@ -11,7 +11,7 @@ import re
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from bench_kernel.errors import MeasurementError, TraceError, UsageError
 from bench_kernel.gpu import require_gpu
@@ -22,6 +22,9 @@ from bench_kernel.source_trace._links import check_link_style
 from bench_kernel.source_trace._model import SourceTrace
 from bench_kernel.source_trace._text import short_dtype
 
+if TYPE_CHECKING:
+    from bench_kernel.userregex import UserRegex
+
 __all__ = ["document_call", "document_trace"]
 
 
@@ -31,13 +34,13 @@ def _paths(root: str | Path | None, doc_path: str | Path | None) -> tuple[Path, 
     return root_p, doc_dir
 
 
-def _kernel_rx(kernel: str | None) -> re.Pattern[str] | None:
+def _kernel_rx(kernel: str | None) -> UserRegex | None:
     from bench_kernel.trace import kernel_regex
 
     return None if kernel is None else kernel_regex(kernel, "--kernel")
 
 
-def _keep(trace: Any, idx: list[int], rx: re.Pattern[str] | None) -> list[int]:
+def _keep(trace: Any, idx: list[int], rx: UserRegex | None) -> list[int]:
     if rx is None:
         return idx
     hit = set(trace.find_kernels(rx).tolist())  # the one rule: raw OR short name (trace/_match.py)
@@ -75,7 +78,7 @@ def document_trace(path: str | Path, *, kernel: str | None = None, step: int | N
     """
     from bench_kernel.trace import find_steps, kernel_steps, load_trace
 
-    check_link_style(link_style)
+    style = check_link_style(link_style)
     if kernel is None and step is None and module is None:
         raise UsageError("give --kernel REGEX, --module NAME and/or --step N: a whole trace is too many kernels "
                          "for one document")
@@ -87,7 +90,7 @@ def document_trace(path: str | Path, *, kernel: str | None = None, step: int | N
     ks = kernel_steps(trace, steps) if steps else None
     idx = list(range(trace.kernel_count))
     if step is not None:
-        if not steps:
+        if ks is None:  # no steps
             raise UsageError("--step: no steps found in this trace (no ProfilerStep or engine step annotations)")
         if not 0 <= step < len(steps):
             raise UsageError(f"--step {step}: the trace has steps 0..{len(steps) - 1}")
@@ -123,8 +126,8 @@ def document_trace(path: str | Path, *, kernel: str | None = None, step: int | N
     if any(r.graph_launched for r in records):
         notes.append("some kernels were replayed from a CUDA/HIP graph: they carry no Python stack")
     return build(_subject(records, kernel, module, step), launches, n_calls, root=root_p, doc_dir=doc_dir,
-                 device=trace.device_name, backend=trace.backend, keep_all_frames=keep_all_frames, notes=notes,
-                 top=top, flow=flow, link_style=link_style, torch_ref=torch_ref,
+                 device=trace.device_name, backend="hip" if trace.backend == "hip" else "cuda",  # Trace.backend: one of the two, typed str
+                 keep_all_frames=keep_all_frames, notes=notes, top=top, flow=flow, link_style=style, torch_ref=torch_ref,
                  selection=_selection(kernel, module, top))
 
 
@@ -159,7 +162,7 @@ def _subject(records: list[Any], kernel: str | None, module: str | None, step: i
         by: dict[str, float] = {}
         for r in records:
             by[r.short] = by.get(r.short, 0.0) + r.dur_us
-        return max(by, key=by.get)
+        return max(by, key=by.__getitem__)
     for f in records[0].stack or ():
         if f.is_module:
             return re.sub(r"_\d+$", "", f.function.split(":", 1)[1].strip())
@@ -220,8 +223,9 @@ def document_call(fn: Callable[..., Any], *, make_inputs: Callable[[], Any] | No
     from bench_kernel.trace import find_steps, kernel_steps, load_trace
 
     torch = check_call(kernel=kernel, link_style=link_style)
+    style = check_link_style(link_style)
     rx = _kernel_rx(kernel)
-    label = name or getattr(fn, "__name__", "call")
+    label: str = name if name else getattr(fn, "__name__", "call")  # not `or`: mypy keeps name's None in that
     inputs = guard(label, "make_inputs", make_inputs) if make_inputs else None
     out = guard(label, "warm-up", lambda: call_with(fn, inputs))
     torch.cuda.synchronize()
@@ -243,5 +247,5 @@ def document_call(fn: Callable[..., Any], *, make_inputs: Callable[[], Any] | No
     return build(label, launches, max(len(steps), 1), root=root_p, doc_dir=doc_dir,
                  device=torch.cuda.get_device_name(), backend="hip" if torch.version.hip else "cuda",
                  keep_all_frames=keep_all_frames, live=True, inputs=_input_labels(fn, inputs),
-                 output=_describe(out), top=top, flow=flow, link_style=link_style, torch_ref=torch_ref,
+                 output=_describe(out), top=top, flow=flow, link_style=style, torch_ref=torch_ref,
                  selection=_selection(kernel, module, top))

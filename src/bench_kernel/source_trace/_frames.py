@@ -117,7 +117,7 @@ def to_source_frames(frames: Sequence[Frame], *, root: Path, doc_dir: Path, keep
     rules = rules or plumbing_rules()
     # "nn.Module: LlamaAttention_0" markers (no file) name the module whose forward comes next.
     modules: dict[int, str] = {}
-    kept = []
+    kept: list[tuple[str, int, str]] = []  # (file, line, function) of the frames with a file and a line
     pending = None
     for f in frames:
         fn = f.function or ""
@@ -129,16 +129,16 @@ def to_source_frames(frames: Sequence[Frame], *, root: Path, doc_dir: Path, keep
             if pending and not (not keep_all and rules.drops(f.file, f.function)):
                 modules[len(kept)] = pending
                 pending = None
-            kept.append(f)
+            kept.append((f.file, f.line, f.function))
     # Everything up to the last tool frame is the harness that called the user's code.
-    last_tool = max((i for i, f in enumerate(kept) if _is_tool(f.file)), default=-1)
+    last_tool = max((i for i, (file, _, _) in enumerate(kept) if _is_tool(file)), default=-1)
     out = []
-    for i, f in enumerate(kept):
-        if i <= last_tool or _is_tool(f.file) or (not keep_all and rules.drops(f.file, f.function)):
+    for i, (file, line, function) in enumerate(kept):
+        if i <= last_tool or _is_tool(file) or (not keep_all and rules.drops(file, function)):
             continue
-        abs_path = resolve_file(f.file, str(root))
-        disp = display_path(f.file, abs_path, root)
+        abs_path = resolve_file(file, str(root))
+        disp = display_path(file, abs_path, root)
         link = local_link(abs_path, disp, root, doc_dir)
-        url = package_url(disp, int(f.line)) if link == disp else None
-        out.append(SourceFrame(disp, link, int(f.line), f.function, abs_path, modules.get(i), url))
+        url = package_url(disp, int(line)) if link == disp else None
+        out.append(SourceFrame(disp, link, int(line), function, abs_path, modules.get(i), url))
     return tuple(out)

@@ -70,7 +70,8 @@ def _from_wrapper(wrapper: Path, name: str) -> InductorKernel | None:
         m = _DEFINE.match(text)
         if not m or m.group("var") != name:
             continue
-        kernel_path, origins = None, []
+        kernel_path: str | None = None
+        origins: list[str] = []
         j = i - 1
         while j >= 0 and lines[j].startswith("#"):
             if (k := _KERNEL_PATH.match(lines[j])) is not None:

@@ -7,20 +7,24 @@ from __future__ import annotations
 import functools
 import re
 from importlib import metadata
+from typing import Literal
 
 from bench_kernel.datafile import read_package_tsv
 from bench_kernel.errors import InputError, UsageError
 
-__all__ = ["LINK_STYLES", "check_link_style", "package_url", "torch_tag", "github_blob", "frame_target"]
+__all__ = ["LinkStyle", "LINK_STYLES", "check_link_style", "package_url", "torch_tag", "github_blob", "frame_target"]
 
-LINK_STYLES = ("path", "github")
+LinkStyle = Literal["path", "github"]
+LINK_STYLES: tuple[LinkStyle, ...] = ("path", "github")
 _RELEASE = re.compile(r"^\d+(\.\d+)*$")
 
 
-def check_link_style(style: str) -> str:
-    if style not in LINK_STYLES:
-        raise UsageError(f"--link-style {style!r}: choose one of {', '.join(LINK_STYLES)}")
-    return style
+def check_link_style(style: str) -> LinkStyle:
+    """``style`` as the link style it names (the tuple's own value, so typed as one); UsageError for any other."""
+    for known in LINK_STYLES:
+        if style == known:
+            return known
+    raise UsageError(f"--link-style {style!r}: choose one of {', '.join(LINK_STYLES)}")
 
 
 @functools.lru_cache(maxsize=1)

@@ -20,7 +20,7 @@ from pathlib import Path
 from bench_kernel.datafile import read_package_tsv
 from bench_kernel.errors import InputError
 from bench_kernel.kernels import demangle
-from bench_kernel.records import KernelSite, KernelSource, SourceLink
+from bench_kernel.records import KernelSite, KernelSource, LinkRole, SourceKind, SourceLink
 from bench_kernel.source_trace._inductor import find_inductor_kernel
 from bench_kernel.source_trace._links import github_blob, torch_tag
 from bench_kernel.source_trace._triton import find_jit_source, outline
@@ -28,7 +28,7 @@ from bench_kernel.trace import KernelRecord
 
 __all__ = ["SourceContext", "kernel_source", "aten_rows", "aten_source", "find_library"]
 
-_ROLES = ("kernel", "functor")
+_ROLES: tuple[LinkRole, ...] = ("kernel", "functor")
 #: Files searched per installed package for a kernel's .so and its source (a package is small; a
 #: bound keeps a huge one from stalling the document).
 _MAX_FILES = 4000
@@ -187,7 +187,7 @@ def find_library(folder: Path, ident: str, listings: dict[tuple[Path, tuple[str,
     return so, None
 
 
-def _local(path: Path, line: int | None, role: str, symbol: str | None, ctx: SourceContext) -> SourceLink:
+def _local(path: Path, line: int | None, role: LinkRole, symbol: str | None, ctx: SourceContext) -> SourceLink:
     from bench_kernel.source_trace._frames import display_path, local_link
 
     disp = display_path(str(path), str(path), ctx.root)
@@ -205,17 +205,17 @@ def kernel_source(site: KernelSite, record: KernelRecord, ctx: SourceContext) ->
     if site.family in ("triton", "inductor"):
         jit = find_jit_source(site.name, files, live=ctx.live)
         if jit is None:
-            return KernelSource(site.family, note="source not found: the @triton.jit file is not on this machine")
+            kind: SourceKind = "triton" if site.family == "triton" else "inductor"
+            return KernelSource(kind, note="source not found: the @triton.jit file is not on this machine")
         return KernelSource("triton", (_local(Path(jit[0]), jit[1], "kernel", site.name, ctx),),
                             steps=outline(*jit))
     if site.family == "aten":
         ref = ctx.torch_ref or torch_tag() or "main"
-        found = aten_source(site.name)
-        if not found:
+        aten = aten_source(site.name)
+        if not aten:
             return KernelSource("aten", note="source not mapped", ref=ref)
-        links = tuple(SourceLink(role, file, github_blob("pytorch/pytorch", ref, file), symbol)
-                      for role in _ROLES if role in found for symbol, file in [found[role]])
-        return KernelSource("aten", links, ref=ref)
+        return KernelSource("aten", tuple(SourceLink(role, file, github_blob("pytorch/pytorch", ref, file), symbol)
+                                          for role in _ROLES if role in aten for symbol, file in [aten[role]]), ref=ref)
     lib = _libraries().get(site.family)
     links: list[SourceLink] = []
     folder = _package_dir(site)

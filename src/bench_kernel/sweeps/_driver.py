@@ -19,10 +19,10 @@ from bench_kernel.errors import DeviceError, Interrupted, StoreError, UsageError
 from bench_kernel.gpu import has_gpu
 from bench_kernel.measure import gpu_state
 from bench_kernel.options import Options
-from bench_kernel.records import RunInfo, SweepOutput, params_key
+from bench_kernel.records import PointResult, RunInfo, RunStatus, SweepOutput, params_key
 from bench_kernel.results import Store, best_per_point, open_store, provenance
 from bench_kernel.sweeps._local import Unit
-from bench_kernel.sweeps._rounds import fresh_processes, make_backend, run_rounds
+from bench_kernel.sweeps._rounds import fresh_processes, make_backend, run_rounds, stored_id
 from bench_kernel.sweeps._spec import DEFAULT_SPEC_NAME, SweepSpec
 
 __all__ = ["sweep", "run_sweep", "parse_gpus", "check_sharding", "Progress"]
@@ -181,19 +181,21 @@ def _execute(plan: _Plan, db: Store | None, make: Callable[[], Any], fresh: bool
     """Open (or reopen) the stored run once the first backend is up, run the rounds, finish the run."""
     t0 = time.perf_counter()
     opened: list[RunInfo] = []  # the stored run this call started or reopened (only then does it finish it)
-    stored = db.rounds_done(plan.run.id) if db is not None and plan.run is not None else {}
+    stored = db.rounds_done(stored_id(plan.run)) if db is not None and plan.run is not None else {}
 
     def open_run(env: dict[str, Any]) -> RunInfo | None:
         if db is None:
             return None
-        run = (db.reopen_run(plan.run.id) if plan.run is not None else
+        run = (db.reopen_run(stored_id(plan.run)) if plan.run is not None else
                db.start_run(kind="sweep", name=plan.spec.target or plan.spec.name, config=plan.config(sharding),
                             env=env, command=command, source=plan.provenance.to_dict() if plan.provenance else None,
                             total_points=len(plan.units)))
         opened.append(run)
         return run
 
-    status, collected, env = "failed", [], {}
+    status: RunStatus = "failed"
+    collected: list[PointResult] = []
+    env: dict[str, Any] = {}
     inline = not fresh and sharding["workers"] is None and sharding["gpus"] is None and sharding["backend"] == "local"
     try:
         _, collected, env, status = run_rounds(plan.units, plan.rounds, make, fresh, db, open_run, progress, stored)
@@ -201,10 +203,11 @@ def _execute(plan: _Plan, db: Store | None, make: Callable[[], Any], fresh: bool
         wall = time.perf_counter() - t0
         run = opened[0] if opened else plan.run
         if db is not None and opened:
-            env_after = dict(run.env)
+            mine = opened[0]
+            env_after = dict(mine.env)
             if inline and has_gpu():
                 env_after["state_after"] = gpu_state(plan.options.device_index)
-            run = db.finish_run(run.id, status=status, wall_s=(run.wall_s or 0.0) + wall, env=env_after)
+            run = db.finish_run(stored_id(mine), status=status, wall_s=(mine.wall_s or 0.0) + wall, env=env_after)
     done = sum(len(v) for v in stored.values())
     if status == "interrupted":
         kept = (f"they are stored in run {run.id}: finish it with --resume {run.id}" if db is not None and run
@@ -218,7 +221,9 @@ def _execute(plan: _Plan, db: Store | None, make: Callable[[], Any], fresh: bool
                       n_points=len(collected))
         points = collected
     else:
-        points = db.points(run.id)
+        # with a store, the run was read (resume) or opened as the first round started
+        assert run is not None
+        points = db.points(stored_id(run))
     order = {(u.provider, params_key(u.point)): u.index for u in plan.units}
     ordered = tuple(sorted(points, key=lambda p: order.get(p.key, len(order))))
     return SweepOutput(run=run, points=ordered, best=tuple(best_per_point(ordered)))

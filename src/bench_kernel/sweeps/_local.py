@@ -24,7 +24,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import IO, Any, Callable
 
 from bench_kernel.errors import TargetError
 from bench_kernel.records import BenchResult, PointResult, warning
@@ -86,6 +86,15 @@ def _how(returncode: int | None) -> str:
     return f"exit code {returncode}"
 
 
+@dataclass(frozen=True)
+class _Process:
+    """A started worker process and its two pipes (made with both, so neither is None)."""
+
+    popen: subprocess.Popen[str]
+    stdin: IO[str]
+    stdout: IO[str]
+
+
 class _Worker(threading.Thread):
     """Owns one worker process: feeds it units from ``inbox``, reports to ``events``."""
 
@@ -104,77 +113,85 @@ class _Worker(threading.Thread):
             return ""
         return lines[-1][:300] if lines else ""
 
-    def _start(self) -> bool:
+    def _spawn(self) -> _Process:
         env = {**os.environ, **self.slot.env, "PYTHONUNBUFFERED": "1"}
         with self.log.open("a") as err:
-            self.proc = subprocess.Popen([sys.executable, "-m", "bench_kernel.sweeps._worker"],
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
-                                         env=env, text=True, bufsize=1)
+            # self.proc is for kill(), from the main thread
+            self.proc = popen = subprocess.Popen([sys.executable, "-m", "bench_kernel.sweeps._worker"],
+                                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+                                                 env=env, text=True, bufsize=1)
+        # Both pipes were asked for, so Popen made both (its stubs say Optional for every call)
+        assert popen.stdin is not None and popen.stdout is not None
+        return _Process(popen, popen.stdin, popen.stdout)
+
+    def _start(self) -> _Process | None:
+        """A new worker process that has imported the spec, or None (said on ``events``) if it did not."""
+        proc = self._spawn()
         try:
-            self.proc.stdin.write(json.dumps({**self.setup, "label": self.slot.label,
-                                              "threads": self.slot.threads}) + "\n")
-            self.proc.stdin.flush()
-            line = self.proc.stdout.readline()
+            proc.stdin.write(json.dumps({**self.setup, "label": self.slot.label,
+                                         "threads": self.slot.threads}) + "\n")
+            proc.stdin.flush()
+            line = proc.stdout.readline()
         except OSError:
             line = ""
         msg = json.loads(line) if line.strip() else None
         if msg and msg.get("ready"):
             self.events.put(("ready", self, msg.get("env") or {}))
-            return True
+            return proc
         if msg and msg.get("fatal"):
             self.events.put(("fatal", self, msg["fatal"]))
         else:
             tail = self._tail()
             self.events.put(("fatal", self, f"worker {self.slot.label} died while starting "
-                             f"({_how(self.proc.wait())})" + (f": {tail}" if tail else "")))
-        return False
+                             f"({_how(proc.popen.wait())})" + (f": {tail}" if tail else "")))
+        return None
 
     def run(self) -> None:
         failures = 0
-        started = self._start()
+        proc = self._start()
         while True:
-            if not started:
+            if proc is None:
                 failures += 1
                 if failures >= MAX_START_FAILURES or self.stopping:
                     self.events.put(("exited", self, None))
                     return
-                started = self._start()
+                proc = self._start()
                 continue
             failures = 0
             unit = self.inbox.get()
             if unit is None:
-                self._quit()
+                self._quit(proc)
                 return
-            reply = self._ask(unit)
+            reply = self._ask(proc, unit)
             if reply is not None:
                 self.events.put(("result", self, (unit, reply)))
                 continue
             tail = self._tail()
-            how = _how(self.proc.wait())
+            how = _how(proc.popen.wait())
             self.events.put(("died", self, (unit, f"worker {self.slot.label} died ({how}) while running "
                                              f"this point" + (f"; its last output: {tail}" if tail else ""))))
-            started = False if self.stopping else self._start()
+            proc = None if self.stopping else self._start()
             if self.stopping:
                 self.events.put(("exited", self, None))
                 return
 
-    def _ask(self, unit: Unit) -> dict[str, Any] | None:
+    def _ask(self, proc: _Process, unit: Unit) -> dict[str, Any] | None:
         try:
-            self.proc.stdin.write(json.dumps({"unit": unit.index, "provider": unit.provider,
-                                              "point": unit.point, "round": unit.round}) + "\n")
-            self.proc.stdin.flush()
-            line = self.proc.stdout.readline()
+            proc.stdin.write(json.dumps({"unit": unit.index, "provider": unit.provider,
+                                         "point": unit.point, "round": unit.round}) + "\n")
+            proc.stdin.flush()
+            line = proc.stdout.readline()
         except OSError:
             return None
         return json.loads(line)["point"] if line.strip() else None
 
-    def _quit(self) -> None:
+    def _quit(self, proc: _Process) -> None:
         try:
-            self.proc.stdin.write(json.dumps({"quit": True}) + "\n")
-            self.proc.stdin.close()
-            self.proc.wait(timeout=30)
+            proc.stdin.write(json.dumps({"quit": True}) + "\n")
+            proc.stdin.close()
+            proc.popen.wait(timeout=30)
         except (OSError, subprocess.TimeoutExpired):
-            self.proc.kill()
+            proc.popen.kill()
         self.events.put(("exited", self, None))
 
     def kill(self) -> None:

@@ -26,16 +26,23 @@ from typing import Any, Callable, Sequence
 from bench_kernel.gpu import has_gpu
 from bench_kernel.measure import gpu_state
 from bench_kernel.options import Options
-from bench_kernel.records import PointResult, RunInfo, params_key, point_label
+from bench_kernel.records import PointResult, RunInfo, RunStatus, params_key, point_label
 from bench_kernel.results import Store, merge_rounds
 from bench_kernel.sweeps._local import LocalPool, Slot, Unit, gpu_slots, host_slots
 from bench_kernel.sweeps._spec import SweepSpec
 from bench_kernel.sweeps._unit import run_unit
 
-__all__ = ["Inline", "make_backend", "fresh_processes", "run_rounds"]
+__all__ = ["Inline", "make_backend", "fresh_processes", "run_rounds", "stored_id"]
 
 #: ``progress(done, total, current)``: rounds of points finished, all of them, the current label.
 Progress = Callable[[int, int, str], None]
+
+
+def stored_id(run: RunInfo | None) -> int:
+    """The id of the run a store holds, where the caller has a store: it reads, starts or reopens the
+    run before any point is claimed, and every run in a store has an id (only one kept nowhere has none)."""
+    assert run is not None and run.id is not None, "a stored run was expected"
+    return run.id
 
 
 class Inline:
@@ -83,12 +90,17 @@ def make_backend(spec: SweepSpec, options: Options, workers: int | None, gpus: S
         from bench_kernel.sweeps._ray import RayRunner
 
         return RayRunner(spec, options, address)
-    if workers is not None or gpus is not None:
-        slots = gpu_slots(list(gpus)) if gpus is not None else host_slots(workers)
-        return LocalPool(spec.target, options.to_dict(), slots)
-    if fresh:  # one worker that sees what this process sees (a host method may time GPU code too)
-        return LocalPool(spec.target, options.to_dict(), [Slot("proc", {})])
-    return Inline(spec, options)
+    if workers is None and gpus is None and not fresh:
+        return Inline(spec, options)
+    # Worker processes import the spec by its path: run_sweep refuses workers and GPUs without a spec
+    # file, and fresh_processes is False without one
+    assert spec.target is not None
+    if gpus is not None:
+        return LocalPool(spec.target, options.to_dict(), gpu_slots(list(gpus)))
+    if workers is not None:
+        return LocalPool(spec.target, options.to_dict(), host_slots(workers))
+    # fresh: one worker that sees what this process sees (a host method may time GPU code too)
+    return LocalPool(spec.target, options.to_dict(), [Slot("proc", {})])
 
 
 def _env_of(runner: Any, env: dict[str, Any]) -> dict[str, Any]:
@@ -117,7 +129,8 @@ def _due(units: list[Unit], r: int, stored: dict[tuple[str, str], dict[int, str]
 
 def run_rounds(units: list[Unit], rounds: int, new_backend: Callable[[], Any], fresh: bool, db: Store | None,
                open_run: Callable[[dict[str, Any]], RunInfo | None], progress: Progress | None,
-               stored: dict[tuple[str, str], dict[int, str]]) -> tuple[RunInfo | None, list[PointResult], dict, str]:
+               stored: dict[tuple[str, str], dict[int, str]]
+               ) -> tuple[RunInfo | None, list[PointResult], dict[str, Any], RunStatus]:
     """Run every unit's missing rounds, round after round, committing each as it ends.
 
     new_backend: makes the runner of a round (called once, or once per round when ``fresh``).
@@ -133,6 +146,7 @@ def run_rounds(units: list[Unit], rounds: int, new_backend: Callable[[], Any], f
     env: dict[str, Any] = {}
     run: RunInfo | None = None
     runner: Any = None
+    status: RunStatus
     try:
         for r in range(1, rounds + 1):
             due, dropped = _due(units, r, stored)
@@ -149,7 +163,7 @@ def run_rounds(units: list[Unit], rounds: int, new_backend: Callable[[], Any], f
 
             # claim and done read `run` when called, on purpose: the first round's backend sets it once
             def claim(u: Unit, worker: str) -> bool:
-                if db is None or db.claim_point(run.id, u.provider, u.point, worker, round=u.round):  # noqa: B023
+                if db is None or db.claim_point(stored_id(run), u.provider, u.point, worker, round=u.round):  # noqa: B023
                     return True
                 count[0] += 1  # refused: it crashed its process before, now stored as an error
                 stored.setdefault((u.provider, params_key(u.point)), {})[u.round] = "error"
@@ -160,7 +174,7 @@ def run_rounds(units: list[Unit], rounds: int, new_backend: Callable[[], Any], f
 
             def done(u: Unit, p: PointResult) -> None:
                 if db is not None:
-                    p = db.save_result(run.id, p.result, status=p.status, error=p.error, worker=p.worker,  # noqa: B023
+                    p = db.save_result(stored_id(run), p.result, status=p.status, error=p.error, worker=p.worker,  # noqa: B023
                                        wall_s=p.wall_s, round=u.round)
                 stored.setdefault((u.provider, params_key(u.point)), {})[u.round] = p.status
                 rows.setdefault((u.provider, params_key(u.point)), []).append((u.round, p))

@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass, fields
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from bench_kernel.errors import TargetError
 from bench_kernel.measure import check_tolerances, exits_raise, load_object, target_file, user_failure
@@ -44,7 +44,8 @@ class SweepSpec:
     import it again from there (factories are code, not data).
     """
 
-    axes: dict[str, tuple[Any, ...]]
+    #: axis -> its values, as given (a list, a tuple, a range); each is made a tuple once checked
+    axes: dict[str, Sequence[Any]]
     providers: dict[str, Callable[[dict[str, Any]], Any]]
     baseline: str | None = None
     where: Callable[[dict[str, Any]], bool] | None = None
@@ -163,6 +164,7 @@ def load_spec(target: str) -> SweepSpec:
         except BaseException as e:  # noqa: BLE001 - user code may raise (or exit) anything
             raise user_failure(f"{full}()", e) from None
     path = str(Path(where).resolve()) if where.endswith(".py") or "/" in where else None
+    data: dict[str, Any]
     if isinstance(obj, SweepSpec):
         data = {f.name: getattr(obj, f.name) for f in fields(SweepSpec) if f.name in _KEYS}
     elif isinstance(obj, Mapping):
@@ -173,6 +175,7 @@ def load_spec(target: str) -> SweepSpec:
     else:
         raise TargetError(f"{full} is a {type(obj).__name__}; expected a SweepSpec, a dict with "
                           f"{', '.join(_KEYS)}, or a function returning one")
-    return SweepSpec(axes=data.get("axes"), providers=data.get("providers"), baseline=data.get("baseline"),
+    # A missing "axes" or "providers" is an empty one: the spec's own check says which is missing
+    return SweepSpec(axes=data.get("axes", {}), providers=data.get("providers", {}), baseline=data.get("baseline"),
                      where=data.get("where"), name=name, target=full, path=path, rtol=data.get("rtol"),
                      atol=data.get("atol"))

@@ -20,6 +20,7 @@ from bench_kernel.records import (
     BenchResult,
     Note,
     PointResult,
+    PointStatus,
     info,
     status_of,
     warning,
@@ -60,10 +61,11 @@ def point_case(spec: str, provider: str, point: dict[str, Any]) -> Case:
 def _unsupported_cause(e: BaseException) -> Unsupported | None:
     # Unsupported raised inside the case's fn (e.g. a kernel that refuses a shape when first
     # called) reaches us wrapped in the MeasurementError that names the failing step.
-    while e is not None:
-        if isinstance(e, Unsupported):
-            return e
-        e = e.__cause__
+    cause: BaseException | None = e
+    while cause is not None:
+        if isinstance(cause, Unsupported):
+            return cause
+        cause = cause.__cause__
     return None
 
 
@@ -84,7 +86,7 @@ def run_unit(spec: SweepSpec, point: dict[str, Any], provider: str, options: Opt
     t0 = time.perf_counter()
     empty = BenchResult(name=provider, params=dict(point))
 
-    def ended(status: str, reason: str) -> PointResult:
+    def ended(status: PointStatus, reason: str) -> PointResult:
         note = (info if status == "unsupported" else warning)(f"point-{status}", reason)
         return PointResult(provider, dict(point), status, empty.with_notes(note), error=reason,
                            worker=worker, wall_s=time.perf_counter() - t0)
