@@ -52,7 +52,7 @@ def plain_tick_label(label: str) -> str:
 def _formatter_class() -> type:
     from matplotlib.ticker import LogFormatterSciNotation
 
-    class PlainLogFormatter(LogFormatterSciNotation):  # type: ignore[misc]
+    class PlainLogFormatter(LogFormatterSciNotation):
         def __call__(self, x: float, pos: int | None = None) -> str:
             return plain_tick_label(super().__call__(x, pos))
 

@@ -50,7 +50,7 @@ MOE_KEYS = ("topk", "moe_intermediate", "moe_split", "gated", "weight_bits")
 def _heads(t: TensorArg, role: str) -> tuple[int, int, int]:
     if len(t.shape) != 3:
         raise FormulaError(f"{role} of shape {list(t.shape)}: expected [tokens, heads, head dim]")
-    return t.shape  # type: ignore[return-value]
+    return t.shape
 
 
 @formula("paged_attention")

@@ -95,7 +95,7 @@ class ForeignTrace(Trace):
         self._backend = backend
 
     @property
-    def backend(self) -> str:  # type: ignore[override]
+    def backend(self) -> str:
         """``cuda`` or ``hip``: from the format itself (a kernel trace without API calls has no launches)."""
         return self._backend
 
