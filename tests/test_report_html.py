@@ -143,10 +143,9 @@ def test_per_kernel_breakdown_per_case_with_shares(h200_html):
     assert shares.count("90.0%") == 3 and shares.count("10.0%") == 3
 
 
-def test_same_inputs_give_the_same_bytes(h200_file):
-    a = render_report(load_report([str(h200_file)]), generated_at=WHEN)
-    b = render_report(load_report([str(h200_file)]), generated_at=WHEN)
-    assert a == b
+def test_same_inputs_give_the_same_bytes(h200_file, h200_html):
+    # The module's page was rendered earlier in this process, from its own load of the file.
+    assert render_report(load_report([str(h200_file)]), generated_at=WHEN) == h200_html
 
 
 def test_trace_input_gives_timeline_inventory_categories_phases_and_layers():
