@@ -202,8 +202,16 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path):
                 time.sleep(600)
             return {{"name": "sleeper", "fn": fn}}
     """))
-    p = subprocess.Popen([sys.executable, "-m", "bench_kernel", "run", f"{target}:cases", "-m", "host"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Started as a terminal starts a foreground job: with Ctrl-C's default action. A suite started in
+    # the background by a non-interactive shell has SIGINT ignored, an ignored signal stays ignored
+    # across exec, and a CLI that inherits that rightly ignores Ctrl-C (as under nohup); a handler
+    # set here becomes the default action in the child.
+    default = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        p = subprocess.Popen([sys.executable, "-m", "bench_kernel", "run", f"{target}:cases", "-m", "host"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    finally:
+        signal.signal(signal.SIGINT, default)
     deadline = time.monotonic() + 300  # generous: at load ~10 the start alone can take a minute
     while not ready.exists() and time.monotonic() < deadline and p.poll() is None:
         time.sleep(0.05)
