@@ -11,6 +11,10 @@
 #   sweep        the GEMM sweep, steady, three runs and compare both ways
 #   verdicts     the verdict GPU tests, then benchmarks/gpu/verdicts.py (cold pairs, a +10%
 #                under --steady, one round with history, the methods' disagreement note); ~8 min
+#   speed        what a bench() call costs (benchmarks/gpu/startup.py, speed.py with its paced raw
+#                reference), then every GPU test file one by one until the call's time runs out; ~9 min.
+#                Make the page after: python benchmarks/gpu/speed_report.py (speed.json beside it).
+# The device image lacks some dependencies: wheels in .whl/ (carried) are installed to /tmp/site first.
 set -uo pipefail
 PART=${1:-all}
 export PYTHONPATH="src${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
@@ -18,6 +22,10 @@ OUT=${OUT:-out}
 # Results are gathered outside $OUT and come back as one tarball (the device tool returns at most 8 files).
 R="/tmp/bk-results-$PART"; mkdir -p "$R" "$OUT"
 BK="python3 -m bench_kernel"
+if [ -d .whl ] && ls .whl/*.whl >/dev/null 2>&1; then
+  [ -d /tmp/site ] || python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl
+  export PYTHONPATH="$PYTHONPATH:/tmp/site"
+fi
 step() { echo "=== $1 ($(date +%T))"; }
 
 if [ "$PART" = 1 ] || [ "$PART" = all ]; then
@@ -73,6 +81,15 @@ timeout 100 python3 -m pytest -q -rA --tb=short -m gpu -p no:cacheprovider tests
 tail -4 "$R/verdicts-gpu-tests.txt"
 step "verdicts benchmark"
 OUT="$R/verdicts" timeout 400 python3 benchmarks/gpu/verdicts.py 2>&1 | tail -8
+fi
+if [ "$PART" = speed ]; then
+step "start-up: import torch, the CUDA context, the profiler's first session"
+OUT="$R" timeout 100 python3 benchmarks/gpu/startup.py 2>&1 | tail -4
+step "speed: bench() beside the snippets, in a loop, run, a sweep; the paced raw reference"
+OUT="$R" timeout 300 python3 benchmarks/gpu/speed.py --parts micro,profiler,cases,loop,run,sweep --repeat 3 \
+  --budget-s 220 2>&1 | tail -10
+step "gpu tests, one file at a time, in the time left"
+OUT="$R" DEADLINE_S=${TESTS_DEADLINE_S:-170} bash benchmarks/gpu/tests_by_file.sh 2>&1 | tail -20
 fi
 step "pack"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv > "$R/nvidia-smi.txt" 2>&1
