@@ -29,10 +29,19 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """xdist's workers take from each other's queues (``--dist worksteal``) unless the command names
+    another mode. Set here rather than in addopts, where it made ``-p no:xdist`` (a common way to debug
+    one test) fail with "unrecognized arguments: --dist"; before xdist's own hook picks ``load``."""
+    if getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", None) == "no":
+        config.option.dist = "worksteal"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # Slow and multiprocess tests first: under pytest-xdist (CI's -n 2) a long test that starts last
     # keeps one core busy alone at the end; started first, the short ones fill in around it. With
-    # --dist worksteal (pyproject.toml) the worker whose half of the queue starts with them keeps
+    # --dist worksteal (pytest_cmdline_main above) the worker whose half of the queue starts with them keeps
     # them, and the other takes over the rest of its queue once its own half is done.
     items.sort(key=lambda item: not ("slow" in item.keywords or "multiprocess" in item.keywords))
     if has_gpu():
