@@ -15,7 +15,7 @@ frozen out of its reach (``gc.freeze``); reference counting still frees a tree t
 
 from __future__ import annotations
 
-import functools
+import collections
 import gc
 import gzip
 import json
@@ -26,10 +26,21 @@ from typing import Any
 __all__ = ["raw_trace", "raw_events"]
 
 
-@functools.lru_cache(maxsize=3)
+#: Parsed traces kept, by the size of their JSON text: ~96 MB holds the five large ones that the
+#: trace tests of one worker come back to (14-34 MB each) and every small one. A count of entries
+#: (three, before) let each small trace push a large one out, and the worker parsed the large ones
+#: again: 9 of one worker's 18 parses in a quick pass. The trees take roughly ten times their text.
+CACHE_TEXT_BYTES = 96 * 10**6
+_cache: collections.OrderedDict[tuple[Path, bool], tuple[int, dict[str, Any]]] = collections.OrderedDict()
+
+
 def raw_trace(path: Path, exact: bool = False) -> dict[str, Any]:
     """The trace's JSON; ``exact`` parses its numbers with a fraction as ``Decimal`` (sums of
     microsecond timestamps with no float rounding), else as ``float``."""
+    key = (path, exact)
+    if key in _cache:
+        _cache.move_to_end(key)
+        return _cache[key][1]
     with (gzip.open(path) if path.suffix == ".gz" else open(path, "rb")) as f:
         data = f.read()
     was_enabled = gc.isenabled()
@@ -40,6 +51,9 @@ def raw_trace(path: Path, exact: bool = False) -> dict[str, Any]:
         if was_enabled:
             gc.enable()
     gc.freeze()
+    _cache[key] = (len(data), tree)
+    while len(_cache) > 1 and sum(n for n, _ in _cache.values()) > CACHE_TEXT_BYTES:
+        _cache.popitem(last=False)  # the least recently read; reference counting frees its tree
     return tree
 
 
