@@ -288,11 +288,11 @@ def test_compare_points_matches_and_lists_what_it_cannot_compare():
 
 def test_an_ok_point_that_holds_no_measurement_is_unmatched_without_naming_none():
     # a hand-edited or damaged file: A says ok but measured nothing, so there is no method to compare;
-    # the reason read "no None measurement on A and B"
+    # the reason read "no None measurement on A and B", and B had one
     empty = PointResult("t", {"M": 1}, "ok", BenchResult(name="t", params={"M": 1}))
     rc = compare_points([empty], [_point("t", 1, gpu_like_samples(1))])
     assert rc.rows == () and [u.reason for u in rc.unmatched] == [
-        "no measurement on A and B (A has none; B has host); choose one with --method"]
+        "no measurement on A (A has none; B has host); choose one with --method"]
 
 
 def test_compare_points_asks_every_point_its_history():

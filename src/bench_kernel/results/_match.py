@@ -112,11 +112,13 @@ def _pair(a: PointResult, b: PointResult, method: str | None, threshold: float, 
     if reason:
         return unmatched(reason)
     m = method or a.result.primary_method
-    # m is None where A is "ok" but holds no measurement (a damaged or hand-edited file): neither side has it
-    missing = [side for side, p in (("A", a), ("B", b)) if m is None or p.result.median_us(m) is None]
+    have = {side: ", ".join(k for k, v in p.result.measurements.items() if v.ok) or "none"
+            for side, p in (("A", a), ("B", b))}
+    # m is None where A is "ok" but holds no measurement (a damaged or hand-edited file): the sides
+    # missing one are those that measured nothing
+    missing = [side for side, p in (("A", a), ("B", b))
+               if (have[side] == "none" if m is None else p.result.median_us(m) is None)]
     if m is None or missing:
-        have = {side: ", ".join(k for k, v in p.result.measurements.items() if v.ok) or "none"
-                for side, p in (("A", a), ("B", b))}
         what = f"{m} measurement" if m is not None else "measurement"
         return unmatched(f"no {what} on {' and '.join(missing)} "
                          f"(A has {have['A']}; B has {have['B']}); choose one with --method")
