@@ -17,6 +17,7 @@ import pytest
 import torch
 
 import bench_kernel
+from _cpu_hogs import pinned_spin, spin
 from bench_kernel.errors import UsageError
 from bench_kernel.measure import StoppingRule, _cpuwait, _host, _suite, merge_measurements, suite_options
 from bench_kernel.measure._cpuwait import CpuClock, CpuReading, Load, cpu_wait_note
@@ -155,12 +156,6 @@ def test_the_free_cores_decide_the_fitting_threads():
     assert _cpuwait.fitting_threads(Load(0.0, 8), 4) == 4  # never above torch's own count
 
 
-def _spin(seconds: float) -> None:
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        pass
-
-
 @pytest.mark.multiprocess
 @pytest.mark.skipif(not CpuClock().available, reason="no /proc/<pid>/task/*/schedstat here")
 def test_the_reading_sees_a_wait_for_a_shared_core():
@@ -169,28 +164,29 @@ def test_the_reading_sees_a_wait_for_a_shared_core():
     core = min(os.sched_getaffinity(0))
     before_affinity = os.sched_getaffinity(0)
     ctx = multiprocessing.get_context("spawn")
-    hogs = [ctx.Process(target=_pinned_spin, args=(core, 3.0)) for _ in range(2)]
+    ready, stop = [ctx.Event() for _ in range(2)], ctx.Event()
+    hogs = [ctx.Process(target=pinned_spin, args=(core, r, stop), daemon=True) for r in ready]
     for h in hogs:
         h.start()
     try:
+        # Measured only once both spin on the core: a fixed half-second wait for the spawned children
+        # was too short beside the other xdist worker, and the reading then saw one hog or none.
+        assert all(r.wait(timeout=120) for r in ready), "the spinning processes did not start"
         os.sched_setaffinity(0, {core})
-        time.sleep(0.5)  # the children start and pin themselves
         with CpuClock() as clock:
             a, t0 = clock.read(), time.perf_counter()
-            _spin(0.4)
+            spin(0.4)
             b, wall_ns = clock.read(), (time.perf_counter() - t0) * 1e9
         assert b.wait_since(a) > 0.2 * wall_ns
         assert 0 < b.cpu_ns - a.cpu_ns < 0.8 * wall_ns
     finally:
         os.sched_setaffinity(0, before_affinity)
+        stop.set()
         for h in hogs:
-            h.terminate()
-            h.join()
-
-
-def _pinned_spin(core: int, seconds: float) -> None:
-    os.sched_setaffinity(0, {core})
-    _spin(seconds)
+            h.join(timeout=10)
+            if h.is_alive():
+                h.terminate()
+                h.join()
 
 
 def test_threads_is_an_option_checked_once():
