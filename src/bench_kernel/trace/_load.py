@@ -12,7 +12,8 @@ from typing import Any
 from bench_kernel.errors import TraceError
 from bench_kernel.trace._events import read_tables
 from bench_kernel.trace._formats import read_other_format
-from bench_kernel.trace._read import BLOCK_BYTES, _Source, check_block_bytes
+from bench_kernel.trace._read import BLOCK_BYTES, check_block_bytes
+from bench_kernel.trace._source import Source
 from bench_kernel.trace._trace import Trace
 
 __all__ = ["load_trace", "find_rank_files"]
@@ -31,7 +32,7 @@ def _rank_of(path: Path) -> int | None:
     if not path.is_file():
         m = _RANK_IN_NAME.search(path.name)
         return int(m.group(1)) if m else None
-    src = _Source(path)
+    src = Source(path)
     try:
         head = src.read(1 << 20)
     finally:

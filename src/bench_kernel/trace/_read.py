@@ -32,16 +32,14 @@ stops with one error line. The source is read strictly forward, so pipes and FIF
 from __future__ import annotations
 
 import enum
-import gzip
-import io
 import re
-import zlib
 from pathlib import Path
 from typing import Any, Callable, Iterator, Literal
 
 import msgspec
 
 from bench_kernel.errors import TraceError, UsageError
+from bench_kernel.trace._source import Source
 
 __all__ = ["EventReader", "check_block_bytes", "BLOCK_BYTES", "MAX_BLOCK_BYTES", "MAX_LEADING_WHITESPACE", "MAX_HEAD_BYTES",
            "MAX_EVENT_BYTES"]
@@ -93,88 +91,6 @@ def check_block_bytes(block_bytes: Any) -> None:
         # Checked first: -5 was a bare ValueError from bytearray(); 10**12 would be a MemoryError
         raise UsageError(f"block_bytes={block_bytes!r}: the read block must be a whole number of bytes from 1 "
                          f"to {MAX_BLOCK_BYTES:,} ({_mib(MAX_BLOCK_BYTES)}); the default is {BLOCK_BYTES:,}")
-
-
-class _Forward:
-    """A binary stream read strictly forward, with the bytes already sniffed put back in front.
-
-    Sniffing the gzip magic with ``read`` + ``seek(0)`` failed on pipes ("not seekable").
-    """
-
-    def __init__(self, raw: io.BufferedIOBase, head: bytes) -> None:
-        self._raw, self._head = raw, head
-        self.name = getattr(raw, "name", "")
-
-    def read(self, n: int = -1) -> bytes:
-        if self._head:
-            if n is None or n < 0:
-                out, self._head = self._head + self._raw.read(), b""
-                return out
-            out, self._head = self._head[:n], self._head[n:]
-            return out if len(out) == n else out + self._raw.read(n - len(out))
-        return self._raw.read(n)
-
-    def readinto(self, b: bytearray) -> int:
-        if not self._head:
-            return self._raw.readinto(b)  # straight into the caller's block: no fresh pages per read
-        data = self.read(len(b))
-        b[:len(data)] = data
-        return len(data)
-
-    def seek(self, offset: int, whence: int = 0) -> int:
-        # GzipFile seeks its source only to rewind, which a forward read never does; a pipe says the same
-        raise io.UnsupportedOperation("a forward-only stream cannot seek")
-
-
-class _Source:
-    """A binary file or pipe, transparently gunzipped (detected by magic bytes, not the extension)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        try:
-            raw = open(path, "rb")  # noqa: SIM115 - closed in close()
-        except FileNotFoundError:
-            raise TraceError(f"trace file not found: {path}") from None
-        except IsADirectoryError:
-            raise TraceError(f"{path} is a directory; pass a trace file, or a directory of per-rank "
-                             f"traces with --rank") from None
-        except OSError as e:
-            raise TraceError(f"cannot read trace {path}: {e.strerror or e}") from None
-        self._raw = raw
-        magic = self._guard(_read_exactly, (raw, 2))
-        self.gzipped = magic == b"\x1f\x8b"
-        forward = _Forward(raw, magic)
-        self._f: gzip.GzipFile | _Forward = gzip.GzipFile(fileobj=forward, mode="rb") if self.gzipped else forward
-
-    def read(self, n: int) -> bytes:
-        return self._guard(self._f.read, n)
-
-    def readinto(self, b: bytearray) -> int:
-        return self._guard(self._f.readinto, b)
-
-    def _guard(self, fn: Callable, arg: Any) -> Any:
-        try:
-            return fn(*arg) if isinstance(arg, tuple) else fn(arg)
-        except (EOFError, zlib.error, gzip.BadGzipFile) as e:
-            raise TraceError(f"{self.path}: truncated or corrupt gzip ({e}); re-export or re-copy the trace") from None
-        except OSError as e:
-            raise TraceError(f"cannot read trace {self.path}: {e.strerror or e}") from None
-
-    def close(self) -> None:
-        if isinstance(self._f, gzip.GzipFile):
-            self._f.close()
-        self._raw.close()
-
-
-def _read_exactly(raw: io.BufferedIOBase, n: int) -> bytes:
-    """``n`` bytes (fewer only at the end): a pipe may return a short read."""
-    out = b""
-    while len(out) < n:
-        b = raw.read(n - len(out))
-        if not b:
-            break
-        out += b
-    return out
 
 
 class EventReader:
@@ -232,13 +148,13 @@ class EventReader:
 
     # -- the stream -------------------------------------------------------------------------
     def __iter__(self) -> Iterator[list]:
-        src = _Source(self.path)
+        src = Source(self.path)
         try:
             yield from self._events(src)
         finally:
             src.close()
 
-    def _start(self, src: _Source) -> bytes:
+    def _start(self, src: Source) -> bytes:
         """The first block of the document, after any BOM and leading whitespace (bounded)."""
         skipped = 0
         head = src.read(self.block_bytes)
@@ -256,7 +172,7 @@ class EventReader:
         raise self._fail("the file is empty, not a trace" if not skipped else "the file holds only whitespace, "
                          "not a trace")
 
-    def _events(self, src: _Source) -> Iterator[list]:
+    def _events(self, src: Source) -> Iterator[list]:
         head = self._start(src)
         first = head[:1]
         if first == b"[":  # the Chrome format also allows a bare array of events
@@ -323,7 +239,7 @@ class EventReader:
             del events
             pos, lo = nxt, 0
 
-    def _find_events(self, src: _Source, head: bytes) -> tuple[bytes, bytes] | list:
+    def _find_events(self, src: Source, head: bytes) -> tuple[bytes, bytes] | list:
         """(the document up to and including ``"traceEvents":``, the text after its ``[``), or the
         decoded events of a small document whose key the scan could not see (a list of one chunk)."""
         at, tried = 0, 0
