@@ -94,6 +94,7 @@ from bench_kernel.results._noise import (
                                            noise_from_rounds,
                                            t_quantile,
 )
+from bench_kernel.results._open import open_store
 from bench_kernel.results._paths import (
                                            DB_ENV,
                                            default_db_path,
@@ -111,7 +112,7 @@ from bench_kernel.results._serve import (
                                            serve_points,
                                            serve_side,
 )
-from bench_kernel.results._store import Store, open_store
+from bench_kernel.results._store import Store
 from bench_kernel.results._verdict import (
                                            DEFAULT_FLOOR,
                                            MAX_ROUNDS_NEEDED,

@@ -8,7 +8,7 @@ from typing import Mapping
 
 from bench_kernel.errors import UsageError
 from bench_kernel.records import HistoryOutput, HistoryPoint
-from bench_kernel.results._store import open_store
+from bench_kernel.results._open import open_store
 
 __all__ = ["history"]
 
