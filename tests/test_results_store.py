@@ -307,3 +307,48 @@ def test_results_are_synced_at_most_once_a_second_and_none_is_lost_when_the_proc
         done = store.points(store.run("latest"))
         assert sorted(pt.params["M"] for pt in done) == [0, 1, 2, 3, 4]
         assert store.claim_point(store.run("latest").id, "a", {"M": 5}) is True  # resumable: the sixth runs again
+
+
+def test_a_file_migrated_by_another_process_after_its_version_was_read_is_not_migrated_again(tmp_path):
+    # Two sweeps opening one new database at once both read version 0; the second to take the write
+    # lock found the first one's tables and failed ("table runs already exists"), ending its sweep.
+    from bench_kernel.results._schema import migrate
+
+    db = tmp_path / "r.db"
+    late = sqlite3.connect(db, isolation_level=None)
+    assert late.execute("PRAGMA user_version").fetchone()[0] == 0  # read before the other process ran
+    with open_store(db) as first:
+        first.start_run(kind="sweep", name="s", config={}, env={})
+    migrate(late, 0)
+    late.close()
+    with open_store(db) as store:
+        assert [r.name for r in store.runs()] == ["s"]  # the other process's run is kept
+    with sqlite3.connect(db) as c:
+        assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def _open_at_once(path: str, barrier, results) -> None:
+    barrier.wait()
+    try:
+        open_store(path).close()
+    except StoreError as e:
+        results.put(str(e))
+        return
+    results.put("ok")
+
+
+@pytest.mark.multiprocess
+def test_processes_that_open_one_new_database_at_once_all_open_it(tmp_path):
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")  # started in a blink: they must meet at the file at once
+    results = ctx.Queue()
+    for i in range(6):
+        barrier = ctx.Barrier(4)
+        procs = [ctx.Process(target=_open_at_once, args=(str(tmp_path / f"r{i}.db"), barrier, results))
+                 for _ in range(4)]
+        for proc in procs:
+            proc.start()
+        for proc in procs:
+            proc.join(timeout=60)
+    assert sorted(results.get(timeout=10) for _ in range(24)) == ["ok"] * 24

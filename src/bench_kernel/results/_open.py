@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 from bench_kernel.errors import StoreError
@@ -119,9 +120,15 @@ def open_store(path: str | os.PathLike[str] | None = None, *, timeout_s: float |
 
 def _prepare(store: Store, conn: sqlite3.Connection, db: Path, read_only: bool = False) -> None:
     try:
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        # One snapshot: read one by one, the marks and the tables could straddle another process's
+        # migration of a new file (no mark yet, its tables already there: "another program's").
+        conn.execute("BEGIN")
+        try:
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        finally:
+            conn.execute("COMMIT")
     except sqlite3.DatabaseError as e:
         raise store._fail(e, "reading its header") from None
     if app_id != APP_ID and (tables or app_id or version):
@@ -146,10 +153,26 @@ def _prepare(store: Store, conn: sqlite3.Connection, db: Path, read_only: bool =
     try:
         # WAL: readers (history, report) never block a sweep that writes, nor the reverse.
         # FULL: a committed point survives even a power cut, not only a killed process.
-        conn.execute("PRAGMA journal_mode = WAL")
+        _set_wal(conn, store.timeout_s)
         conn.execute("PRAGMA synchronous = FULL")
         if version < SCHEMA_VERSION:
             migrate(conn, version if app_id == APP_ID else 0)
     except sqlite3.Error as e:
         raise store._fail(e, f"upgrading its schema from version {version}") from None
 
+
+def _set_wal(conn: sqlite3.Connection, timeout_s: float) -> None:
+    """Put the file in WAL mode, waiting up to ``timeout_s`` for a lock another process holds.
+
+    Switching a new file to WAL needs it alone, and SQLite answers "database is locked" at once
+    there, without its busy wait: of two processes that open one new database together, the second
+    failed. Retried until the first has switched it (then it is a no-op) or the time is up."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)

@@ -150,10 +150,19 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _v1_to_v2, 2: 
 def migrate(conn: sqlite3.Connection, version: int) -> None:
     """Bring a bench-kernel database at ``version`` to :data:`SCHEMA_VERSION`, all or nothing.
 
-    ``version`` 0 means an empty file: the current schema is created.
+    ``version`` 0 means an empty file: the current schema is created. ``version`` was read before
+    the write lock was taken: another process may have migrated the file meanwhile (two sweeps that
+    open one new database at once both read 0, and the second to get the lock then found the tables
+    there and failed). The version is read again under the lock, and what is already done is not redone.
     """
     conn.execute("BEGIN IMMEDIATE")
     try:
+        now = conn.execute("PRAGMA user_version").fetchone()[0]
+        if now != version and conn.execute("PRAGMA application_id").fetchone()[0] == APP_ID:
+            version = now  # migrated by another process since it was read
+        if version >= SCHEMA_VERSION:
+            conn.execute("COMMIT")
+            return
         if version == 0:
             for stmt in _statements(SCHEMA):
                 conn.execute(stmt)
