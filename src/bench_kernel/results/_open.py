@@ -130,7 +130,7 @@ def _prepare(store: Store, conn: sqlite3.Connection, db: Path, read_only: bool =
         finally:
             conn.execute("COMMIT")
     except sqlite3.DatabaseError as e:
-        raise store._fail(e, "reading its header") from None
+        raise store.error(e, "reading its header") from None
     if app_id != APP_ID and (tables or app_id or version):
         shown = ", ".join(sorted(tables)[:6]) or "no tables"
         raise StoreError(f"{str(db)!r} is a SQLite database of another program ({shown}); bench-kernel "
@@ -146,9 +146,8 @@ def _prepare(store: Store, conn: sqlite3.Connection, db: Path, read_only: bool =
                 migrate(memory, version if app_id == APP_ID else 0)
             except sqlite3.Error as e:
                 memory.close()
-                raise store._fail(e, f"reading it (schema version {version}, upgraded in memory)") from None
-            conn.close()
-            store._conn = memory
+                raise store.error(e, f"reading it (schema version {version}, upgraded in memory)") from None
+            store.use_connection(memory)
         return
     try:
         # WAL: readers (history, report) never block a sweep that writes, nor the reverse.
@@ -158,7 +157,7 @@ def _prepare(store: Store, conn: sqlite3.Connection, db: Path, read_only: bool =
         if version < SCHEMA_VERSION:
             migrate(conn, version if app_id == APP_ID else 0)
     except sqlite3.Error as e:
-        raise store._fail(e, f"upgrading its schema from version {version}") from None
+        raise store.error(e, f"upgrading its schema from version {version}") from None
 
 
 def _set_wal(conn: sqlite3.Connection, timeout_s: float) -> None:

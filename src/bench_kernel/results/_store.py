@@ -78,7 +78,15 @@ class Store:
     def close(self) -> None:
         self._conn.close()
 
-    def _fail(self, e: sqlite3.Error, doing: str) -> StoreError:
+    def use_connection(self, conn: sqlite3.Connection) -> None:
+        """Read through ``conn`` from now on, closing the one before (a reader's in-memory copy of an
+        older file, upgraded there so that reading writes nothing)."""
+        old, self._conn = self._conn, conn
+        old.close()
+
+    def error(self, e: sqlite3.Error, doing: str) -> StoreError:
+        """The one-line StoreError for ``e``, raised while ``doing``: a lock held past the store's
+        timeout says who to wait for, anything else quotes SQLite."""
         msg = str(e)
         if "locked" in msg or "busy" in msg:
             return StoreError(f"results database {str(self.path)!r} is locked by another process "
@@ -90,7 +98,7 @@ class Store:
         try:
             return self._conn.execute(sql, args).fetchall()
         except sqlite3.Error as e:
-            raise self._fail(e, doing) from None
+            raise self.error(e, doing) from None
 
     def _write(self, statements: list[tuple[str, Sequence[Any]]], doing: str, durable: bool = True,
                sync: bool = False) -> list[int | None]:
@@ -118,7 +126,7 @@ class Store:
                 self._conn.execute("ROLLBACK")
                 raise
         except sqlite3.Error as e:
-            raise self._fail(e, doing) from None
+            raise self.error(e, doing) from None
         return ids
 
     # -- runs -----------------------------------------------------------------------------------
