@@ -146,3 +146,19 @@ def test_a_run_s_cost_is_split_into_parts_that_sum_to_its_wall():
 
     assert cost_line(cost) == ("took 5 s: timing 400 ms, loading 1 s, warm-up 350 ms, profiler start-up 2.5 s, "
                                "counting 300 ms, other (checks, inputs, case warm-ups) 450 ms")
+
+
+def test_a_case_no_method_could_time_fails_the_run_with_the_methods_reason():
+    from bench_kernel.orchestrate import CasesRun
+    from bench_kernel.records import BenchResult, Measurement
+
+    # What the host method records when every sample waited for a CPU: samples, no time, the reason.
+    why = "every one of the 2 samples waited for a CPU for 97% of the time; no sample ran through"
+    refused = Measurement.of("host", (700.0, 810.0), cpu_wait_us=(650.0, 790.0), cpu_us=(20.0, 20.0), error=why)
+    timed = BenchResult(name="a", measurements={"host": Measurement.of("host", (10.0, 11.0, 12.0))})
+    assert CasesRun(results=[timed]).exit_code == 0 and CasesRun(results=[timed]).failures() == []
+    out = CasesRun(results=[timed, BenchResult(name="b", measurements={"host": refused})])
+    assert [r.name for r in out.untimed] == ["b"] and out.results[1].time_us is None
+    assert out.exit_code == 1
+    assert out.failures() == [f"case 'b': no method gave a time: host: {why}"]
+    assert out.failure_lines(stored=None, listed="--json") == out.failures()

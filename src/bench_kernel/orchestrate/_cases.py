@@ -104,14 +104,24 @@ class CasesRun:
         return [r for r in self.results if r.correct is False]
 
     @property
+    def untimed(self) -> list[BenchResult]:
+        """Results that no method could time (each method refused: its error says why). A sweep
+        calls such a point ``error``; a run that printed null for it and exited 0 would let a script
+        read success."""
+        return [r for r in self.results if r.correct is not False and r.primary_method is None]
+
+    @property
     def exit_code(self) -> int:
-        """1 when a case failed or was refused by its reference, else 0."""
-        return 1 if self.errors or self.wrong else 0
+        """1 when a case failed, was refused by its reference or got no time from any method, else 0."""
+        return 1 if self.errors or self.wrong or self.untimed else 0
 
     def failures(self) -> list[str]:
-        """One line per case that failed or was refused, naming the case."""
-        return [e.message if e.message.startswith(f"case {e.label!r}") else f"case {e.label!r}: {e.message}"
-                for e in self.errors] + [f"case {r.name!r}: {r.notes[-1].text}" for r in self.wrong]
+        """One line per case that failed, was refused or got no time, naming the case."""
+        return ([e.message if e.message.startswith(f"case {e.label!r}") else f"case {e.label!r}: {e.message}"
+                 for e in self.errors] + [f"case {r.name!r}: {r.notes[-1].text}" for r in self.wrong]
+                + [f"case {r.name!r}: no method gave a time: "
+                   + "; ".join(f"{k}: {m.error or 'no sample ran'}" for k, m in r.measurements.items())
+                   for r in self.untimed])
 
     def failure_lines(self, *, stored: str | None, listed: str, shown: int = SHOWN_FAILURES) -> list[str]:
         """The error lines a run ends with: the first ``shown`` failures, then one line counting
