@@ -160,5 +160,5 @@ def test_a_case_no_method_could_time_fails_the_run_with_the_methods_reason():
     out = CasesRun(results=[timed, BenchResult(name="b", measurements={"host": refused})])
     assert [r.name for r in out.untimed] == ["b"] and out.results[1].time_us is None
     assert out.exit_code == 1
-    assert out.failures() == [f"case 'b': no method gave a time: host: {why}"]
+    assert out.failures() == [f"case 'b': no method gave a time: {why}"]
     assert out.failure_lines(stored=None, listed="--json") == out.failures()

@@ -27,7 +27,7 @@ from bench_kernel.measure import Case, Expired, TimeLimit, load_target
 from bench_kernel.options import Options
 from bench_kernel.orchestrate._bench import bench_case, run_env
 from bench_kernel.orchestrate._roofline import resolve_device
-from bench_kernel.records import BenchResult, RunInfo, RunOutput, params_key, point_label
+from bench_kernel.records import BenchResult, RunInfo, RunOutput, params_key, point_label, status_of, untimed_reason
 from bench_kernel.records import CaseError as RunCaseError
 from bench_kernel.results import Recorder, Store
 
@@ -108,7 +108,7 @@ class CasesRun:
         """Results that no method could time (each method refused: its error says why). A sweep
         calls such a point ``error``; a run that printed null for it and exited 0 would let a script
         read success."""
-        return [r for r in self.results if r.correct is not False and r.primary_method is None]
+        return [r for r in self.results if status_of(r) == "error"]
 
     @property
     def exit_code(self) -> int:
@@ -119,9 +119,7 @@ class CasesRun:
         """One line per case that failed, was refused or got no time, naming the case."""
         return ([e.message if e.message.startswith(f"case {e.label!r}") else f"case {e.label!r}: {e.message}"
                  for e in self.errors] + [f"case {r.name!r}: {r.notes[-1].text}" for r in self.wrong]
-                + [f"case {r.name!r}: no method gave a time: "
-                   + "; ".join(f"{k}: {m.error or 'no sample ran'}" for k, m in r.measurements.items())
-                   for r in self.untimed])
+                + [f"case {r.name!r}: no method gave a time: {untimed_reason(r)}" for r in self.untimed])
 
     def failure_lines(self, *, stored: str | None, listed: str, shown: int = SHOWN_FAILURES) -> list[str]:
         """The error lines a run ends with: the first ``shown`` failures, then one line counting

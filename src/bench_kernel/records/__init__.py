@@ -140,6 +140,7 @@ from bench_kernel.records._points import (
                                              params_text,
                                              point_label,
                                              status_of,
+                                             untimed_reason,
 )
 from bench_kernel.records._result import (
                                              PRIMARY_ORDER,
@@ -248,7 +249,7 @@ __all__ = [
     "PRECISIONS",
     "BenchResult", "RESULT_SCHEMA_VERSION", "PRIMARY_ORDER", "upgrade_result",
     "RunInfo", "PointResult", "POINT_STATUSES", "PointStatus", "RunKind", "RunStatus", "params_key", "params_text",
-    "point_label", "status_of",
+    "point_label", "status_of", "untimed_reason",
     "DOCUMENTS", "OTHER_SHAPES", "CaseError", "RunOutput", "RooflineOutput", "RUN_SCHEMA_VERSION", "ROOFLINE_SCHEMA_VERSION",
     "schema", "published_schema", "markdown_sections", "version",
     "Verdict", "VERDICTS", "Noise", "NoiseSource", "Comparison", "KernelDelta", "Reason", "Explanation", "MatchedPoint",

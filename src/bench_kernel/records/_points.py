@@ -42,6 +42,11 @@ def status_of(result: BenchResult) -> PointStatus:
     return "ok" if result.primary_method is not None else "error"
 
 
+def untimed_reason(result: BenchResult) -> str:
+    """Why no method gave ``result`` a time (its status is ``error``): each method's own reason."""
+    return "; ".join(m.error for m in result.measurements.values() if m.error) or "no method measured"
+
+
 class RunInfo(Record, frozen=True):
     """One stored run: a sweep, a ``run --save`` or a serving run, with everything needed to trust or redo it."""
 

@@ -23,6 +23,7 @@ from bench_kernel.records import (
     PointStatus,
     info,
     status_of,
+    untimed_reason,
     warning,
 )
 from bench_kernel.sweeps._spec import SweepSpec
@@ -128,6 +129,6 @@ def run_unit(spec: SweepSpec, point: dict[str, Any], provider: str, options: Opt
     if status == "mismatch":
         error = next((n.text for n in reversed(result.notes) if n.code == "wrong-result"), "wrong result")
     elif status == "error":
-        error = "; ".join(m.error for m in result.measurements.values() if m.error) or "no method measured"
+        error = untimed_reason(result)
     return PointResult(provider, dict(point), status, result, error=error, worker=worker,
                        wall_s=time.perf_counter() - t0)
