@@ -244,6 +244,25 @@ def test_triton_version_is_read_without_importing_triton(tmp_path, monkeypatch):
     assert "triton" not in sys.modules
 
 
+def test_without_a_gpu_driver_the_env_reads_torch_s_version_without_importing_it(tmp_path, monkeypatch):
+    # A sweep worker or fresh round process timing pure-Python code paid torch's import (2-7 s)
+    # only for this version string.
+    import sys
+
+    from bench_kernel.measure import _env
+
+    pkg = tmp_path / "torch"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("raise RuntimeError('imported')\n")
+    (pkg / "version.py").write_text("__version__ = '9.8.7+cpu'\ncuda = None\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    monkeypatch.setattr(_env, "no_gpu_driver", lambda: True)
+    env = _env.capture_env()
+    assert (env["torch"], env["backend"], "cpu_threads" in env) == ("9.8.7+cpu", "cpu", False)
+    assert "torch" not in sys.modules
+
+
 def test_a_measurement_made_again_from_its_samples_reuses_their_statistics_and_no_other_does():
     from bench_kernel.records import Measurement
 

@@ -3,11 +3,13 @@ process, each point once, a dying worker costs one point, GPU pinning maps indic
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from _sweep_helpers import FAST, write_spec
 from bench_kernel.errors import DeviceError, TargetError, UsageError
-from bench_kernel.gpu import has_gpu
+from bench_kernel.gpu import has_gpu, no_gpu_driver
 from bench_kernel.results import open_store
 from bench_kernel.sweeps import load_spec, parse_gpus, run_sweep
 from bench_kernel.sweeps._local import gpu_slots
@@ -66,6 +68,27 @@ def test_a_spec_that_cannot_load_in_a_worker_stops_before_any_run(tmp_path):
         run_sweep(spec, store=tmp_path / "r.db", workers=1, options=FAST)
     with open_store(tmp_path / "r.db") as store:
         assert store.runs() == []
+
+
+TORCH_SPEC = ("def add(p):\n    import torch\n    x = torch.ones(p['M'])\n"
+              "    return {'fn': lambda x: x + 1, 'make_inputs': lambda: (x,)}\n"
+              "def sweep():\n    return {'axes': {'M': [4, 8]}, 'providers': {'add': add}}\n")
+
+
+def test_a_worker_loads_torch_only_for_a_spec_that_does_and_times_it_with_its_share_of_cores(spec, tmp_path):
+    # A host worker without torch in its code skips torch's import (seconds per worker and per
+    # fresh round process), and still records the installed version; a spec that imports torch
+    # in its provider is timed with the worker's share of the cores.
+    torch = pytest.importorskip("torch")
+    pure = run_sweep(spec, store=tmp_path / "p.db", workers=2, options=FAST)
+    (tmp_path / "t").mkdir()
+    torch_spec = load_spec(str(write_spec(tmp_path / "t", TORCH_SPEC)))
+    with_torch = run_sweep(torch_spec, store=tmp_path / "t.db", workers=2, options=FAST)
+    share = max(1, (os.cpu_count() or 1) // 2)
+    assert [p.result.env.get("cpu_threads") for p in with_torch.points] == [share, share]
+    assert pure.run.env["torch"] == str(torch.__version__)  # the first worker's env is the run's
+    if no_gpu_driver():  # with a driver, torch is asked whether a GPU is there
+        assert [p.result.env.get("cpu_threads") for p in pure.points if p.status == "ok"] == [None] * 7
 
 
 def test_workers_measure_on_the_host(spec, tmp_path):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bench_kernel.gpu._presence import _no_gpu_driver
+from bench_kernel.gpu import no_gpu_driver
 
 EAGER = str(Path(__file__).resolve().parent.parent / "data" / "trace" / "eager.json")
 
@@ -78,7 +78,7 @@ def test_run_plot_suffix_and_folder_are_checked_before_timing(run_cli, tmp_path)
     assert r.stderr == f"bench-kernel: error: cannot write {missing}: folder {missing.parent} does not exist\n"
 
 
-@pytest.mark.skipif(not _no_gpu_driver(), reason="this machine has a GPU driver: torch must be asked")
+@pytest.mark.skipif(not no_gpu_driver(), reason="this machine has a GPU driver: torch must be asked")
 @pytest.mark.multiprocess
 def test_roofline_without_a_gpu_fails_before_torch_is_imported():
     # Before: `run --roofline` on a laptop imported torch (2-7 s) only to learn there is no GPU. With no

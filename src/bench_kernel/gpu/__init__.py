@@ -8,7 +8,7 @@ timing methods), so neither reaches into the other. torch is imported lazily.
 
 from bench_kernel.gpu._backlog import cycles_per_us, sleep_us
 from bench_kernel.gpu._events import EventTimer, time_each_us
-from bench_kernel.gpu._presence import TORCH_MISSING, has_gpu, has_torch, import_torch, require_gpu
+from bench_kernel.gpu._presence import TORCH_MISSING, has_gpu, has_torch, import_torch, no_gpu_driver, require_gpu
 
-__all__ = ["TORCH_MISSING", "EventTimer", "cycles_per_us", "has_gpu", "has_torch", "import_torch", "require_gpu",
-           "sleep_us", "time_each_us"]
+__all__ = ["TORCH_MISSING", "EventTimer", "cycles_per_us", "has_gpu", "has_torch", "import_torch", "no_gpu_driver",
+           "require_gpu", "sleep_us", "time_each_us"]

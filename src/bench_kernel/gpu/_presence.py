@@ -11,7 +11,7 @@ from typing import Any
 
 from bench_kernel.errors import DeviceError
 
-__all__ = ["has_torch", "has_gpu", "import_torch", "require_gpu"]
+__all__ = ["has_torch", "has_gpu", "import_torch", "no_gpu_driver", "require_gpu"]
 
 #: Said wherever torch is missing, so the fix reads the same from every command.
 TORCH_MISSING = ("PyTorch is not installed; install it (pip install 'bench-kernel[torch]', or your own "
@@ -32,7 +32,7 @@ def has_torch() -> bool:
 _DRIVER_NODES = ("/dev/nvidiactl", "/proc/driver/nvidia", "/dev/kfd", "/dev/dxg")
 
 
-def _no_gpu_driver() -> bool:
+def no_gpu_driver() -> bool:
     """True when this is Linux and no GPU driver is loaded: certainly no GPU, known without torch
     (whose import costs 2-7 s: `run --roofline` on a laptop should fail at once, not after that)."""
     return sys.platform.startswith("linux") and not any(os.path.exists(p) for p in _DRIVER_NODES)
@@ -40,7 +40,7 @@ def _no_gpu_driver() -> bool:
 
 def has_gpu() -> bool:
     """True when torch is importable and sees a CUDA or HIP device."""
-    if _no_gpu_driver() or not has_torch():
+    if no_gpu_driver() or not has_torch():
         return False
     import torch
 

@@ -18,6 +18,7 @@ The error measured is kept (:class:`Check`): printed when the check fails, in th
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any, Iterator
 
 from bench_kernel.dtypes import lookup
@@ -62,6 +63,13 @@ def check_tolerances(rtol: Any, atol: Any) -> str | None:
     return None
 
 
+
+
+def _is_tensor(x: Any) -> bool:
+    """``x`` is a torch tensor; never imports torch (without it loaded, no tensor can exist, and a
+    pure-Python case's check would pay its import: seconds in each fresh process)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(x, torch.Tensor)
 
 
 def _leaves(obj: Any, path: str = "out") -> Iterator[tuple[str, Any]]:
@@ -138,17 +146,15 @@ def compare(out: Any, ref: Any, rtol: float | None = None, atol: float | None = 
     allowance on the RMS error in the output's units (None: 0). Returns the first failing
     :class:`Check`, else the passing one with the largest relative error.
     """
-    import torch
-
     atol = 0.0 if atol is None else float(atol)
     a, b = list(_leaves(out)), list(_leaves(ref))
     if len(a) != len(b):
         return Check(False, reason=f"output has {len(a)} values, reference has {len(b)}")
     worst: Check | None = None
     for (path, x), (_, y) in zip(a, b):
-        if isinstance(x, torch.Tensor) != isinstance(y, torch.Tensor):
+        if _is_tensor(x) != _is_tensor(y):
             return Check(False, path, reason=f"output is {type(x).__name__}, reference is {type(y).__name__}")
-        if not isinstance(x, torch.Tensor):
+        if not _is_tensor(x):
             close = isinstance(x, float) and isinstance(y, float) and abs(x - y) <= max(
                 1e-6 * max(abs(y), 1), atol, (rtol or 0.0) * abs(y))
             if x != y and not close:

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from bench_kernel.gpu import has_gpu
+from bench_kernel.gpu import has_gpu, no_gpu_driver
 from bench_kernel.measure._smi import monitor
 from bench_kernel.records import Note, warning
 from bench_kernel.vcs import head_commit
@@ -65,6 +65,23 @@ def throttle_note(before: dict[str, Any], after: dict[str, Any]) -> Note | None:
     return None
 
 
+def _version_in_source(package: str, file: str) -> str | None:
+    """``__version__`` as ``package``'s ``file`` assigns it, read without importing the package
+    (None: not installed, or the file computes it)."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    try:
+        text = (Path(next(iter(spec.submodule_search_locations))) / file).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    found = re.search(r"""^__version__\s*=\s*['"]([^'"]+)['"]""", text, re.M)
+    return found.group(1) if found else None
+
+
 def triton_version() -> str | None:
     """The installed triton's version (None: not installed), read from its ``__init__.py`` without
     importing it: its import (the compiler and its backends) is loading time that a run of torch ops
@@ -73,23 +90,24 @@ def triton_version() -> str | None:
     if loaded is not None:
         return str(getattr(loaded, "__version__", None))
     try:
-        spec = importlib.util.find_spec("triton")
+        if importlib.util.find_spec("triton") is None:
+            return None
     except (ImportError, ValueError):
         return None
-    if spec is None:
-        return None
-    try:
-        text = Path(spec.origin or "").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        text = ""
-    found = re.search(r"""^__version__\s*=\s*['"]([^'"]+)['"]""", text, re.M)
+    found = _version_in_source("triton", "__init__.py")
     if found:
-        return found.group(1)
+        return found
     try:  # a triton whose version is computed: ask it
         import triton
     except Exception:  # noqa: BLE001 - a broken triton is no reason to fail a measurement
         return None
     return str(getattr(triton, "__version__", None))
+
+
+def _torch_unloaded_version() -> str | None:
+    """The installed torch's version from its ``version.py`` (what ``torch.__version__`` reports),
+    without the import (2-7 s)."""
+    return _version_in_source("torch", "version.py")
 
 
 def capture_env(device_index: int = 0) -> dict[str, Any]:
@@ -99,6 +117,17 @@ def capture_env(device_index: int = 0) -> dict[str, Any]:
         "platform": platform.platform(),
         "git_commit": _git_commit(),
     }
+    if "torch" not in sys.modules and no_gpu_driver():
+        # No GPU can be here, and nothing has loaded torch: importing it (2-7 s, in every sweep
+        # worker and fresh round process) would only read its version, which its source gives.
+        # cpu_threads then comes from the host method, which records the count it ran with
+        # whenever the measured code loaded torch.
+        env["device"] = platform.processor() or platform.machine()
+        env["backend"] = "cpu"
+        version = _torch_unloaded_version()
+        if version is not None:
+            env.update(torch=version, triton=triton_version())
+        return env
     try:
         import torch
     except ImportError:

@@ -34,10 +34,6 @@ def main() -> int:
     setup = json.loads(sys.stdin.readline())
     label = setup["label"]
     try:
-        if setup.get("threads"):
-            import torch
-
-            torch.set_num_threads(int(setup["threads"]))
         from bench_kernel.options import Options
         from bench_kernel.orchestrate import run_env
         from bench_kernel.sweeps._spec import load_spec
@@ -45,6 +41,10 @@ def main() -> int:
 
         spec = load_spec(setup["target"])
         options = Options.from_dict(setup["options"])
+        if setup.get("threads") and options.threads is None:
+            # The worker's share of the cores, set while each point is timed (and only where the
+            # spec's code loaded torch): importing torch here would cost a pure-Python spec seconds.
+            options = Options.build(options, threads=int(setup["threads"]))
         env = run_env(options)
         env["visible_devices"] = os.environ.get("CUDA_VISIBLE_DEVICES")
         env["pid"] = os.getpid()  # which process ran a round (host rounds each get a fresh one)
