@@ -137,3 +137,44 @@ def test_compare_is_exact_for_integers(dtype):
     b = torch.tensor([1, 1, 1], dtype=dtype)
     assert compare(a, a.clone()).passed
     assert not compare(a, b).passed
+
+
+@pytest.mark.parametrize("case", ["float32 close", "float16 5% off", "shape", "nan", "inf", "int exact", "int off",
+                                  "inf where the reference has inf", "empty"])
+def test_numpy_outputs_get_the_verdict_and_error_their_tensors_get(case):
+    # `!=` of two arrays has no truth value: a NumPy provider's check once raised ValueError.
+    import warnings
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    ref = rng.standard_normal(64).astype(np.float32)
+    out, r = {
+        "float32 close": (ref * (1 + 1e-6), ref),
+        "float16 5% off": ((ref * 1.05).astype(np.float16), ref),
+        "shape": (ref[:8], ref),
+        "nan": (np.where(np.arange(64) < 2, np.nan, ref).astype(np.float32), ref),
+        "inf": (np.where(np.arange(64) < 2, np.inf, ref).astype(np.float32), ref),
+        "int exact": (np.arange(5), np.arange(5)),
+        "int off": (np.arange(5) + (np.arange(5) == 3), np.arange(5)),
+        "inf where the reference has inf": (np.array([np.inf, 1.0]), np.array([np.inf, 1.0])),
+        "empty": (np.zeros(0, np.float32), np.zeros(0, np.float32)),
+    }[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning from inf - inf
+        got = compare(out, r)
+    want = compare(torch.from_numpy(np.ascontiguousarray(out)), torch.from_numpy(np.ascontiguousarray(r)))
+    assert (got.passed, got.reason, got.dtype, got.rtol) == (want.passed, want.reason, want.dtype, want.rtol)
+    assert got.rel_error == (None if want.rel_error is None else pytest.approx(want.rel_error, rel=1e-9, abs=1e-15))
+    assert got.passed is (case in ("float32 close", "int exact", "inf where the reference has inf", "empty"))
+
+
+def test_a_numpy_output_against_a_list_or_a_tensor_names_both_types():
+    import numpy as np
+
+    assert compare(np.ones(1), [1.0]).reason == "output is ndarray, reference is float"
+    # NumPy scalars are numbers: a Python baseline fed NumPy inputs returns them.
+    assert compare(np.float32(1.5), 1.5).passed and not compare(np.float32(1.5), np.float32(2.5)).passed
+    assert compare([3, 4], [np.int64(3), np.int64(4)]).passed and not compare(3, np.int64(4)).passed
+    assert compare(np.float32(0.1), 0.1).passed  # float32's rounding of 0.1 is within the numbers' 1e-6
+    assert compare(np.ones(2), torch.ones(2)).reason == "output is ndarray, reference is Tensor"

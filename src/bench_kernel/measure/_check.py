@@ -42,15 +42,17 @@ _TOLERANCE = {
 
 
 def tolerance_for(dtype: Any) -> float:
-    """Relative error allowed for an output of ``dtype``; 0 (exact) for integers and bool."""
-    import torch
-
+    """Relative error allowed for an output of ``dtype`` (torch's or NumPy's); 0 (exact) for
+    integers and bool."""
     key = lookup(dtype)
-    if key == "fp32" and torch.backends.cuda.matmul.allow_tf32:
-        return 1e-3  # TF32 keeps 10 mantissa bits
+    torch = sys.modules.get("torch")
+    if key == "fp32" and torch is not None and isinstance(dtype, torch.dtype) and torch.backends.cuda.matmul.allow_tf32:
+        return 1e-3  # TF32 keeps 10 mantissa bits (torch's matmuls only)
     if key in _TOLERANCE:
         return _TOLERANCE[key]
-    return 0.0 if not (dtype.is_floating_point or dtype.is_complex) else 1e-2
+    floating = getattr(dtype, "kind", "") in ("f", "c") or getattr(dtype, "is_floating_point", False) or getattr(
+        dtype, "is_complex", False)
+    return 1e-2 if floating else 0.0
 
 
 def check_tolerances(rtol: Any, atol: Any) -> str | None:
@@ -70,6 +72,50 @@ def _is_tensor(x: Any) -> bool:
     pure-Python case's check would pay its import: seconds in each fresh process)."""
     torch = sys.modules.get("torch")
     return torch is not None and isinstance(x, torch.Tensor)
+
+
+def _is_array(x: Any) -> bool:
+    """``x`` is a NumPy array, checked like a tensor (``!=`` of two arrays has no truth value); a
+    NumPy scalar is a number."""
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(x, np.ndarray)
+
+
+def _is_float(x: Any) -> bool:
+    np = sys.modules.get("numpy")
+    return isinstance(x, float) or (np is not None and isinstance(x, np.floating))
+
+
+def _array_check(path: str, x: Any, y: Any, rtol: float | None, atol: float) -> Check:
+    """:func:`_tensor_check` for NumPy arrays, by the same rule."""
+    import numpy as np
+
+    x, y = np.asarray(x), np.asarray(y)
+    dtype = lookup(x.dtype) or str(x.dtype)
+    if x.shape != y.shape:
+        return Check(False, path, dtype, reason=f"shape {x.shape} != reference {y.shape}")
+    tol = tolerance_for(x.dtype) if rtol is None else float(rtol)
+    wide = np.complex128 if np.iscomplexobj(x) or np.iscomplexobj(y) else np.float64
+    xd, yd = x.astype(wide), y.astype(wide)
+    with np.errstate(all="ignore"):  # infinities and NaNs are judged below, not warned about
+        return _array_verdict(path, dtype, xd, yd, tol, atol)
+
+
+def _array_verdict(path: str, dtype: str, xd: Any, yd: Any, tol: float, atol: float) -> Check:
+    import numpy as np
+
+    bad_nan = np.isnan(xd) & ~np.isnan(yd)
+    if bad_nan.any():
+        return Check(False, path, dtype, rtol=tol, atol=atol,
+                     reason=f"{int(bad_nan.sum())} NaN values where the reference has none")
+    finite = np.isfinite(yd)
+    odd_x, odd_y = xd[~finite], yd[~finite]
+    if (np.isinf(xd) & finite).any() or ((odd_x != odd_y) & ~(np.isnan(odd_x) & np.isnan(odd_y))).any():
+        return Check(False, path, dtype, rtol=tol, atol=atol, reason="infinities differ from the reference")
+    d = (xd - yd)[finite]
+    max_abs = float(np.abs(d).max()) if d.size else 0.0
+    return _verdict(path, dtype, float(np.linalg.norm(d)), float(np.linalg.norm(yd[finite])), max_abs,
+                    int(d.size), tol, atol)
 
 
 def _leaves(obj: Any, path: str = "out") -> Iterator[tuple[str, Any]]:
@@ -140,7 +186,7 @@ def _verdict(path: str, dtype: str, diff: float, scale: float, max_abs: float, c
 
 
 def compare(out: Any, ref: Any, rtol: float | None = None, atol: float | None = None) -> Check:
-    """Check ``out`` against ``ref`` (tensors, numbers, or lists/tuples/dicts of them).
+    """Check ``out`` against ``ref`` (torch tensors, NumPy arrays, numbers, or lists/tuples/dicts of them).
 
     rtol: the relative tolerance (None: by each output's dtype, :func:`tolerance_for`); atol: an
     allowance on the RMS error in the output's units (None: 0). Returns the first failing
@@ -152,15 +198,18 @@ def compare(out: Any, ref: Any, rtol: float | None = None, atol: float | None = 
         return Check(False, reason=f"output has {len(a)} values, reference has {len(b)}")
     worst: Check | None = None
     for (path, x), (_, y) in zip(a, b):
-        if _is_tensor(x) != _is_tensor(y):
+        if _is_tensor(x) != _is_tensor(y) or _is_array(x) != _is_array(y):
             return Check(False, path, reason=f"output is {type(x).__name__}, reference is {type(y).__name__}")
-        if not _is_tensor(x):
-            close = isinstance(x, float) and isinstance(y, float) and abs(x - y) <= max(
-                1e-6 * max(abs(y), 1), atol, (rtol or 0.0) * abs(y))
+        if _is_array(x):
+            c = _array_check(path, x, y, rtol, atol)
+        elif not _is_tensor(x):
+            close = _is_float(x) and _is_float(y) and abs(float(x) - float(y)) <= max(
+                1e-6 * max(abs(float(y)), 1), atol, (rtol or 0.0) * abs(float(y)))
             if x != y and not close:
                 return Check(False, path, reason=f"{x!r} != reference {y!r}", rtol=rtol, atol=atol)
             continue
-        c = _tensor_check(path, x, y, rtol, atol)
+        else:
+            c = _tensor_check(path, x, y, rtol, atol)
         if not c.passed:
             return c
         if worst is None or (c.rel_error or 0.0) > (worst.rel_error or 0.0):
