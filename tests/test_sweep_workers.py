@@ -72,7 +72,7 @@ def test_a_spec_that_cannot_load_in_a_worker_stops_before_any_run(tmp_path):
 
 TORCH_SPEC = ("def add(p):\n    import torch\n    x = torch.ones(p['M'])\n"
               "    return {'fn': lambda x: x + 1, 'make_inputs': lambda: (x,)}\n"
-              "def sweep():\n    return {'axes': {'M': [4, 8]}, 'providers': {'add': add}}\n")
+              "def sweep():\n    return {'axes': {'M': [4]}, 'providers': {'add': add}}\n")  # one torch import
 
 
 def test_a_worker_loads_torch_only_for_a_spec_that_does_and_times_it_with_its_share_of_cores(spec, tmp_path):
@@ -85,7 +85,7 @@ def test_a_worker_loads_torch_only_for_a_spec_that_does_and_times_it_with_its_sh
     torch_spec = load_spec(str(write_spec(tmp_path / "t", TORCH_SPEC)))
     with_torch = run_sweep(torch_spec, store=tmp_path / "t.db", workers=2, options=FAST)
     share = max(1, (os.cpu_count() or 1) // 2)
-    assert [p.result.env.get("cpu_threads") for p in with_torch.points] == [share, share]
+    assert [p.result.env.get("cpu_threads") for p in with_torch.points] == [share]
     assert pure.run.env["torch"] == str(torch.__version__)  # the first worker's env is the run's
     if no_gpu_driver():  # with a driver, torch is asked whether a GPU is there
         assert [p.result.env.get("cpu_threads") for p in pure.points if p.status == "ok"] == [None] * 7
