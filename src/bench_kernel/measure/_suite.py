@@ -51,7 +51,10 @@ def _gpu_sizes(memory_bytes: int) -> dict[str, int]:
     }
 
 
-_CPU_SIZES = {"gemm": 512, "gemv_k": 2048, "rows": 256, "hidden": 1024, "elems": 2**20}
+#: Each case's call takes at most ~0.5 ms on one core, so a host sample (>= 1 ms of calls) fits in a
+#: scheduler slice on a busy machine: a 512^3 GEMM (3.3 ms a call) had every sample of a run wait for
+#: a CPU at load 10 on 2 cores, and was refused.
+_CPU_SIZES = {"gemm": 256, "gemv_k": 2048, "rows": 256, "hidden": 1024, "elems": 2**20}
 
 
 def builtin_suite(device: str | None = None) -> list[Case]:
