@@ -263,6 +263,27 @@ def test_without_a_gpu_driver_the_env_reads_torch_s_version_without_importing_it
     assert "torch" not in sys.modules
 
 
+@pytest.mark.multiprocess
+def test_bench_of_pure_python_code_in_a_fresh_process_loads_no_torch():
+    # The whole path of a bench() call -- the env, the check's types, the host method -- without
+    # torch's 2-7 s import, where the measured code never loads it and no GPU can be here.
+    import subprocess
+    import sys
+
+    from bench_kernel.gpu import no_gpu_driver
+
+    torch = pytest.importorskip("torch")
+    if not no_gpu_driver():
+        pytest.skip("with a GPU driver, torch is asked whether a GPU is there")
+    code = ("import sys, bench_kernel\n"
+            "r = bench_kernel.bench(lambda: sum(range(100)), reference=lambda: 4950, max_time_s=0.02,"
+            " rounds=1, precision=0.5)\n"
+            "print(r.correct, r.measurements['host'].median_us > 0, 'torch' in sys.modules, r.env['torch'],"
+            " r.env.get('cpu_threads'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "True", "False", str(torch.__version__), "None"]
+
+
 def test_a_measurement_made_again_from_its_samples_reuses_their_statistics_and_no_other_does():
     from bench_kernel.records import Measurement
 
