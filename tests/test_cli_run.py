@@ -132,6 +132,18 @@ def test_builtin_suite_on_cpu(run_cli):
     assert "no GPU found" in r.stderr
 
 
+def test_the_written_line_counts_a_case_its_reference_refused_as_failed(run_cli, tmp_path):
+    t = tmp_path / "t.py"
+    t.write_text("def cases():\n    return [{'name': 'ok', 'fn': lambda: 1, 'reference': lambda: 1},\n"
+                 "            {'name': 'wrong', 'fn': lambda: 1, 'reference': lambda: 2}]\n")
+    out = tmp_path / "r.json"
+    r = run_cli("run", f"{t}:cases", "-m", "host", "--max-time", "0.02", "--precision", "0.5", "--rounds", "1",
+                "-o", str(out))
+    assert r.exit_code == 1
+    assert r.stderr.splitlines()[0] == f"wrote {out}: 2 result(s), 1 failed case(s)"
+    assert [x["correct"] for x in json.loads(out.read_text())["results"]] == [True, False]
+
+
 def test_a_bad_device_for_the_suite_is_one_line_not_one_per_case(run_cli):
     r = run_cli("run", "--roofline", "--device", "H2000", "--max-time", "0.01")
     assert r.exit_code == 1

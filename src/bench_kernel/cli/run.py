@@ -126,7 +126,8 @@ def command(target: str | None, options_given: dict[str, Any], plot_path: str | 
         outcome = runner.run_all(cases)
     write(outcome)
     if output.path is not None:  # the file is the output: say what went into it
-        n, failed = len(outcome.results), len(outcome.errors)
+        # failed: the cases that raised, and those whose result a reference refused or no method timed
+        n, failed = len(outcome.results), len(outcome.failures())
         err.print(Text(printable(f"wrote {output.path}: {n} result(s)" + (f", {failed} failed case(s)" if failed else ""))),
                   soft_wrap=True)
     stored = (f"run {outcome.run.id} in {runner.store.path}" if outcome.run is not None and runner.store is not None
