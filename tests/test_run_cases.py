@@ -162,3 +162,7 @@ def test_a_case_no_method_could_time_fails_the_run_with_the_methods_reason():
     assert out.exit_code == 1
     assert out.failures() == [f"case 'b': no method gave a time: {why}"]
     assert out.failure_lines(stored=None, listed="--json") == out.failures()
+    # Past the lines shown, the count says where the rest are: refused results are not 'errors'.
+    many = CasesRun(results=[BenchResult(name=f"b{i}", measurements={"host": refused}) for i in range(4)])
+    assert many.failure_lines(stored=None, listed="--json", shown=3)[-1] == (
+        "... and 1 more failed case(s), 4 in all; --json lists each under 'results' (correct false, or no time)")

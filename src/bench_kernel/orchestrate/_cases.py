@@ -130,7 +130,9 @@ class CasesRun:
         lines = [line if stored is None or len(failed) > 1 else f"{line} (the run is stored as {stored})"
                  for line in failed[:shown]]
         if len(failed) > shown:
-            where = [f"{listed} lists each under 'errors'"] + ([f"they are stored in {stored}"] if stored else [])
+            places = (["'errors'"] if self.errors else []) + (
+                ["'results' (correct false, or no time)"] if self.wrong or self.untimed else [])
+            where = [f"{listed} lists each under {' or '.join(places)}"] + ([f"they are stored in {stored}"] if stored else [])
             lines.append(f"... and {len(failed) - shown} more failed case(s), {len(failed)} in all; {'; '.join(where)}")
         elif len(failed) > 1 and stored:
             lines.append(f"{len(failed)} case(s) failed; the run is stored as {stored}")
