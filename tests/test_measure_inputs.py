@@ -178,3 +178,18 @@ def test_a_numpy_output_against_a_list_or_a_tensor_names_both_types():
     assert compare([3, 4], [np.int64(3), np.int64(4)]).passed and not compare(3, np.int64(4)).passed
     assert compare(np.float32(0.1), 0.1).passed  # float32's rounding of 0.1 is within the numbers' 1e-6
     assert compare(np.ones(2), torch.ones(2)).reason == "output is ndarray, reference is Tensor"
+
+
+def test_numpy_arrays_without_a_number_dtype_are_equal_or_not():
+    # Strings, dates, objects and records have no error to measure; converting them to float64 raised
+    # ValueError, and the check blamed the case.
+    import numpy as np
+
+    same = [np.array(["a", "b"]), np.array(["2020-01-01"], dtype="datetime64[D]"),
+            np.array([1, None, "x"], dtype=object), np.zeros(2, dtype=[("a", "f4")])]
+    for a in same:
+        got = compare(a, a.copy())
+        assert (got.passed, got.rel_error, got.rtol) == (True, 0.0, 0.0), a.dtype
+    off = compare(np.array(["a", "b"]), np.array(["a", "c"]))
+    assert (off.passed, off.reason) == (False, "<U1 values differ from the reference's (<U1)")
+    assert compare(np.array(["1"]), np.array([1])).reason == "<U1 values differ from the reference's (int64)"
