@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from bench_kernel.dtypes import lookup
 from bench_kernel.records import Check
@@ -103,25 +103,27 @@ def _array_check(path: str, x: Any, y: Any, rtol: float | None, atol: float) -> 
     tol = tolerance_for(x.dtype) if rtol is None else float(rtol)
     wide = np.complex128 if np.iscomplexobj(x) or np.iscomplexobj(y) else np.float64
     xd, yd = x.astype(wide), y.astype(wide)
-    with np.errstate(all="ignore"):  # infinities and NaNs are judged below, not warned about
-        return _array_verdict(path, dtype, xd, yd, tol, atol)
+    with np.errstate(all="ignore"):  # infinities and NaNs are judged there, not warned about
+        return _masked_verdict(np, np.linalg.norm, path, dtype, xd, yd, tol, atol)
 
 
-def _array_verdict(path: str, dtype: str, xd: Any, yd: Any, tol: float, atol: float) -> Check:
-    import numpy as np
-
-    bad_nan = np.isnan(xd) & ~np.isnan(yd)
-    if bad_nan.any():
+def _masked_verdict(xp: Any, norm: Callable[[Any], Any], path: str, dtype: str, xd: Any, yd: Any, tol: float,
+                    atol: float) -> Check:
+    """The general rule on widened values ``xd``/``yd`` of one array library ``xp`` (torch or
+    NumPy, whose ``isnan``/``isfinite``/``isinf``, masks and ``abs`` read alike; ``norm``: its
+    vector 2-norm): a NaN or an infinity the reference lacks is named, NaN against NaN matches,
+    and the finite values give the error."""
+    bad_nan = xp.isnan(xd) & ~xp.isnan(yd)
+    if bool(bad_nan.any()):
         return Check(False, path, dtype, rtol=tol, atol=atol,
                      reason=f"{int(bad_nan.sum())} NaN values where the reference has none")
-    finite = np.isfinite(yd)
-    odd_x, odd_y = xd[~finite], yd[~finite]
-    if (np.isinf(xd) & finite).any() or ((odd_x != odd_y) & ~(np.isnan(odd_x) & np.isnan(odd_y))).any():
+    finite = xp.isfinite(yd)
+    odd_x, odd_y = xd[~finite], yd[~finite]  # NaN where the reference has NaN is a match, not a difference
+    if bool((xp.isinf(xd) & finite).any()) or bool(((odd_x != odd_y) & ~(xp.isnan(odd_x) & xp.isnan(odd_y))).any()):
         return Check(False, path, dtype, rtol=tol, atol=atol, reason="infinities differ from the reference")
     d = (xd - yd)[finite]
-    max_abs = float(np.abs(d).max()) if d.size else 0.0
-    return _verdict(path, dtype, float(np.linalg.norm(d)), float(np.linalg.norm(yd[finite])), max_abs,
-                    int(d.size), tol, atol)
+    max_abs = float(abs(d).max()) if len(d) else 0.0
+    return _verdict(path, dtype, float(norm(d)), float(norm(yd[finite])), max_abs, len(d), tol, atol)
 
 
 def _leaves(obj: Any, path: str = "out") -> Iterator[tuple[str, Any]]:
@@ -147,19 +149,7 @@ def _tensor_check(path: str, x: Any, y: Any, rtol: float | None, atol: float) ->
     quick = _finite_check(path, dtype, xd, yd, tol, atol)
     if quick is not None:
         return quick
-    bad_nan = torch.isnan(xd) & ~torch.isnan(yd)
-    if bool(bad_nan.any()):
-        return Check(False, path, dtype, rtol=tol, atol=atol,
-                     reason=f"{int(bad_nan.sum())} NaN values where the reference has none")
-    finite = torch.isfinite(yd)
-    odd_x, odd_y = xd[~finite], yd[~finite]  # NaN where the reference has NaN is a match, not a difference
-    if bool((torch.isinf(xd) & finite).any()) or bool(((odd_x != odd_y) & ~(odd_x.isnan() & odd_y.isnan())).any()):
-        return Check(False, path, dtype, rtol=tol, atol=atol, reason="infinities differ from the reference")
-    d = (xd - yd)[finite]
-    diff = float(torch.linalg.vector_norm(d))
-    scale = float(torch.linalg.vector_norm(yd[finite]))
-    max_abs = float(d.abs().max()) if d.numel() else 0.0
-    return _verdict(path, dtype, diff, scale, max_abs, int(d.numel()), tol, atol)
+    return _masked_verdict(torch, torch.linalg.vector_norm, path, dtype, xd, yd, tol, atol)
 
 
 def _finite_check(path: str, dtype: str, xd: Any, yd: Any, tol: float, atol: float) -> Check | None:

@@ -89,25 +89,19 @@ def triton_version() -> str | None:
     loaded = sys.modules.get("triton")
     if loaded is not None:
         return str(getattr(loaded, "__version__", None))
+    found = _version_in_source("triton", "__init__.py")
+    if found:
+        return found
     try:
         if importlib.util.find_spec("triton") is None:
             return None
     except (ImportError, ValueError):
         return None
-    found = _version_in_source("triton", "__init__.py")
-    if found:
-        return found
     try:  # a triton whose version is computed: ask it
         import triton
     except Exception:  # noqa: BLE001 - a broken triton is no reason to fail a measurement
         return None
     return str(getattr(triton, "__version__", None))
-
-
-def _torch_unloaded_version() -> str | None:
-    """The installed torch's version from its ``version.py`` (what ``torch.__version__`` reports),
-    without the import (2-7 s)."""
-    return _version_in_source("torch", "version.py")
 
 
 def capture_env(device_index: int = 0) -> dict[str, Any]:
@@ -117,30 +111,22 @@ def capture_env(device_index: int = 0) -> dict[str, Any]:
         "platform": platform.platform(),
         "git_commit": _git_commit(),
     }
+    cpu = {"device": platform.processor() or platform.machine(), "backend": "cpu"}
     if "torch" not in sys.modules and no_gpu_driver():
         # No GPU can be here, and nothing has loaded torch: importing it (2-7 s, in every sweep
-        # worker and fresh round process) would only read its version, which its source gives.
-        # cpu_threads then comes from the host method, which records the count it ran with
-        # whenever the measured code loaded torch.
-        env["device"] = platform.processor() or platform.machine()
-        env["backend"] = "cpu"
-        version = _torch_unloaded_version()
-        if version is not None:
-            env.update(torch=version, triton=triton_version())
-        return env
+        # worker and fresh round process) would only read its version, which its version.py gives
+        # (what torch.__version__ reports). cpu_threads then comes from the host method, which
+        # records the count it ran with whenever the measured code loaded torch.
+        version = _version_in_source("torch", "version.py")
+        return {**env, **cpu, **({"torch": version, "triton": triton_version()} if version else {})}
     try:
         import torch
     except ImportError:
-        env["device"] = platform.processor() or platform.machine()
-        env["backend"] = "cpu"
-        return env
+        return {**env, **cpu}
     env["torch"] = str(torch.__version__)
     env["triton"] = triton_version()
     if not has_gpu():
-        env["device"] = platform.processor() or platform.machine()
-        env["backend"] = "cpu"
-        env["cpu_threads"] = torch.get_num_threads()
-        return env
+        return {**env, **cpu, "cpu_threads": torch.get_num_threads()}
     from bench_kernel.hardware import driver_version  # one reader of the driver version
 
     props = torch.cuda.get_device_properties(device_index)
